@@ -1,0 +1,102 @@
+use super::*;
+
+fn ev(body: EventBody) -> Event {
+    Event::at(body, 0)
+}
+
+fn user(id: &str, text: &str) -> Vec<Event> {
+    vec![
+        ev(EventBody::TextMessageStart {
+            message_id: id.into(),
+            role: Some(TextRole::User),
+            name: None,
+        }),
+        ev(EventBody::TextMessageContent {
+            message_id: id.into(),
+            delta: text.into(),
+        }),
+        ev(EventBody::TextMessageEnd {
+            message_id: id.into(),
+        }),
+    ]
+}
+
+fn step(start: bool) -> Event {
+    let step_name = MODEL_CALL_STEP.to_string();
+    ev(if start {
+        EventBody::StepStarted { step_name }
+    } else {
+        EventBody::StepFinished { step_name }
+    })
+}
+
+fn call(id: &str, name: &str, args: &str) -> Vec<Event> {
+    vec![
+        ev(EventBody::ToolCallStart {
+            tool_call_id: id.into(),
+            tool_call_name: name.into(),
+            parent_message_id: None,
+        }),
+        ev(EventBody::ToolCallArgs {
+            tool_call_id: id.into(),
+            delta: args.into(),
+        }),
+        ev(EventBody::ToolCallEnd {
+            tool_call_id: id.into(),
+        }),
+    ]
+}
+
+#[test]
+fn rebuilds_user_assistant_tool_turns_and_counts_model_calls() {
+    let mut log = user("u1", "hi");
+    log.push(step(true));
+    log.extend(call("c1", "clock", "{}"));
+    log.push(step(false));
+    log.push(ev(EventBody::ToolCallResult {
+        message_id: "r1".into(),
+        tool_call_id: "c1".into(),
+        content: "{\"utc\":\"x\"}".into(),
+        role: None,
+    }));
+    log.push(step(true));
+    log.push(ev(EventBody::TextMessageStart {
+        message_id: "a1".into(),
+        role: Some(TextRole::Assistant),
+        name: None,
+    }));
+    log.push(ev(EventBody::TextMessageContent {
+        message_id: "a1".into(),
+        delta: "It is x".into(),
+    }));
+    log.push(step(false));
+    let history = rebuild(&log);
+    assert_eq!(history.model_calls, 2);
+    assert_eq!(history.messages.len(), 4);
+    assert_eq!(history.messages[0], ChatMessage::User { text: "hi".into() });
+    assert!(matches!(&history.messages[2], ChatMessage::Tool { name, .. } if name == "clock"));
+    assert!(
+        matches!(&history.messages[3], ChatMessage::Assistant { text, .. } if text == "It is x")
+    );
+}
+
+#[test]
+fn a_call_without_result_gets_a_synthetic_error_result() {
+    let mut log = user("u1", "hi");
+    log.push(step(true));
+    log.extend(call("c1", "calculator", "{\"expression\":\"1+1\"}"));
+    log.push(step(false));
+    log.extend(user("u2", "again"));
+    let history = rebuild(&log);
+    assert!(matches!(
+        &history.messages[2],
+        ChatMessage::Tool { tool_call_id, content, .. }
+            if tool_call_id == "c1" && content.contains("error")
+    ));
+    assert_eq!(
+        history.messages[3],
+        ChatMessage::User {
+            text: "again".into()
+        }
+    );
+}

@@ -1,0 +1,110 @@
+//! The `demo` engine: an offline, deterministic assistant that exercises every event.
+//!
+//! It reads the latest user message and the tool results since, picks a scenario by
+//! phrase (see the README's table) and plays its next step: reasoning first, then text
+//! and tool calls (the real `calculator` and `clock`, and `request_input` when a person
+//! has to decide). Stateless: the step is the number of tool results since the message.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{stream_turn, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall};
+use crate::agent::conversation::ChatMessage;
+
+mod scenarios;
+
+/// The demo assistant.
+pub struct DemoEngine {
+    delay: Duration,
+}
+
+impl DemoEngine {
+    /// A demo engine pacing its deltas by `delay`.
+    pub fn new(delay: Duration) -> Self {
+        Self { delay }
+    }
+}
+
+impl Engine for DemoEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            kind: "demo".into(),
+            model: "Tandem demo model (offline)".into(),
+        }
+    }
+
+    fn stream(&self, request: ModelRequest) -> EngineStream {
+        stream_turn(next_turn(&request.conversation), self.delay)
+    }
+}
+
+/// What the latest user message asked, and what its tools answered since.
+pub(super) struct Situation<'a> {
+    pub ask: &'a str,
+    pub results: Vec<(&'a str, Value)>,
+}
+
+impl Situation<'_> {
+    /// The payload of the `n`th result if it was an answered question.
+    pub fn answer(&self, n: usize) -> Option<&Value> {
+        let (_, result) = self.results.get(n)?;
+        (result["status"] == "resolved").then(|| &result["payload"])
+    }
+
+    /// The `n`th result's value.
+    pub fn result(&self, n: usize) -> &Value {
+        self.results.get(n).map_or(&Value::Null, |(_, v)| v)
+    }
+}
+
+/// Decides the next turn from the conversation.
+pub fn next_turn(conversation: &[ChatMessage]) -> Turn {
+    let start = conversation
+        .iter()
+        .rposition(|m| matches!(m, ChatMessage::User { .. }));
+    let Some(start) = start else {
+        return scenarios::greeting();
+    };
+    let ChatMessage::User { text } = &conversation[start] else {
+        unreachable!("rposition found a user message")
+    };
+    let results = conversation[start..]
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { name, content, .. } => Some((
+                name.as_str(),
+                serde_json::from_str(content).unwrap_or(Value::Null),
+            )),
+            _ => None,
+        })
+        .collect();
+    scenarios::play(&Situation { ask: text, results })
+}
+
+/// A turn with reasoning, text and at most one tool call.
+pub(super) fn turn(reasoning: &str, text: &str, call: Option<(&str, Value)>) -> Turn {
+    Turn {
+        reasoning: (!reasoning.is_empty()).then(|| reasoning.to_string()),
+        text: (!text.is_empty()).then(|| text.to_string()),
+        tool_calls: call
+            .map(|(name, arguments)| TurnToolCall {
+                name: name.into(),
+                arguments,
+            })
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// The arguments of a `request_input` call.
+pub(super) fn ask(prompt: &str, kind: &str, extra: Value) -> (&'static str, Value) {
+    let mut arguments = json!({"prompt": prompt, "kind": kind});
+    if let (Some(target), Some(extra)) = (arguments.as_object_mut(), extra.as_object()) {
+        target.extend(extra.clone());
+    }
+    ("request_input", arguments)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,161 @@
+//! The run's pen: turns what the loop decides into committed AG-UI events.
+//!
+//! Every `emit` goes through the log writer and returns once committed, so the run never
+//! gets ahead of its log. It tracks what is open to close it on any abnormal end, and
+//! maps engine deltas to the right start/content/end events.
+
+use shared::{Event, EventBody, ReasoningRole, TextRole};
+
+use super::open_items::OpenItems;
+use crate::domain::{new_id, now_ms, SessionId};
+use crate::eventlog::{WriteError, Writer};
+use crate::store::{Applied, Command, Guard, LogEntry};
+
+/// Why a run stops writing.
+#[derive(Debug, thiserror::Error)]
+pub enum RunAbort {
+    #[error("the session was deleted")]
+    SessionGone,
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Records one run's events.
+pub struct Recorder {
+    writer: Writer,
+    session: SessionId,
+    run_id: String,
+    open: OpenItems,
+    /// The assistant message of the current model call (parent of its tool calls).
+    message_id: String,
+}
+
+impl Recorder {
+    /// A recorder for `run_id` in `session`.
+    pub fn new(writer: Writer, session: SessionId, run_id: String) -> Self {
+        Self {
+            writer,
+            session,
+            run_id,
+            open: OpenItems::default(),
+            message_id: new_id("msg"),
+        }
+    }
+
+    /// The session this run belongs to.
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    /// The session's id as an AG-UI thread id.
+    pub fn thread_id(&self) -> String {
+        self.session.to_string()
+    }
+
+    /// This run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Appends events in one command and waits for the commit.
+    pub async fn emit_all(&mut self, bodies: Vec<EventBody>) -> Result<(), RunAbort> {
+        if bodies.is_empty() {
+            return Ok(());
+        }
+        let now = now_ms();
+        let entries: Vec<LogEntry> = bodies
+            .into_iter()
+            .map(|b| LogEntry::new(Event::at(b, now)))
+            .collect();
+        let mut open = self.open.clone();
+        for entry in &entries {
+            open.observe(&entry.event.body);
+        }
+        let command = Command {
+            session: self.session,
+            guard: Guard::Append,
+            entries,
+        };
+        match self.writer.submit(command).await? {
+            Applied::Committed { .. } => {
+                self.open = open;
+                Ok(())
+            }
+            Applied::Rejected(_) => Err(RunAbort::SessionGone),
+        }
+    }
+
+    /// Appends one event and waits for the commit.
+    pub async fn emit(&mut self, body: EventBody) -> Result<(), RunAbort> {
+        self.emit_all(vec![body]).await
+    }
+
+    /// Starts a model call: a fresh assistant message id and the step marker.
+    pub async fn begin_model_call(&mut self, step_name: &str) -> Result<(), RunAbort> {
+        self.message_id = new_id("msg");
+        self.emit(EventBody::StepStarted {
+            step_name: step_name.into(),
+        })
+        .await
+    }
+
+    /// The current model call's assistant message id.
+    pub fn message_id(&self) -> &str {
+        &self.message_id
+    }
+
+    /// A piece of answer text, opening the message (and closing reasoning) if needed.
+    pub async fn text(&mut self, delta: String) -> Result<(), RunAbort> {
+        let mut events = Vec::new();
+        if self.open.text().is_none() {
+            events.extend(self.open.closing_content());
+            events.push(EventBody::TextMessageStart {
+                message_id: self.message_id.clone(),
+                role: Some(TextRole::Assistant),
+                name: None,
+            });
+        }
+        let message_id = self.open.text().unwrap_or(&self.message_id).to_string();
+        events.push(EventBody::TextMessageContent { message_id, delta });
+        self.emit_all(events).await
+    }
+
+    /// A piece of reasoning, opening a span and message (and closing text) if needed.
+    pub async fn reasoning(&mut self, delta: String) -> Result<(), RunAbort> {
+        let mut events = Vec::new();
+        let message_id = match self.open.reasoning() {
+            Some(id) => id.to_string(),
+            None => {
+                events.extend(self.open.closing_content());
+                let span = new_id("rsn");
+                let id = new_id("rmsg");
+                events.push(EventBody::ReasoningStart { message_id: span });
+                events.push(EventBody::ReasoningMessageStart {
+                    message_id: id.clone(),
+                    role: ReasoningRole::Reasoning,
+                });
+                id
+            }
+        };
+        events.push(EventBody::ReasoningMessageContent { message_id, delta });
+        self.emit_all(events).await
+    }
+
+    /// Closes open text and reasoning.
+    pub async fn close_content(&mut self) -> Result<(), RunAbort> {
+        let events = self.open.closing_content();
+        self.emit_all(events).await
+    }
+
+    /// Closes open text, reasoning and tool-call argument streams (not their results).
+    pub async fn close_calls(&mut self) -> Result<(), RunAbort> {
+        let events = self.open.closing_calls();
+        self.emit_all(events).await
+    }
+
+    /// Closes everything still open; dangling tool calls get `why` as an error result.
+    pub async fn close_all(&mut self, why: &str) -> Result<(), RunAbort> {
+        let events = self.open.closing_all(why);
+        self.emit_all(events).await
+    }
+}

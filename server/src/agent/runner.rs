@@ -1,0 +1,359 @@
+//! Starting, answering, stopping and deleting: the operations REST and sockets share.
+//!
+//! The database guard decides whether a run may start (the session must be idle, the
+//! interrupt pending), atomically with the events that start it. The registry only holds
+//! cancellation tokens of runs in this process, keyed by session and run id.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use shared::api::{RunAccepted, SessionStatus};
+use shared::{Event, EventBody, Outcome, ResumeStatus, TextRole, ToolRole};
+use tokio_util::sync::CancellationToken;
+
+use super::recorder::Recorder;
+use super::tools::request_input;
+use super::{run_loop, RunDeps};
+use crate::domain::{new_id, now_ms, SessionId};
+use crate::error::ApiError;
+use crate::store::{
+    Applied, Command, Guard, InterruptRow, InterruptState, LogEntry, Rejection, Store,
+};
+
+/// Longest user message accepted, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
+/// Longest `clientMessageId` accepted.
+const MAX_CLIENT_ID: usize = 128;
+
+/// Runs in this process, by session. A `std::sync::Mutex`: held only for map updates,
+/// never across an `.await`.
+type Registry = Arc<Mutex<HashMap<SessionId, Vec<(String, CancellationToken)>>>>;
+
+/// Starts and stops runs.
+pub struct Runner<S> {
+    pub(super) deps: Arc<RunDeps<S>>,
+    active: Registry,
+}
+
+impl<S> Clone for Runner<S> {
+    fn clone(&self) -> Self {
+        Self {
+            deps: self.deps.clone(),
+            active: self.active.clone(),
+        }
+    }
+}
+
+impl<S: Store> Runner<S> {
+    /// A runner with no runs.
+    pub fn new(deps: RunDeps<S>) -> Self {
+        Self {
+            deps: Arc::new(deps),
+            active: Default::default(),
+        }
+    }
+
+    /// The engine runs use.
+    pub fn engine(&self) -> &dyn super::engines::Engine {
+        &*self.deps.engine
+    }
+
+    /// A person's message: starts a run unless one is active or input is awaited.
+    pub async fn post_message(
+        &self,
+        session: SessionId,
+        text: String,
+        client_message_id: Option<String>,
+    ) -> Result<RunAccepted, ApiError> {
+        check_message(&text, client_message_id.as_deref())?;
+        let run_id = new_id("run");
+        let message_id = new_id("msg");
+        let mut events = vec![self.run_started(session, &run_id)];
+        events.push(EventBody::TextMessageStart {
+            message_id: message_id.clone(),
+            role: Some(TextRole::User),
+            name: None,
+        });
+        events.push(EventBody::TextMessageContent {
+            message_id: message_id.clone(),
+            delta: text,
+        });
+        events.push(EventBody::TextMessageEnd { message_id });
+        let guard = Guard::StartRun {
+            run_id: run_id.clone(),
+            client_message_id,
+        };
+        self.start(session, run_id, guard, events).await
+    }
+
+    /// An answer to an interrupt: validated, committed, and the run resumes.
+    pub async fn answer(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+        status: ResumeStatus,
+        payload: Option<Value>,
+    ) -> Result<RunAccepted, ApiError> {
+        let row = self.pending_row(session, interrupt_id).await?;
+        let response = request_input::answer(status, payload);
+        if row.state != InterruptState::Pending {
+            return answered_already(&row, &response);
+        }
+        if status == ResumeStatus::Resolved {
+            request_input::check_payload(&row.interrupt, response.get("payload"))
+                .map_err(ApiError::InvalidPayload)?;
+        }
+        let run_id = new_id("run");
+        let events = vec![
+            self.run_started(session, &run_id),
+            tool_result(&row.tool_call_id, &response),
+        ];
+        let guard = Guard::Resume {
+            interrupt_id: row.id,
+            response,
+            run_id: run_id.clone(),
+        };
+        self.start(session, run_id, guard, events).await
+    }
+
+    /// Stops the active run, or declines the pending question and finishes cancelled.
+    pub async fn cancel(&self, session: SessionId) -> Result<(), ApiError> {
+        if self.cancel_local(session) {
+            return Ok(());
+        }
+        let row = self.deps.store.session(session).await?;
+        let row = row.ok_or_else(|| ApiError::SessionNotFound(session.to_string()))?;
+        match row.status {
+            SessionStatus::Idle => Err(ApiError::Idle),
+            SessionStatus::Running => {
+                tracing::warn!(%session, "cancel for a run not owned by this process");
+                Err(ApiError::RunActive)
+            }
+            SessionStatus::AwaitingInput => self.decline_pending(session).await,
+        }
+    }
+
+    /// Deletes a session, stopping its run first.
+    pub async fn delete(&self, session: SessionId) -> Result<(), ApiError> {
+        self.cancel_local(session);
+        if self.deps.store.delete_session(session).await? {
+            Ok(())
+        } else {
+            Err(ApiError::SessionNotFound(session.to_string()))
+        }
+    }
+
+    fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
+        EventBody::RunStarted {
+            thread_id: session.to_string(),
+            run_id: run_id.into(),
+            parent_run_id: None,
+            input: None,
+        }
+    }
+
+    async fn pending_row(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+    ) -> Result<InterruptRow, ApiError> {
+        match self.deps.store.interrupt(session, interrupt_id).await? {
+            Some(row) => Ok(row),
+            None if self.deps.store.session(session).await?.is_none() => {
+                Err(ApiError::SessionNotFound(session.to_string()))
+            }
+            None => Err(ApiError::InterruptNotFound(
+                interrupt_id.chars().take(80).collect(),
+            )),
+        }
+    }
+
+    async fn decline_pending(&self, session: SessionId) -> Result<(), ApiError> {
+        let pending = self.deps.store.pending_interrupts(session).await?;
+        let Some(row) = pending.into_iter().next() else {
+            return Err(ApiError::Idle);
+        };
+        let response = request_input::answer(ResumeStatus::Cancelled, None);
+        let run_id = new_id("run");
+        let finished = EventBody::RunFinished {
+            thread_id: session.to_string(),
+            run_id: run_id.clone(),
+            result: None,
+            outcome: Some(Outcome::Cancelled),
+            usage: None,
+        };
+        let events = vec![
+            self.run_started(session, &run_id),
+            tool_result(&row.tool_call_id, &response),
+            finished,
+        ];
+        let guard = Guard::Resume {
+            interrupt_id: row.id,
+            response,
+            run_id,
+        };
+        match self.submit(session, guard, events).await? {
+            Applied::Committed { .. } => Ok(()),
+            Applied::Rejected(rejection) => {
+                Err(rejected(session, rejection).err().unwrap_or(ApiError::Idle))
+            }
+        }
+    }
+
+    /// Commits the events that start a run and spawns its loop.
+    async fn start(
+        &self,
+        session: SessionId,
+        run_id: String,
+        guard: Guard,
+        events: Vec<EventBody>,
+    ) -> Result<RunAccepted, ApiError> {
+        // Registered before the commit so a stop that races the start still finds it.
+        let cancel = self.register(session, &run_id);
+        match self.submit(session, guard, events).await {
+            Ok(Applied::Committed { .. }) => {
+                self.spawn(session, run_id.clone(), cancel);
+                Ok(RunAccepted {
+                    run_id,
+                    duplicate: false,
+                })
+            }
+            Ok(Applied::Rejected(rejection)) => {
+                self.unregister(session, &run_id);
+                rejected(session, rejection)
+            }
+            Err(error) => {
+                self.unregister(session, &run_id);
+                Err(error)
+            }
+        }
+    }
+
+    async fn submit(
+        &self,
+        session: SessionId,
+        guard: Guard,
+        events: Vec<EventBody>,
+    ) -> Result<Applied, ApiError> {
+        let now = now_ms();
+        let entries = events
+            .into_iter()
+            .map(|b| LogEntry::new(Event::at(b, now)))
+            .collect();
+        Ok(self
+            .deps
+            .writer
+            .submit(Command {
+                session,
+                guard,
+                entries,
+            })
+            .await?)
+    }
+
+    fn spawn(&self, session: SessionId, run_id: String, cancel: CancellationToken) {
+        let recorder = Recorder::new(self.deps.writer.clone(), session, run_id.clone());
+        let (deps, runner) = (self.deps.clone(), self.clone());
+        self.deps.runtime.spawn(async move {
+            run_loop::drive(deps, recorder, cancel).await;
+            runner.unregister(session, &run_id);
+        });
+    }
+
+    fn register(&self, session: SessionId, run_id: &str) -> CancellationToken {
+        let token = CancellationToken::new();
+        let mut active = self.active.lock().expect("registry lock poisoned");
+        active
+            .entry(session)
+            .or_default()
+            .push((run_id.to_string(), token.clone()));
+        token
+    }
+
+    fn unregister(&self, session: SessionId, run_id: &str) {
+        let mut active = self.active.lock().expect("registry lock poisoned");
+        if let Some(runs) = active.get_mut(&session) {
+            runs.retain(|(id, _)| id != run_id);
+            if runs.is_empty() {
+                active.remove(&session);
+            }
+        }
+    }
+
+    /// Cancels this process's runs of `session`; false if it has none.
+    fn cancel_local(&self, session: SessionId) -> bool {
+        let active = self.active.lock().expect("registry lock poisoned");
+        let Some(runs) = active.get(&session) else {
+            return false;
+        };
+        runs.iter().for_each(|(_, token)| token.cancel());
+        true
+    }
+}
+
+fn check_message(text: &str, client_message_id: Option<&str>) -> Result<(), ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::InvalidMessage("the message is empty".into()));
+    }
+    if text.len() > MAX_MESSAGE_BYTES {
+        return Err(ApiError::InvalidMessage(format!(
+            "the message is longer than {MAX_MESSAGE_BYTES} bytes"
+        )));
+    }
+    if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {
+        return Err(ApiError::InvalidMessage(format!(
+            "clientMessageId must be 1 to {MAX_CLIENT_ID} bytes"
+        )));
+    }
+    Ok(())
+}
+
+fn tool_result(tool_call_id: &str, response: &Value) -> EventBody {
+    EventBody::ToolCallResult {
+        message_id: new_id("msg"),
+        tool_call_id: tool_call_id.into(),
+        content: response.to_string(),
+        role: Some(ToolRole::Tool),
+    }
+}
+
+fn answered_already(row: &InterruptRow, response: &Value) -> Result<RunAccepted, ApiError> {
+    if row.response.as_ref() == Some(response) {
+        let run_id = row.resumed_run_id.clone().unwrap_or_default();
+        return Ok(RunAccepted {
+            run_id,
+            duplicate: true,
+        });
+    }
+    Err(ApiError::InterruptAnswered(json!({
+        "interruptId": row.id,
+        "state": row.state.as_str(),
+        "response": row.response,
+    })))
+}
+
+fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {
+    Err(match rejection {
+        Rejection::SessionMissing => ApiError::SessionNotFound(session.to_string()),
+        Rejection::Busy(status) => ApiError::busy(status),
+        Rejection::DuplicateMessage { run_id } => {
+            return Ok(RunAccepted {
+                run_id,
+                duplicate: true,
+            })
+        }
+        Rejection::InterruptMissing => ApiError::InterruptNotFound(String::new()),
+        Rejection::InterruptAnswered {
+            same: true, run_id, ..
+        } => {
+            return Ok(RunAccepted {
+                run_id: run_id.unwrap_or_default(),
+                duplicate: true,
+            })
+        }
+        Rejection::InterruptAnswered {
+            state, response, ..
+        } => ApiError::InterruptAnswered(json!({"state": state, "response": response})),
+    })
+}

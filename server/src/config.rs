@@ -1,0 +1,80 @@
+//! Configuration from CLI flags and `TANDEM_*` environment variables, with defaults in
+//! code. Validated once at start with messages that say what to fix.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// Which engine answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineKind {
+    /// The offline demo assistant (default).
+    Demo,
+    /// Replays a JSON script of model turns (`--script`).
+    Script,
+}
+
+/// Tandem's settings.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "tandem",
+    version,
+    about = "A person and an LLM agent, working in tandem."
+)]
+pub struct Config {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Database URL; `sqlite://path` (created if missing).
+    #[arg(
+        long,
+        env = "TANDEM_DATABASE_URL",
+        default_value = "sqlite://data/tandem.db"
+    )]
+    pub database_url: String,
+    /// The engine: `demo` or `script`.
+    #[arg(long, env = "TANDEM_ENGINE", value_enum, default_value = "demo")]
+    pub engine: EngineKind,
+    /// The script file the `script` engine replays.
+    #[arg(long, env = "TANDEM_SCRIPT")]
+    pub script: Option<PathBuf>,
+    /// Pause before each streamed word, in milliseconds (0 streams at once).
+    #[arg(long, env = "TANDEM_TOKEN_DELAY_MS", default_value_t = 25)]
+    pub token_delay_ms: u64,
+    /// Folder of the built page (Trunk's `dist`).
+    #[arg(long, env = "TANDEM_WEB_DIR", default_value = "dist")]
+    pub web_dir: PathBuf,
+    /// Model calls one run may make before it fails.
+    #[arg(long, env = "TANDEM_MAX_MODEL_CALLS", default_value_t = 10)]
+    pub max_model_calls: u32,
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "TANDEM_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+/// A setting that cannot work.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("the script engine needs a script: set TANDEM_SCRIPT or pass --script <file>")]
+    MissingScript,
+    #[error("--max-model-calls (TANDEM_MAX_MODEL_CALLS) must be at least 1")]
+    NoModelCalls,
+    #[error("unsupported database URL `{0}`: use sqlite://<path>")]
+    Database(String),
+}
+
+impl Config {
+    /// Checks settings that clap cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.engine == EngineKind::Script && self.script.is_none() {
+            return Err(ConfigError::MissingScript);
+        }
+        if self.max_model_calls == 0 {
+            return Err(ConfigError::NoModelCalls);
+        }
+        if !self.database_url.starts_with("sqlite:") {
+            return Err(ConfigError::Database(self.database_url.clone()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! Domain newtypes: identifiers that are parsed once at the edge and trusted inside.
+//!
+//! It must not know about HTTP, SQL or sockets.
+
+mod ids;
+mod time;
+
+pub use ids::{new_id, IdError, SessionId};
+pub use time::{now_ms, rfc3339_after};

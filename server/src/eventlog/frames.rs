@@ -1,0 +1,29 @@
+//! Server frames as text, built once per event and shared by every socket.
+
+use bytestring::ByteString;
+
+/// `{"kind":"event","seq":N,"event":<json>}` without re-serialising the event.
+pub fn event_frame(seq: u64, event_json: &str) -> ByteString {
+    ByteString::from(format!(
+        r#"{{"kind":"event","seq":{seq},"event":{event_json}}}"#
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::ServerFrame;
+
+    #[test]
+    fn event_frame_parses_as_a_server_frame() {
+        let json = r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#;
+        let frame: ServerFrame = serde_json::from_str(&event_frame(3, json)).unwrap();
+        match frame {
+            ServerFrame::Event { seq, event } => {
+                assert_eq!(seq, 3);
+                assert_eq!(event.type_name(), "TEXT_MESSAGE_END");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

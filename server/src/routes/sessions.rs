@@ -1,0 +1,128 @@
+//! Session endpoints: create, list, read, delete, and the event log page.
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use shared::api::{CreateSession, SessionDetail, SessionList, SessionSummary};
+
+use super::{read_json, session_id};
+use crate::domain::{now_ms, SessionId};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{SessionRow, Store};
+
+/// Longest session title accepted, in characters.
+const MAX_TITLE: usize = 200;
+/// Largest page of events one request returns.
+const MAX_EVENTS_PAGE: u32 = 10_000;
+
+/// `POST /api/sessions` `{title?}` → 201 with the summary.
+pub async fn create<S: Store>(
+    state: web::Data<AppState<S>>,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let request: CreateSession = read_json(body, Some(CreateSession::default())).await?;
+    let title = request.title.unwrap_or_else(|| "New session".into());
+    let title = title.trim();
+    if title.is_empty() || title.chars().count() > MAX_TITLE {
+        return Err(ApiError::BadRequest(format!(
+            "title must be 1 to {MAX_TITLE} characters"
+        )));
+    }
+    let row = state
+        .store
+        .create_session(SessionId::generate(), title, now_ms())
+        .await?;
+    Ok(HttpResponse::Created().json(summary(row)))
+}
+
+/// `GET /api/sessions`.
+pub async fn list<S: Store>(
+    state: web::Data<AppState<S>>,
+) -> Result<web::Json<SessionList>, ApiError> {
+    let rows = state.store.list_sessions().await?;
+    Ok(web::Json(SessionList {
+        sessions: rows.into_iter().map(summary).collect(),
+    }))
+}
+
+/// `GET /api/sessions/{id}`: summary and pending interrupts.
+pub async fn get<S: Store>(
+    state: web::Data<AppState<S>>,
+    path: web::Path<String>,
+) -> Result<web::Json<SessionDetail>, ApiError> {
+    let id = session_id(&path)?;
+    let row = state
+        .store
+        .session(id)
+        .await?
+        .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+    let pending = state.store.pending_interrupts(id).await?;
+    Ok(web::Json(SessionDetail {
+        summary: summary(row),
+        pending_interrupts: pending.into_iter().map(|p| p.interrupt).collect(),
+    }))
+}
+
+/// `DELETE /api/sessions/{id}` → 204.
+pub async fn delete<S: Store>(
+    state: web::Data<AppState<S>>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    state.runner.delete(session_id(&path)?).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Query of the events page.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    #[serde(default)]
+    after: u64,
+    limit: Option<u32>,
+}
+
+/// `GET /api/sessions/{id}/events?after=&limit=` → `{events:[{seq,event}], lastSeq}`.
+pub async fn events<S: Store>(
+    state: web::Data<AppState<S>>,
+    path: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = session_id(&path)?;
+    let limit = query.limit.unwrap_or(1000);
+    if limit == 0 || limit > MAX_EVENTS_PAGE {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be 1 to {MAX_EVENTS_PAGE}"
+        )));
+    }
+    let rows = state.store.events_after(id, query.after, limit).await?;
+    let session = state
+        .store
+        .session(id)
+        .await?
+        .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+    // The events are stored as JSON; splice them in rather than parse and re-serialise.
+    let mut body =
+        String::with_capacity(rows.iter().map(|r| r.json.len() + 24).sum::<usize>() + 32);
+    body.push_str(r#"{"events":["#);
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(&format!(r#"{{"seq":{},"event":{}}}"#, row.seq, row.json));
+    }
+    body.push_str(&format!(r#"],"lastSeq":{}}}"#, session.last_seq));
+    Ok(HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body))
+}
+
+fn summary(row: SessionRow) -> SessionSummary {
+    SessionSummary {
+        id: row.id.to_string(),
+        title: row.title,
+        status: row.status,
+        last_seq: row.last_seq,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    }
+}

@@ -1,0 +1,124 @@
+//! Assembling and running the application: storage, writer, hub, engine, runner, HTTP.
+//!
+//! [`Application::build`] binds first (port 0 works; [`Application::port`] tells which),
+//! repairs runs a crash left open, then serves; tests run it in-process.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::{middleware, web, App, HttpServer};
+use shared::api::ServerInfo;
+
+use crate::agent::engines::{DemoEngine, Engine, ScriptEngine};
+use crate::agent::tools::ToolRegistry;
+use crate::agent::{RunDeps, Runner};
+use crate::config::{Config, EngineKind};
+use crate::eventlog::{Hub, Writer};
+use crate::state::AppState;
+use crate::store::{SqliteStore, Store};
+
+/// A built, listening application.
+pub struct Application {
+    port: u16,
+    address: String,
+    server: Server,
+}
+
+impl Application {
+    /// Opens the database, repairs interrupted runs, binds and prepares the server.
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        config.validate()?;
+        let store = SqliteStore::connect(&config.database_url).await?;
+        Self::build_with(config, Arc::new(store)).await
+    }
+
+    async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
+        let engine = engine(&config)?;
+        let hub = Hub::default();
+        let writer = Writer::spawn(store.clone(), hub.clone());
+        let runner = Runner::new(RunDeps {
+            store: store.clone(),
+            writer,
+            engine: engine.clone(),
+            tools: Arc::new(ToolRegistry::builtin()),
+            max_model_calls: config.max_model_calls,
+            runtime: tokio::runtime::Handle::current(),
+        });
+        let closed = runner.close_interrupted_runs().await?;
+        if closed > 0 {
+            tracing::warn!(closed, "closed runs left in flight by the last shutdown");
+        }
+        let info = engine.info();
+        let state = web::Data::new(AppState {
+            store,
+            runner,
+            hub,
+            info: ServerInfo {
+                engine: info.kind,
+                model: info.model,
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+        });
+        let listener = TcpListener::bind(&config.bind).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot listen on {}: {e} (set TANDEM_BIND or --bind)",
+                config.bind
+            )
+        })?;
+        let local = listener.local_addr()?;
+        let web_dir = config.web_dir.clone();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .wrap(middleware::Compress::default())
+                .configure(|cfg| crate::routes::configure::<S>(cfg, web_dir.clone()))
+        })
+        .shutdown_timeout(1)
+        .client_request_timeout(Duration::from_secs(10));
+        if let Some(workers) = config.workers {
+            server = server.workers(workers);
+        }
+        let server = server.listen(listener)?.run();
+        Ok(Self {
+            port: local.port(),
+            address: local.to_string(),
+            server,
+        })
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `host:port` it listens on.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// A handle to stop the server.
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until stopped (by a signal or the handle).
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
+    let delay = Duration::from_millis(config.token_delay_ms);
+    Ok(match config.engine {
+        EngineKind::Demo => Arc::new(DemoEngine::new(delay)),
+        EngineKind::Script => {
+            let path = config
+                .script
+                .as_deref()
+                .ok_or(crate::config::ConfigError::MissingScript)?;
+            Arc::new(ScriptEngine::load(path, delay)?)
+        }
+    })
+}

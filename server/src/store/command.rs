@@ -1,0 +1,79 @@
+//! Write commands: events to append to one session, behind an optional guard that is
+//! checked in the same transaction as the append.
+
+use shared::api::SessionStatus;
+use shared::Event;
+
+use crate::domain::SessionId;
+
+/// An event ready to append: the typed event (for deriving effects) and its JSON
+/// (serialised once, by the producer, off the writer's path).
+#[derive(Debug, Clone)]
+pub struct LogEntry {
+    pub event: Event,
+    pub json: String,
+}
+
+impl LogEntry {
+    /// Serialises the event.
+    pub fn new(event: Event) -> Self {
+        let json = serde_json::to_string(&event).expect("events always serialise");
+        Self { event, json }
+    }
+}
+
+/// The precondition a command needs.
+#[derive(Debug, Clone)]
+pub enum Guard {
+    /// The run that owns the session appends; the session must exist.
+    Append,
+    /// A user message starts a run: the session must be idle. A repeated
+    /// `client_message_id` is answered with the run it started.
+    StartRun {
+        run_id: String,
+        client_message_id: Option<String>,
+    },
+    /// An answer to a pending interrupt; the answer is recorded with the events.
+    Resume {
+        interrupt_id: String,
+        response: serde_json::Value,
+        run_id: String,
+    },
+}
+
+/// Events for one session, applied only if the guard holds.
+#[derive(Debug, Clone)]
+pub struct Command {
+    pub session: SessionId,
+    pub guard: Guard,
+    pub entries: Vec<LogEntry>,
+}
+
+/// What became of one command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// Committed; the entries got `first_seq`, `first_seq + 1`, ….
+    Committed { first_seq: u64 },
+    /// Not applied; nothing changed.
+    Rejected(Rejection),
+}
+
+/// Why a guard refused a command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejection {
+    SessionMissing,
+    /// The session is not idle.
+    Busy(SessionStatus),
+    /// The client message id was already taken by this run.
+    DuplicateMessage {
+        run_id: String,
+    },
+    InterruptMissing,
+    /// The interrupt already has an answer (`same`: equal to the one offered).
+    InterruptAnswered {
+        same: bool,
+        state: String,
+        response: serde_json::Value,
+        run_id: Option<String>,
+    },
+}

@@ -1,0 +1,106 @@
+//! What appending events does to a session besides the rows themselves: the status it
+//! leaves the session in and the interrupts it raises. Pure, so every backend derives
+//! the same state from the same log.
+
+use shared::api::SessionStatus;
+use shared::{EventBody, Interrupt, Outcome};
+
+use super::LogEntry;
+
+/// The effects of appending a run of entries to one session.
+#[derive(Debug, Default, PartialEq)]
+pub struct Effects {
+    /// The session's status after the entries, if they change it.
+    pub status: Option<(SessionStatus, Option<String>)>,
+    /// Interrupts raised, with the run that raised them.
+    pub interrupts: Vec<(String, Interrupt)>,
+}
+
+/// Derives the effects of `entries`, in order.
+pub fn derive_effects(entries: &[LogEntry]) -> Effects {
+    let mut effects = Effects::default();
+    for entry in entries {
+        match &entry.event.body {
+            EventBody::RunStarted { run_id, .. } => {
+                effects.status = Some((SessionStatus::Running, Some(run_id.clone())));
+            }
+            EventBody::RunFinished {
+                run_id, outcome, ..
+            } => {
+                if let Some(Outcome::Interrupt { interrupts }) = outcome {
+                    effects.status = Some((SessionStatus::AwaitingInput, None));
+                    for interrupt in interrupts {
+                        effects.interrupts.push((run_id.clone(), interrupt.clone()));
+                    }
+                } else {
+                    effects.status = Some((SessionStatus::Idle, None));
+                }
+            }
+            EventBody::RunError { .. } => {
+                effects.status = Some((SessionStatus::Idle, None));
+            }
+            _ => {}
+        }
+    }
+    effects
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::Event;
+
+    fn entry(body: EventBody) -> LogEntry {
+        LogEntry::new(Event::at(body, 0))
+    }
+
+    #[test]
+    fn interrupt_outcome_awaits_input_and_raises_interrupts() {
+        let interrupt = Interrupt {
+            id: "i".into(),
+            reason: "input_required".into(),
+            message: None,
+            tool_call_id: Some("c".into()),
+            response_schema: None,
+            expires_at: None,
+            metadata: None,
+        };
+        let effects = derive_effects(&[entry(EventBody::RunFinished {
+            thread_id: "t".into(),
+            run_id: "r".into(),
+            result: None,
+            outcome: Some(Outcome::Interrupt {
+                interrupts: vec![interrupt.clone()],
+            }),
+            usage: None,
+        })]);
+        assert_eq!(effects.status, Some((SessionStatus::AwaitingInput, None)));
+        assert_eq!(effects.interrupts, vec![("r".to_string(), interrupt)]);
+    }
+
+    #[test]
+    fn run_start_then_error_leaves_idle() {
+        let effects = derive_effects(&[
+            entry(EventBody::RunStarted {
+                thread_id: "t".into(),
+                run_id: "r".into(),
+                parent_run_id: None,
+                input: None,
+            }),
+            entry(EventBody::RunError {
+                message: "x".into(),
+                code: None,
+            }),
+        ]);
+        assert_eq!(effects.status, Some((SessionStatus::Idle, None)));
+    }
+
+    #[test]
+    fn content_changes_nothing() {
+        let effects = derive_effects(&[entry(EventBody::TextMessageContent {
+            message_id: "m".into(),
+            delta: "hi".into(),
+        })]);
+        assert_eq!(effects, Effects::default());
+    }
+}

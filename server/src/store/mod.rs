@@ -1,0 +1,153 @@
+//! Storage of the event log behind the [`Store`] trait.
+//!
+//! The log is the source of truth. Everything a write changes (events, session status,
+//! interrupts, de-duplication records) is applied by [`Store::apply`] in one transaction,
+//! so readers never see an event without its effects or the reverse. This module must not
+//! know about HTTP, sockets or the agent loop; `sqlite.rs` is the embedded backend.
+
+mod command;
+mod effects;
+mod sqlite;
+
+use std::future::Future;
+
+pub use command::{Applied, Command, Guard, LogEntry, Rejection};
+pub use effects::derive_effects;
+pub use sqlite::SqliteStore;
+
+use shared::api::SessionStatus;
+
+use crate::domain::SessionId;
+
+/// A session row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRow {
+    pub id: SessionId,
+    pub title: String,
+    pub status: SessionStatus,
+    pub active_run_id: Option<String>,
+    pub last_seq: u64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// An event as stored: its seq and its AG-UI JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    pub seq: u64,
+    pub json: String,
+}
+
+/// Where an interrupt stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptState {
+    Pending,
+    Resolved,
+    Cancelled,
+}
+
+impl InterruptState {
+    fn parse(text: &str) -> Self {
+        match text {
+            "resolved" => Self::Resolved,
+            "cancelled" => Self::Cancelled,
+            _ => Self::Pending,
+        }
+    }
+
+    /// The database and wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Resolved => "resolved",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// An interrupt row: the AG-UI interrupt plus its answer, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterruptRow {
+    pub id: String,
+    pub session_id: SessionId,
+    pub run_id: String,
+    pub tool_call_id: String,
+    pub interrupt: shared::Interrupt,
+    pub state: InterruptState,
+    pub response: Option<serde_json::Value>,
+    /// The run the answer started.
+    pub resumed_run_id: Option<String>,
+}
+
+/// A storage failure (the database, not the caller, is at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+/// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
+/// transaction and allocate `seq`s inside it.
+pub trait Store: Send + Sync + 'static {
+    /// Creates a session.
+    fn create_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
+
+    /// All sessions, most recently updated first.
+    fn list_sessions(&self) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// One session, if it exists.
+    fn session(
+        &self,
+        id: SessionId,
+    ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
+
+    /// Ids of the sessions in `status`.
+    fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Deletes a session with its events; false if it did not exist.
+    fn delete_session(
+        &self,
+        id: SessionId,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Up to `limit` events with `seq > after`, in seq order.
+    fn events_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<StoredEvent>, StoreError>> + Send;
+
+    /// One interrupt of a session, if it exists there.
+    fn interrupt(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+    ) -> impl Future<Output = Result<Option<InterruptRow>, StoreError>> + Send;
+
+    /// The session's interrupts still waiting for an answer.
+    fn pending_interrupts(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<InterruptRow>, StoreError>> + Send;
+
+    /// Applies a batch of commands in one transaction, checking each guard against the
+    /// state left by the commands before it. One result per command, in order.
+    fn apply(
+        &self,
+        batch: &[Command],
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Vec<Applied>, StoreError>> + Send;
+}

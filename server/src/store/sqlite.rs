@@ -1,0 +1,447 @@
+//! The embedded backend: one SQLite file in WAL mode with foreign keys on.
+//!
+//! Writes come only through [`Store::apply`], called by the single log writer, and run in
+//! `BEGIN IMMEDIATE` transactions so the write lock is taken up front. `synchronous =
+//! NORMAL`: a commit survives a process crash; a power cut may lose the last moments.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use shared::api::SessionStatus;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+
+use super::{
+    derive_effects, Applied, Command, Guard, InterruptRow, InterruptState, Rejection, SessionRow,
+    Store, StoreError, StoredEvent,
+};
+use crate::domain::SessionId;
+
+/// Rows per multi-row INSERT (3 parameters each, far below SQLite's limit).
+const INSERT_CHUNK: usize = 500;
+
+type SessionTuple = (String, String, String, Option<String>, i64, i64, i64);
+const SESSION_COLUMNS: &str = "id, title, status, active_run_id, last_seq, created_at, updated_at";
+
+/// A [`Store`] on a SQLite file.
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        if let Some(parent) = options.get_filename().parent() {
+            if !parent.as_os_str().is_empty() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    StoreError::Corrupt(format!("cannot create {}: {e}", parent.display()))
+                })?;
+            }
+        }
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+        Ok(Self { pool })
+    }
+
+    /// The pool, for tests and tools that inspect the file.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
+    let (id, title, status, active_run_id, last_seq, created_at, updated_at) = row;
+    Ok(SessionRow {
+        id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        title,
+        status: SessionStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("status `{status}`")))?,
+        active_run_id,
+        last_seq: last_seq as u64,
+        created_at,
+        updated_at,
+    })
+}
+
+type InterruptTuple = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreError> {
+    let (id, session_id, run_id, tool_call_id, interrupt, state, response, resumed_run_id) = row;
+    let corrupt = |e: &dyn std::fmt::Display| StoreError::Corrupt(e.to_string());
+    Ok(InterruptRow {
+        id,
+        session_id: SessionId::parse(&session_id).map_err(|e| corrupt(&e))?,
+        run_id,
+        tool_call_id,
+        interrupt: serde_json::from_str(&interrupt).map_err(|e| corrupt(&e))?,
+        state: InterruptState::parse(&state),
+        response: response
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| corrupt(&e))?,
+        resumed_run_id,
+    })
+}
+
+const INTERRUPT_COLUMNS: &str =
+    "id, session_id, run_id, tool_call_id, interrupt, status, response, resumed_run_id";
+
+impl Store for SqliteStore {
+    async fn create_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> Result<SessionRow, StoreError> {
+        sqlx::query("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
+            .bind(id.to_string())
+            .bind(title)
+            .bind(now_ms)
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(SessionRow {
+            id,
+            title: title.to_string(),
+            status: SessionStatus::Idle,
+            active_run_id: None,
+            last_seq: 0,
+            created_at: now_ms,
+            updated_at: now_ms,
+        })
+    }
+
+    async fn list_sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
+        let sql =
+            format!("SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC");
+        let rows: Vec<SessionTuple> = sqlx::query_as(&sql).fetch_all(&self.pool).await?;
+        rows.into_iter().map(session_from).collect()
+    }
+
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?");
+        let row: Option<SessionTuple> = sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(session_from).transpose()
+    }
+
+    async fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        let ids: Vec<(String,)> = sqlx::query_as("SELECT id FROM sessions WHERE status = ?")
+            .bind(status.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+        ids.into_iter()
+            .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
+            .collect()
+    }
+
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM sessions WHERE id = ?")
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn events_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, event FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        )
+        .bind(id.to_string())
+        .bind(after.min(i64::MAX as u64) as i64)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(seq, json)| StoredEvent {
+                seq: seq as u64,
+                json,
+            })
+            .collect())
+    }
+
+    async fn interrupt(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+    ) -> Result<Option<InterruptRow>, StoreError> {
+        let sql =
+            format!("SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE id = ? AND session_id = ?");
+        let row: Option<InterruptTuple> = sqlx::query_as(&sql)
+            .bind(interrupt_id)
+            .bind(session.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(interrupt_from).transpose()
+    }
+
+    async fn pending_interrupts(
+        &self,
+        session: SessionId,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        let sql = format!(
+            "SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE session_id = ? AND status = 'pending' \
+             ORDER BY created_at, id"
+        );
+        let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
+            .bind(session.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(interrupt_from).collect()
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+        match apply_in_transaction(&mut conn, batch, now_ms).await {
+            Ok(applied) => {
+                sqlx::query("COMMIT").execute(&mut *conn).await?;
+                Ok(applied)
+            }
+            Err(error) => {
+                // If the rollback fails too, the connection is broken and sqlx discards it.
+                let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Checks each guard and applies the commands that pass; rows are inserted at the end,
+/// many per statement.
+async fn apply_in_transaction(
+    conn: &mut SqliteConnection,
+    batch: &[Command],
+    now_ms: i64,
+) -> Result<Vec<Applied>, StoreError> {
+    let mut applied = Vec::with_capacity(batch.len());
+    let mut rows: Vec<(String, i64, &str)> = Vec::new();
+    for command in batch {
+        if let Some(rejection) = check_guard(conn, command, now_ms).await? {
+            applied.push(Applied::Rejected(rejection));
+            continue;
+        }
+        let session = command.session.to_string();
+        let Some(first_seq) = advance_session(conn, command, &session, now_ms).await? else {
+            applied.push(Applied::Rejected(Rejection::SessionMissing));
+            continue;
+        };
+        for (offset, entry) in command.entries.iter().enumerate() {
+            rows.push((
+                session.clone(),
+                first_seq + offset as i64,
+                entry.json.as_str(),
+            ));
+        }
+        applied.push(Applied::Committed {
+            first_seq: first_seq as u64,
+        });
+    }
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let mut insert =
+            QueryBuilder::<Sqlite>::new("INSERT INTO events (session_id, seq, event) ");
+        insert.push_values(chunk, |mut row, (session, seq, json)| {
+            row.push_bind(session.as_str())
+                .push_bind(*seq)
+                .push_bind(*json);
+        });
+        insert.build().execute(&mut *conn).await?;
+    }
+    Ok(applied)
+}
+
+/// Bumps `last_seq` (and the derived status), records raised interrupts; returns the
+/// first seq of the command's entries, or `None` if the session does not exist.
+async fn advance_session(
+    conn: &mut SqliteConnection,
+    command: &Command,
+    session: &str,
+    now_ms: i64,
+) -> Result<Option<i64>, StoreError> {
+    let effects = derive_effects(&command.entries);
+    let count = command.entries.len() as i64;
+    let last: Option<(i64,)> = match &effects.status {
+        Some((status, run_id)) => {
+            sqlx::query_as(
+                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ?, status = ?, \
+             active_run_id = ? WHERE id = ? RETURNING last_seq",
+            )
+            .bind(count)
+            .bind(now_ms)
+            .bind(status.as_str())
+            .bind(run_id.as_deref())
+            .bind(session)
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+        None => {
+            sqlx::query_as(
+                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? \
+             RETURNING last_seq",
+            )
+            .bind(count)
+            .bind(now_ms)
+            .bind(session)
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+    };
+    let Some((last,)) = last else {
+        return Ok(None);
+    };
+    for (run_id, interrupt) in &effects.interrupts {
+        let json = serde_json::to_string(interrupt).expect("interrupts serialise");
+        sqlx::query(
+            "INSERT INTO interrupts (id, session_id, run_id, tool_call_id, interrupt, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&interrupt.id)
+        .bind(session)
+        .bind(run_id)
+        .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
+        .bind(json)
+        .bind(now_ms)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(Some(last - count + 1))
+}
+
+/// Returns why the command may not be applied, or records what its guard owns
+/// (the de-duplication row, the interrupt's answer) and returns `None`.
+async fn check_guard(
+    conn: &mut SqliteConnection,
+    command: &Command,
+    now_ms: i64,
+) -> Result<Option<Rejection>, StoreError> {
+    let session = command.session.to_string();
+    match &command.guard {
+        Guard::Append => Ok(None),
+        Guard::StartRun {
+            run_id,
+            client_message_id,
+        } => {
+            if let Some(client_id) = client_message_id {
+                let seen: Option<(String,)> = sqlx::query_as(
+                    "SELECT run_id FROM client_messages WHERE session_id = ? AND client_message_id = ?",
+                )
+                .bind(&session)
+                .bind(client_id)
+                .fetch_optional(&mut *conn)
+                .await?;
+                if let Some((run_id,)) = seen {
+                    return Ok(Some(Rejection::DuplicateMessage { run_id }));
+                }
+            }
+            let status: Option<(String,)> =
+                sqlx::query_as("SELECT status FROM sessions WHERE id = ?")
+                    .bind(&session)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            match status.map(|(s,)| SessionStatus::parse(&s)) {
+                None => return Ok(Some(Rejection::SessionMissing)),
+                Some(Some(SessionStatus::Idle)) => {}
+                Some(other) => {
+                    return Ok(Some(Rejection::Busy(
+                        other.unwrap_or(SessionStatus::Running),
+                    )))
+                }
+            }
+            if let Some(client_id) = client_message_id {
+                sqlx::query(
+                    "INSERT INTO client_messages (session_id, client_message_id, run_id) VALUES (?, ?, ?)",
+                )
+                .bind(&session)
+                .bind(client_id)
+                .bind(run_id)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok(None)
+        }
+        Guard::Resume {
+            interrupt_id,
+            response,
+            run_id,
+        } => check_resume(conn, &session, interrupt_id, (response, run_id), now_ms).await,
+    }
+}
+
+async fn check_resume(
+    conn: &mut SqliteConnection,
+    session: &str,
+    interrupt_id: &str,
+    (response, run_id): (&serde_json::Value, &str),
+    now_ms: i64,
+) -> Result<Option<Rejection>, StoreError> {
+    let row: Option<(String, Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT status, response, resumed_run_id FROM interrupts WHERE id = ? AND session_id = ?",
+    )
+    .bind(interrupt_id)
+    .bind(session)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((state, stored, resumed_run_id)) = row else {
+        return Ok(Some(Rejection::InterruptMissing));
+    };
+    if state != InterruptState::Pending.as_str() {
+        let stored: serde_json::Value = stored
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?
+            .unwrap_or_default();
+        return Ok(Some(Rejection::InterruptAnswered {
+            same: &stored == response,
+            state,
+            response: stored,
+            run_id: resumed_run_id,
+        }));
+    }
+    let state = match response.get("status").and_then(|s| s.as_str()) {
+        Some("cancelled") => InterruptState::Cancelled,
+        _ => InterruptState::Resolved,
+    };
+    sqlx::query(
+        "UPDATE interrupts SET status = ?, response = ?, resumed_run_id = ?, resolved_at = ? \
+         WHERE id = ?",
+    )
+    .bind(state.as_str())
+    .bind(response.to_string())
+    .bind(run_id)
+    .bind(now_ms)
+    .bind(interrupt_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(None)
+}

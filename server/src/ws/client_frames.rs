@@ -1,0 +1,60 @@
+//! What a client frame does: parse it, hand it to the runner, and turn a refusal into
+//! an `error` frame. Nothing here can close the socket.
+
+use shared::{ClientFrame, ServerFrame};
+
+use crate::domain::SessionId;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// Handles one text frame; returns the error frame to send, if any.
+pub async fn handle<S: Store>(
+    state: &AppState<S>,
+    session: SessionId,
+    text: &str,
+) -> Option<String> {
+    let outcome = match serde_json::from_str::<ClientFrame>(text) {
+        Err(error) => Err(invalid(format!("not a valid client frame: {error}"))),
+        Ok(ClientFrame::UserMessage {
+            text,
+            client_message_id,
+        }) => state
+            .runner
+            .post_message(session, text, client_message_id)
+            .await
+            .map(drop),
+        Ok(ClientFrame::Resume {
+            interrupt_id,
+            status,
+            payload,
+        }) => state
+            .runner
+            .answer(session, &interrupt_id, status, payload)
+            .await
+            .map(drop),
+        Ok(ClientFrame::Cancel) => state.runner.cancel(session).await,
+    };
+    outcome
+        .err()
+        .map(|error| error_frame(error.code(), &error.to_string()))
+}
+
+/// A frame with `code` `invalid_frame`.
+pub fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest(message)
+}
+
+/// Serialises an error frame. `bad_request` is reported as `invalid_frame` on sockets.
+pub fn error_frame(code: &str, message: &str) -> String {
+    let code = if code == "bad_request" {
+        "invalid_frame"
+    } else {
+        code
+    };
+    let frame = ServerFrame::Error {
+        code: code.into(),
+        message: message.into(),
+    };
+    serde_json::to_string(&frame).expect("frames serialise")
+}

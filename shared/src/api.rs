@@ -1,0 +1,152 @@
+//! REST request and response bodies of `/api`.
+//!
+//! Errors always have the shape `{"error": {"code", "message", "details"?}}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agui::{Event, Interrupt};
+use crate::envelope::ResumeStatus;
+
+/// Where a session stands, derived from its event log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// No run is active and nothing is awaited.
+    Idle,
+    /// A run is producing events.
+    Running,
+    /// A run paused on a question for a person.
+    AwaitingInput,
+}
+
+impl SessionStatus {
+    /// The wire (and database) spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Running => "running",
+            Self::AwaitingInput => "awaiting_input",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "idle" => Some(Self::Idle),
+            "running" => Some(Self::Running),
+            "awaiting_input" => Some(Self::AwaitingInput),
+            _ => None,
+        }
+    }
+}
+
+/// `POST /api/sessions` body (every field optional).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateSession {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A session as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: String,
+    pub title: String,
+    pub status: SessionStatus,
+    pub last_seq: u64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionDetail {
+    #[serde(flatten)]
+    pub summary: SessionSummary,
+    pub pending_interrupts: Vec<Interrupt>,
+}
+
+/// `GET /api/sessions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionList {
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// One logged event with its sequence number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoggedEvent {
+    pub seq: u64,
+    pub event: Event,
+}
+
+/// `GET /api/sessions/{id}/events?after=&limit=`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventPage {
+    pub events: Vec<LoggedEvent>,
+    /// The session's last committed seq when the page was read.
+    pub last_seq: u64,
+}
+
+/// `POST /api/sessions/{id}/messages` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PostMessage {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_message_id: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/interrupts/{interruptId}` body. `interruptId` may be
+/// repeated in the body; if it is, it must match the path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResumeBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupt_id: Option<String>,
+    pub status: ResumeStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<Value>,
+}
+
+/// The reply to an accepted message or answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunAccepted {
+    /// The run the message or answer started (or already started, for a repeat).
+    pub run_id: String,
+    /// True when this repeated an earlier, identical request and changed nothing.
+    #[serde(default)]
+    pub duplicate: bool,
+}
+
+/// `GET /api/info`: what this server runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInfo {
+    /// The engine kind: `demo`, `script`, ….
+    pub engine: String,
+    /// The model's display name.
+    pub model: String,
+    /// Tandem's version.
+    pub version: String,
+}
+
+/// The body of every error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// What went wrong, machine- and human-readable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}

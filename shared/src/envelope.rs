@@ -1,0 +1,112 @@
+//! Tandem's WebSocket envelope: the frames a socket carries around AG-UI events.
+//!
+//! Server frames are tagged by `kind` (`event`, `caught_up`, `error`); client frames by
+//! `kind` too (`user_message`, `resume`, `cancel`). Field names are camelCase.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agui::Event;
+
+/// A frame the server sends on a session socket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ServerFrame {
+    /// One committed event of the session's log, in `seq` order.
+    Event { seq: u64, event: Event },
+    /// The backlog after the socket's `after` has been sent; live frames follow.
+    /// `seq` is the last sequence number sent so far.
+    CaughtUp { seq: u64 },
+    /// The reply to a client frame that could not be taken; the socket stays open.
+    Error { code: String, message: String },
+}
+
+/// A frame a client sends on a session socket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum ClientFrame {
+    /// A message from the person; starts a run. A repeated `clientMessageId` is taken once.
+    UserMessage {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_message_id: Option<String>,
+    },
+    /// An answer to a pending interrupt.
+    Resume {
+        interrupt_id: String,
+        status: ResumeStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        payload: Option<Value>,
+    },
+    /// Stop the active run (or cancel the pending question).
+    Cancel,
+}
+
+/// How an interrupt is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResumeStatus {
+    /// Answered with a payload that satisfies the interrupt's `responseSchema`.
+    Resolved,
+    /// Declined: the agent is told the person chose not to answer.
+    Cancelled,
+}
+
+impl ResumeStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Resolved => "resolved",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_frames_parse_from_documented_json() {
+        let frame: ClientFrame = serde_json::from_value(json!({
+            "kind": "resume", "interruptId": "i", "status": "resolved", "payload": {"text": "hi"}
+        }))
+        .unwrap();
+        assert_eq!(
+            frame,
+            ClientFrame::Resume {
+                interrupt_id: "i".into(),
+                status: ResumeStatus::Resolved,
+                payload: Some(json!({"text": "hi"}))
+            }
+        );
+        let cancel: ClientFrame = serde_json::from_str(r#"{"kind":"cancel"}"#).unwrap();
+        assert_eq!(cancel, ClientFrame::Cancel);
+    }
+
+    #[test]
+    fn unknown_kinds_and_fields_are_rejected() {
+        assert!(serde_json::from_str::<ClientFrame>(r#"{"kind":"shout"}"#).is_err());
+        assert!(
+            serde_json::from_str::<ClientFrame>(r#"{"kind":"user_message","txt":"x"}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn caught_up_frame_shape() {
+        assert_eq!(
+            serde_json::to_value(ServerFrame::CaughtUp { seq: 4 }).unwrap(),
+            json!({"kind": "caught_up", "seq": 4})
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! Tandem's wire protocol, compiled by both the server and the page.
+//!
+//! It owns the shapes that cross the network and nothing else: the AG-UI 1.0 events
+//! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
+//! ([`api`]) and the human-input request vocabulary ([`input`]). It must stay free of
+//! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
+
+pub mod agui;
+pub mod api;
+pub mod envelope;
+pub mod input;
+
+pub use agui::{
+    Event, EventBody, Interrupt, Outcome, ReasoningRole, TextRole, TokenUsage, ToolRole,
+};
+pub use envelope::{ClientFrame, ResumeStatus, ServerFrame};
+pub use input::{InputKind, InputRequest};

@@ -1,0 +1,90 @@
+//! Bad client frames: an error frame and an open socket, or 1009 for oversized frames;
+//! never a lost event or a dropped neighbour.
+
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::helpers::socket::Received;
+use crate::helpers::spawn_app;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_and_unknown_frames_get_error_frames_and_the_socket_stays_open() {
+    let app = spawn_app(json!([{"text": "still here"}])).await;
+    let session = app.create_session().await;
+    let mut socket = app.socket(&session, 0).await;
+    socket.backlog().await;
+    for bad in [
+        "not json",
+        "{}",
+        r#"{"kind":"dance"}"#,
+        r#"{"kind":"user_message"}"#,
+        r#"{"kind":"user_message","text":5}"#,
+        "[]",
+        "null",
+    ] {
+        socket.send_text(bad).await;
+        assert_eq!(socket.error_code().await, "invalid_frame", "{bad}");
+    }
+    socket
+        .send(json!({"kind": "user_message", "text": ""}))
+        .await;
+    assert_eq!(socket.error_code().await, "invalid_message");
+    socket
+        .send(
+            json!({"kind": "resume", "interruptId": "int_x", "status": "resolved", "payload": {}}),
+        )
+        .await;
+    assert_eq!(socket.error_code().await, "interrupt_not_found");
+    socket.send(json!({"kind": "cancel"})).await;
+    assert_eq!(socket.error_code().await, "idle");
+    socket.send_message(Message::binary(vec![1, 2, 3])).await;
+    assert_eq!(socket.error_code().await, "invalid_frame");
+    assert!(app.log(&session).await.is_empty(), "bad frames log nothing");
+    socket
+        .send(json!({"kind": "user_message", "text": "hello", "clientMessageId": "m1"}))
+        .await;
+    let events = socket.until_run_end().await;
+    assert_eq!(events.last().unwrap().1.type_name(), "RUN_FINISHED");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_frame_closes_only_that_socket_with_1009() {
+    let app = spawn_app(json!([{"text": "fine"}])).await;
+    let session = app.create_session().await;
+    let mut big = app.socket(&session, 0).await;
+    let mut other = app.socket(&session, 0).await;
+    big.backlog().await;
+    other.backlog().await;
+    big.send_text(&"x".repeat(100 * 1024)).await;
+    loop {
+        match big.receive().await {
+            Received::Closed(code) => {
+                assert_eq!(code, Some(1009));
+                break;
+            }
+            Received::Frame(frame) => panic!("unexpected {frame:?}"),
+        }
+    }
+    other
+        .send(json!({"kind": "user_message", "text": "still works"}))
+        .await;
+    assert_eq!(
+        other.until_run_end().await.last().unwrap().1.type_name(),
+        "RUN_FINISHED"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_for_unknown_sessions_are_refused() {
+    let app = spawn_app(json!([])).await;
+    let unknown = uuid::Uuid::now_v7();
+    let result =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/sessions/{unknown}/ws", app.address))
+            .await;
+    match result {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 404)
+        }
+        other => panic!("expected a 404, got {other:?}"),
+    }
+}

@@ -1,0 +1,187 @@
+//! `spawn_app()` and the clients tests use: REST via reqwest, sockets via tungstenite.
+
+mod agui_rules;
+pub mod socket;
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde_json::{json, Value};
+use shared::Event;
+use tandem::{Application, Config};
+
+pub use agui_rules::assert_valid_session;
+pub use socket::Socket;
+
+/// A running app and what a test needs to talk to it.
+pub struct TestApp {
+    pub address: String,
+    pub http: reqwest::Client,
+    /// Set when the app runs in-process.
+    pub handle: Option<actix_web::dev::ServerHandle>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Builds the config tests use: script engine, no pacing, one worker.
+pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config {
+    let mut args = vec![
+        "tandem",
+        "--bind",
+        "127.0.0.1:0",
+        "--database-url",
+        database_url,
+        "--engine",
+        "script",
+        "--script",
+        script.to_str().unwrap(),
+        "--web-dir",
+        "/nonexistent",
+        "--workers",
+        "1",
+    ];
+    if !extra.contains(&"--token-delay-ms") {
+        args.extend_from_slice(&["--token-delay-ms", "0"]);
+    }
+    args.extend_from_slice(extra);
+    Config::parse_from(args)
+}
+
+/// Writes a script file with these turns.
+pub fn write_script(dir: &Path, turns: Value) -> PathBuf {
+    let path = dir.join(format!("script-{}.json", uuid::Uuid::new_v4().simple()));
+    std::fs::write(&path, json!({ "turns": turns }).to_string()).unwrap();
+    path
+}
+
+/// Starts the app on a fresh database with a script of `turns`.
+pub async fn spawn_app(turns: Value) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+    let script = write_script(dir.path(), turns);
+    let mut app = start(test_config(&url, &script, &[])).await;
+    app._dir = Some(dir);
+    app
+}
+
+/// Starts the app with `config` (same database file = a restart).
+pub async fn start(config: Config) -> TestApp {
+    if std::env::var_os("TEST_LOG").is_some() {
+        tandem::telemetry::init("debug");
+    }
+    let app = Application::build(config).await.expect("the app builds");
+    let address = app.address().to_string();
+    let handle = app.handle();
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        http: reqwest::Client::new(),
+        handle: Some(handle),
+        _dir: None,
+    }
+}
+
+impl TestApp {
+    /// A client for an app running elsewhere (e.g. the real binary).
+    pub fn remote(address: &str) -> TestApp {
+        TestApp {
+            address: address.into(),
+            http: reqwest::Client::new(),
+            handle: None,
+            _dir: None,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.address, path)
+    }
+
+    /// Creates a session and returns its id.
+    pub async fn create_session(&self) -> String {
+        let response = self
+            .http
+            .post(self.url("/api/sessions"))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        response.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// POSTs JSON and returns status and body.
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .http
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// GETs JSON and returns status and body.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self.http.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Sends a user message over REST and returns the run id.
+    pub async fn say(&self, session: &str, text: &str) -> String {
+        let (status, body) = self
+            .post(
+                &format!("/api/sessions/{session}/messages"),
+                json!({"text": text}),
+            )
+            .await;
+        assert_eq!(status, 202, "{body}");
+        body["runId"].as_str().unwrap().to_string()
+    }
+
+    /// The whole log, read over REST.
+    pub async fn log(&self, session: &str) -> Vec<(u64, Event)> {
+        let (status, body) = self
+            .get(&format!(
+                "/api/sessions/{session}/events?after=0&limit=10000"
+            ))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["seq"].as_u64().unwrap(),
+                    serde_json::from_value(e["event"].clone()).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// Opens a socket on `session` after `after`.
+    pub async fn socket(&self, session: &str, after: u64) -> Socket {
+        Socket::connect(&format!(
+            "ws://{}/api/sessions/{session}/ws?after={after}",
+            self.address
+        ))
+        .await
+    }
+
+    /// Stops the server (its runs stay in the test runtime; use paused sessions).
+    pub async fn stop(&self) {
+        if let Some(handle) = &self.handle {
+            handle.stop(true).await;
+        }
+    }
+}
+
+/// The event type names of a log.
+pub fn types(events: &[(u64, Event)]) -> Vec<&'static str> {
+    events.iter().map(|(_, e)| e.type_name()).collect()
+}

@@ -1,0 +1,139 @@
+//! A test WebSocket client that reads Tandem frames, with a generous safety timeout so
+//! a broken server fails the test instead of hanging it. Waiting is on frames, never on
+//! the clock.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use shared::{Event, EventBody, ServerFrame};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Longest wait for one frame before the test fails.
+const FRAME_DEADLINE: Duration = Duration::from_secs(20);
+
+/// A connected socket.
+pub struct Socket {
+    inner: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+/// What the socket received.
+#[derive(Debug)]
+pub enum Received {
+    Frame(ServerFrame),
+    Closed(Option<u16>),
+}
+
+impl Socket {
+    pub async fn connect(url: &str) -> Self {
+        let (inner, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("socket connects");
+        Self { inner }
+    }
+
+    /// Sends a text frame.
+    pub async fn send_text(&mut self, text: &str) {
+        self.inner.send(Message::text(text)).await.unwrap();
+    }
+
+    /// Sends a JSON frame.
+    pub async fn send(&mut self, frame: Value) {
+        self.send_text(&frame.to_string()).await;
+    }
+
+    /// Sends raw message.
+    pub async fn send_message(&mut self, message: Message) {
+        let _ = self.inner.send(message).await;
+    }
+
+    /// The next frame or the close.
+    pub async fn receive(&mut self) -> Received {
+        loop {
+            let next = tokio::time::timeout(FRAME_DEADLINE, self.inner.next())
+                .await
+                .expect("a frame in time");
+            match next {
+                None | Some(Err(_)) => return Received::Closed(None),
+                Some(Ok(Message::Text(text))) => {
+                    return Received::Frame(
+                        serde_json::from_str(&text).expect("a valid server frame"),
+                    )
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Received::Closed(frame.map(|f| u16::from(f.code)))
+                }
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// The next frame; panics on close.
+    pub async fn frame(&mut self) -> ServerFrame {
+        match self.receive().await {
+            Received::Frame(frame) => frame,
+            Received::Closed(code) => panic!("socket closed ({code:?}) while a frame was expected"),
+        }
+    }
+
+    /// Events up to and including `caught_up`; returns them and the caught-up seq.
+    pub async fn backlog(&mut self) -> (Vec<(u64, Event)>, u64) {
+        let mut events = Vec::new();
+        loop {
+            match self.frame().await {
+                ServerFrame::Event { seq, event } => events.push((seq, event)),
+                ServerFrame::CaughtUp { seq } => return (events, seq),
+                ServerFrame::Error { code, message } => panic!("error frame {code}: {message}"),
+            }
+        }
+    }
+
+    /// Events until one that ends a run; includes it.
+    pub async fn until_run_end(&mut self) -> Vec<(u64, Event)> {
+        self.until(|e| e.body.is_run_end()).await
+    }
+
+    /// Events until `done` holds for one; includes it. Skips `caught_up`.
+    pub async fn until(&mut self, done: impl Fn(&Event) -> bool) -> Vec<(u64, Event)> {
+        let mut events = Vec::new();
+        loop {
+            match self.frame().await {
+                ServerFrame::Event { seq, event } => {
+                    let stop = done(&event);
+                    events.push((seq, event));
+                    if stop {
+                        return events;
+                    }
+                }
+                ServerFrame::CaughtUp { .. } => {}
+                ServerFrame::Error { code, message } => panic!("error frame {code}: {message}"),
+            }
+        }
+    }
+
+    /// The next error frame's code, skipping events.
+    pub async fn error_code(&mut self) -> String {
+        loop {
+            if let ServerFrame::Error { code, .. } = self.frame().await {
+                return code;
+            }
+        }
+    }
+}
+
+/// The interrupt id a run ended with.
+pub fn interrupt_id(events: &[(u64, Event)]) -> String {
+    events
+        .iter()
+        .rev()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::RunFinished {
+                outcome: Some(shared::Outcome::Interrupt { interrupts }),
+                ..
+            } => Some(interrupts[0].id.clone()),
+            _ => None,
+        })
+        .expect("the run ended with an interrupt")
+}

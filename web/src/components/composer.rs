@@ -1,0 +1,85 @@
+//! The composer: a textarea that sends the person's message over the session socket
+//! (Enter sends, Shift+Enter is a newline), and a Stop button while a run is active.
+//! It is disabled, with the reason in its placeholder, whenever a message would be refused.
+
+use leptos::prelude::*;
+use shared::ClientFrame;
+
+use crate::api::ConnState;
+use crate::state::{use_session, RunState};
+
+/// A fresh id for `clientMessageId`, so a resent message is taken once.
+fn client_message_id() -> String {
+    let random = (js_sys::Math::random() * 2f64.powi(52)) as u64;
+    format!("web-{:x}-{random:013x}", js_sys::Date::now() as u64)
+}
+
+/// The message box under the transcript.
+#[component]
+pub fn Composer() -> impl IntoView {
+    let session = use_session();
+    let text = RwSignal::new(String::new());
+    let blocked = move || match (session.connection.get(), session.run.get()) {
+        (ConnState::Connecting, _) => Some("Connecting…"),
+        (ConnState::Reconnecting, _) => Some("Reconnecting to the server…"),
+        (_, RunState::Running) => Some("The agent is working — press Stop to interrupt it."),
+        (_, RunState::Awaiting) => Some("Answer the agent's question above to continue."),
+        (ConnState::Live, RunState::Idle) => None,
+    };
+    let placeholder = move || {
+        blocked().unwrap_or("Message the agent — Enter to send, Shift+Enter for a new line")
+    };
+    let send = move || {
+        let message = text.get_untracked();
+        if blocked().is_some() || message.trim().is_empty() {
+            return;
+        }
+        let frame = ClientFrame::UserMessage {
+            text: message,
+            client_message_id: Some(client_message_id()),
+        };
+        if session.send(frame) {
+            text.set(String::new());
+        }
+    };
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+            ev.prevent_default();
+            send();
+        }
+    };
+    view! {
+        <div class="composer">
+            <textarea
+                class="composer-input"
+                data-testid="composer"
+                rows="2"
+                placeholder=placeholder
+                disabled=move || blocked().is_some()
+                bind:value=text
+                on:keydown=on_keydown
+            ></textarea>
+            <div class="composer-actions">
+                <Show when=move || session.run.get() == RunState::Running>
+                    <button
+                        class="btn btn-stop"
+                        data-testid="stop"
+                        on:click=move |_| {
+                            session.send(ClientFrame::Cancel);
+                        }
+                    >
+                        "Stop"
+                    </button>
+                </Show>
+                <button
+                    class="btn btn-primary"
+                    data-testid="send"
+                    disabled=move || blocked().is_some() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| send()
+                >
+                    "Send"
+                </button>
+            </div>
+        </div>
+    }
+}

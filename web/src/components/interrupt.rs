@@ -1,0 +1,221 @@
+//! The interrupt card: the agent's question with the control its kind needs, then a
+//! read-only record of the answer once the answer's tool result arrives (from this tab or
+//! any other).
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use shared::{ClientFrame, ResumeStatus};
+
+use super::form::FormControl;
+use crate::state::interrupt::{confirm_payload, Answer, Control};
+use crate::state::item::InterruptCard as Card;
+use crate::state::{use_session, Item, ItemBody, Session};
+
+/// Sends one interrupt's answer and remembers that it was sent, so the controls wait.
+#[derive(Clone, Copy)]
+pub struct Responder {
+    session: Session,
+    interrupt_id: StoredValue<String>,
+    /// True between sending an answer and the server taking or refusing it.
+    pub sent: RwSignal<bool>,
+}
+
+impl Responder {
+    /// Sends `{"kind":"resume", …}` for this interrupt.
+    pub fn answer(self, status: ResumeStatus, payload: Option<Value>) {
+        let frame = ClientFrame::Resume {
+            interrupt_id: self.interrupt_id.get_value(),
+            status,
+            payload,
+        };
+        self.session.notice.set(None);
+        if self.session.send(frame) {
+            self.sent.set(true);
+        }
+    }
+
+    /// Sends a resolved answer with this payload.
+    pub fn resolve(self, payload: Value) {
+        self.answer(ResumeStatus::Resolved, Some(payload));
+    }
+}
+
+fn card_of(item: &Item) -> Option<&Card> {
+    match &item.body {
+        ItemBody::Interrupt(card) => Some(card),
+        _ => None,
+    }
+}
+
+/// A question for the person; `data-state` is pending until its answer is recorded.
+#[component]
+pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
+    let session = use_session();
+    let card = item.with_untracked(|item| card_of(item).cloned());
+    let Some(card) = card else {
+        return ().into_any();
+    };
+    let answer = Memo::new(move |_| item.with(|item| card_of(item).and_then(|c| c.answer.clone())));
+    let responder = Responder {
+        session,
+        interrupt_id: StoredValue::new(card.interrupt.id.clone()),
+        sent: RwSignal::new(false),
+    };
+    // A refused answer (an error frame) gives the controls back.
+    Effect::new(move |_| {
+        if session.notice.with(Option::is_some) {
+            responder.sent.set(false);
+        }
+    });
+    let prompt = card
+        .interrupt
+        .message
+        .clone()
+        .unwrap_or_else(|| "The agent needs your input.".into());
+    let control = StoredValue::new(card.control.clone());
+    view! {
+        <div
+            class="interrupt"
+            class:answered=move || answer.with(Option::is_some)
+            data-testid="interrupt"
+            data-kind=card.control.kind_name()
+            data-state=move || if answer.with(Option::is_some) { "answered" } else { "pending" }
+        >
+            <div class="interrupt-head">
+                <span class="interrupt-badge">"Question"</span>
+                <span class="interrupt-from">"The agent asks"</span>
+            </div>
+            <p class="interrupt-prompt" data-testid="interrupt-prompt">{prompt}</p>
+            {move || match answer.get() {
+                Some(answer) => answered(answer).into_any(),
+                None => pending(control.get_value(), responder).into_any(),
+            }}
+        </div>
+    }
+    .into_any()
+}
+
+fn answered(answer: Answer) -> impl IntoView {
+    let text = if answer.resolved {
+        format!("Answered: {}", answer.summary)
+    } else {
+        answer.summary
+    };
+    view! { <p class="interrupt-answer" data-testid="interrupt-answer">{text}</p> }
+}
+
+fn pending(control: Control, responder: Responder) -> impl IntoView {
+    let body = match control {
+        Control::Text => view! { <TextControl responder /> }.into_any(),
+        Control::Choice(choices) => view! { <ChoiceControl choices responder /> }.into_any(),
+        Control::Confirm => view! { <ConfirmControl responder /> }.into_any(),
+        Control::Form(fields) => view! { <FormControl fields responder /> }.into_any(),
+    };
+    view! {
+        <div class="interrupt-body">
+            {body}
+            <button
+                class="link-button"
+                data-testid="interrupt-decline"
+                disabled=move || responder.sent.get()
+                on:click=move |_| responder.answer(ResumeStatus::Cancelled, None)
+            >
+                "Skip this question"
+            </button>
+        </div>
+    }
+}
+
+#[component]
+fn TextControl(responder: Responder) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let blank = move || text.with(|text| text.trim().is_empty());
+    let submit = move || {
+        if !blank() && !responder.sent.get_untracked() {
+            responder.resolve(json!({ "text": text.get_untracked().trim() }));
+        }
+    };
+    view! {
+        <div class="answer-row">
+            <input
+                type="text"
+                class="input"
+                data-testid="interrupt-text"
+                placeholder="Type your answer…"
+                bind:value=text
+                disabled=move || responder.sent.get()
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" {
+                        ev.prevent_default();
+                        submit();
+                    }
+                }
+            />
+            <button
+                class="btn btn-primary"
+                data-testid="interrupt-submit"
+                disabled=move || responder.sent.get() || blank()
+                on:click=move |_| submit()
+            >
+                "Submit"
+            </button>
+        </div>
+    }
+}
+
+#[component]
+fn ChoiceControl(choices: Vec<String>, responder: Responder) -> impl IntoView {
+    let buttons = choices
+        .into_iter()
+        .map(|choice| {
+            let label = choice.clone();
+            view! {
+                <button
+                    class="btn btn-choice"
+                    data-testid="interrupt-choice"
+                    disabled=move || responder.sent.get()
+                    on:click=move |_| responder.resolve(json!({ "choice": choice }))
+                >
+                    {label}
+                </button>
+            }
+        })
+        .collect_view();
+    view! { <div class="choices">{buttons}</div> }
+}
+
+#[component]
+fn ConfirmControl(responder: Responder) -> impl IntoView {
+    let comment = RwSignal::new(String::new());
+    let decide = move |approved: bool| {
+        responder.resolve(confirm_payload(approved, &comment.get_untracked()));
+    };
+    view! {
+        <input
+            type="text"
+            class="input"
+            data-testid="interrupt-comment"
+            placeholder="Comment (optional)"
+            bind:value=comment
+            disabled=move || responder.sent.get()
+        />
+        <div class="choices">
+            <button
+                class="btn btn-approve"
+                data-testid="interrupt-approve"
+                disabled=move || responder.sent.get()
+                on:click=move |_| decide(true)
+            >
+                "Approve"
+            </button>
+            <button
+                class="btn btn-reject"
+                data-testid="interrupt-reject"
+                disabled=move || responder.sent.get()
+                on:click=move |_| decide(false)
+            >
+                "Reject"
+            </button>
+        </div>
+    }
+}

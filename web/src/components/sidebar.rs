@@ -1,0 +1,127 @@
+//! The sidebar: the "New session" button and the session list with status badges. A session
+//! waiting for the person stands out with an amber "needs you" badge.
+
+use leptos::prelude::*;
+use shared::api::{SessionStatus, SessionSummary};
+
+use crate::api::ConnState;
+use crate::state::route::hash_for;
+use crate::state::{use_session, use_sessions, RunState};
+
+/// The session list and its controls.
+#[component]
+pub fn Sidebar() -> impl IntoView {
+    let sessions = use_sessions();
+    view! {
+        <aside class="sidebar">
+            <div class="brand">
+                <span class="brand-mark">"◆"</span>
+                <span class="brand-name">"Tandem"</span>
+            </div>
+            <button class="btn btn-primary btn-wide" data-testid="new-session"
+                on:click=move |_| sessions.create()>
+                "+ New session"
+            </button>
+            {move || sessions.error.get().map(|error| view! {
+                <p class="sidebar-error">{error.message}</p>
+            })}
+            <ul class="session-list" data-testid="session-list">
+                <For
+                    each=move || sessions.sessions.get()
+                    key=|s: &SessionSummary| (s.id.clone(), s.title.clone())
+                    children=move |summary: SessionSummary| view! { <SessionItem summary /> }
+                />
+            </ul>
+        </aside>
+    }
+}
+
+/// One session: title and status badge; click opens it, the × deletes it.
+#[component]
+fn SessionItem(summary: SessionSummary) -> impl IntoView {
+    let session = use_session();
+    let sessions = use_sessions();
+    let id = StoredValue::new(summary.id.clone());
+    let is_open = move || {
+        session
+            .id
+            .with(|open| open.as_deref() == Some(id.get_value().as_str()))
+    };
+    // The open session's own socket knows its status sooner than the polled list does.
+    let status = move || {
+        let listed = sessions.sessions.with(|list| {
+            list.iter()
+                .find(|s| s.id == id.get_value())
+                .map_or(SessionStatus::Idle, |s| s.status)
+        });
+        if is_open() && session.connection.get() == ConnState::Live {
+            return match session.run.get() {
+                RunState::Idle => SessionStatus::Idle,
+                RunState::Running => SessionStatus::Running,
+                RunState::Awaiting => SessionStatus::AwaitingInput,
+            };
+        }
+        listed
+    };
+    let title = if summary.title.is_empty() {
+        "New session".to_string()
+    } else {
+        summary.title
+    };
+    let tooltip = title.clone();
+    view! {
+        <li
+            class="session-item"
+            class:active=is_open
+            data-testid="session-item"
+            data-session-id=summary.id.clone()
+            data-status=move || status().as_str()
+        >
+            <a class="session-link" href=hash_for(&summary.id) title=tooltip>
+                <span class="session-text">
+                    <span class="session-title">{title}</span>
+                    <span class="session-time">{when(summary.created_at)}</span>
+                </span>
+                {move || badge(status())}
+            </a>
+            <button
+                class="session-delete"
+                data-testid="delete-session"
+                title="Delete session"
+                aria-label="Delete session"
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    ev.stop_propagation();
+                    let open = is_open();
+                    sessions.delete(id.get_value(), open);
+                }
+            >
+                "×"
+            </button>
+        </li>
+    }
+}
+
+fn badge(status: SessionStatus) -> Option<impl IntoView> {
+    let (class, text) = match status {
+        SessionStatus::Idle => return None,
+        SessionStatus::Running => ("badge badge-running", "running"),
+        SessionStatus::AwaitingInput => ("badge badge-needs-you", "needs you"),
+    };
+    Some(view! { <span class=class>{text}</span> })
+}
+
+/// When a session was created, short: the time today, else the day and month.
+fn when(created_ms: i64) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let date = js_sys::Date::new(&(created_ms as f64).into());
+    let today = js_sys::Date::new_0();
+    if date.to_date_string() == today.to_date_string() {
+        format!("{:02}:{:02}", date.get_hours(), date.get_minutes())
+    } else {
+        let month = MONTHS.get(date.get_month() as usize).copied().unwrap_or("");
+        format!("{} {month}", date.get_date())
+    }
+}

@@ -1,0 +1,59 @@
+//! A tool call card: the tool's name, its arguments as they stream, its status and result.
+
+use leptos::prelude::*;
+
+use crate::state::item::{pretty_json, ToolCall, ToolStatus};
+use crate::state::{Item, ItemBody};
+
+fn call_of(item: &Item) -> Option<&ToolCall> {
+    match &item.body {
+        ItemBody::ToolCall(call) => Some(call),
+        _ => None,
+    }
+}
+
+/// One tool call; `data-status` is running, done or error.
+#[component]
+pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
+    let name =
+        item.with_untracked(|item| call_of(item).map(|c| c.name.clone()).unwrap_or_default());
+    let tool_name = name.clone();
+    let status = Memo::new(move |_| {
+        item.with(|item| call_of(item).map_or(ToolStatus::Running, ToolCall::status))
+    });
+    let args = move || {
+        item.with(|item| {
+            call_of(item)
+                .map(|c| pretty_json(&c.args))
+                .unwrap_or_default()
+        })
+    };
+    let result = Memo::new(move |_| {
+        item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
+    });
+    let status_label = move || match status.get() {
+        ToolStatus::Running => "running…",
+        ToolStatus::Done => "done",
+        ToolStatus::Error => "error",
+    };
+    view! {
+        <div
+            class="tool-call"
+            data-testid="tool-call"
+            data-tool-name=tool_name
+            data-status=move || status.get().as_str()
+        >
+            <div class="tool-head">
+                <span class="tool-icon" aria-hidden="true">"⚙"</span>
+                <span class="tool-name">{name}</span>
+                <span class=move || format!("pill pill-{}", status.get().as_str())>{status_label}</span>
+            </div>
+            <div class="tool-label">"Arguments"</div>
+            <pre class="tool-pre" data-testid="tool-args">{args}</pre>
+            {move || result.get().map(|result| view! {
+                <div class="tool-label">"Result"</div>
+                <pre class="tool-pre" data-testid="tool-result">{result}</pre>
+            })}
+        </div>
+    }
+}

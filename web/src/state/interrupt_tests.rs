@@ -1,0 +1,133 @@
+//! Tests of the interrupt helpers: controls, form fields, payloads and answer summaries.
+use super::*;
+
+fn interrupt(metadata: Value) -> Interrupt {
+    Interrupt {
+        id: "i".into(),
+        reason: "input_required".into(),
+        message: Some("?".into()),
+        tool_call_id: Some("c".into()),
+        response_schema: None,
+        expires_at: None,
+        metadata: Some(metadata),
+    }
+}
+
+fn signup_fields() -> Vec<FormField> {
+    form_fields(&json!({
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"type": "string", "title": "Your name"},
+            "age": {"type": "integer"},
+            "height": {"type": "number"},
+            "newsletter": {"type": "boolean"},
+            "plan": {"enum": ["free", "pro"]}
+        }
+    }))
+}
+
+#[test]
+fn metadata_picks_the_control() {
+    let choice = interrupt(json!({"kind": "choice", "choices": ["Lisbon", "Kyoto"]}));
+    assert_eq!(
+        Control::of(&choice),
+        Control::Choice(vec!["Lisbon".into(), "Kyoto".into()])
+    );
+    assert_eq!(
+        Control::of(&interrupt(json!({"kind": "confirm"}))),
+        Control::Confirm
+    );
+    assert_eq!(
+        Control::of(&interrupt(json!({"kind": "odd"}))),
+        Control::Text
+    );
+    assert_eq!(Control::of(&interrupt(Value::Null)).kind_name(), "text");
+}
+
+#[test]
+fn form_fields_read_titles_types_and_required() {
+    let fields = signup_fields();
+    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["name", "age", "height", "newsletter", "plan"]);
+    let name = fields.iter().find(|f| f.name == "name").unwrap();
+    assert_eq!(name.label, "Your name");
+    assert!(name.required);
+    let age = fields.iter().find(|f| f.name == "age").unwrap();
+    assert_eq!(
+        (age.kind.clone(), age.required),
+        (FieldKind::Integer, false)
+    );
+    let plan = fields.iter().find(|f| f.name == "plan").unwrap();
+    assert_eq!(
+        plan.kind,
+        FieldKind::Enum(vec![json!("free"), json!("pro")])
+    );
+}
+
+#[test]
+fn form_payload_types_values_and_skips_empty_optionals() {
+    let fields = signup_fields();
+    let values: Vec<FieldValue> = fields
+        .iter()
+        .map(|f| match f.name.as_str() {
+            "name" => FieldValue::Text(" Ada ".into()),
+            "age" => FieldValue::Text("36".into()),
+            "height" => FieldValue::Text(String::new()),
+            "newsletter" => FieldValue::Checked(true),
+            _ => FieldValue::Text("1".into()),
+        })
+        .collect();
+    assert_eq!(
+        form_payload(&fields, &values).unwrap(),
+        json!({"name": "Ada", "age": 36, "newsletter": true, "plan": "pro"})
+    );
+}
+
+#[test]
+fn form_payload_rejects_missing_required_and_bad_numbers() {
+    let fields = signup_fields();
+    let empty: Vec<FieldValue> = fields.iter().map(|_| FieldValue::Text("".into())).collect();
+    assert_eq!(
+        form_payload(&fields, &empty).unwrap_err(),
+        "Your name is required"
+    );
+    let bad: Vec<FieldValue> = fields
+        .iter()
+        .map(|_| FieldValue::Text("x".into()))
+        .collect();
+    assert!(form_payload(&fields, &bad)
+        .unwrap_err()
+        .contains("whole number"));
+}
+
+#[test]
+fn confirm_payload_omits_an_empty_comment() {
+    assert_eq!(confirm_payload(true, "  "), json!({"approved": true}));
+    assert_eq!(
+        confirm_payload(false, "no"),
+        json!({"approved": false, "comment": "no"})
+    );
+}
+
+#[test]
+fn answers_are_summarised_by_kind() {
+    let choice = Control::Choice(vec![]);
+    let text = r#"{"status":"resolved","payload":{"choice":"Lisbon"}}"#;
+    assert_eq!(answer_from_result(&choice, text).summary, "Lisbon");
+    let confirm = r#"{"status":"resolved","payload":{"approved":true,"comment":"ok"}}"#;
+    assert_eq!(
+        answer_from_result(&Control::Confirm, confirm).summary,
+        "Approved: ok"
+    );
+    let form = r#"{"status":"resolved","payload":{"name":"Ada","age":36}}"#;
+    assert_eq!(
+        answer_from_result(&Control::Form(vec![]), form).summary,
+        "age: 36, name: Ada"
+    );
+    let declined = answer_from_result(&Control::Text, r#"{"status":"cancelled"}"#);
+    assert_eq!(
+        (declined.resolved, declined.summary.as_str()),
+        (false, "Declined")
+    );
+}

@@ -1,0 +1,175 @@
+//! The items a transcript is made of, and the small derivations the view needs from them.
+//!
+//! It owns the data of each kind of item (message, reasoning span, tool call, interrupt
+//! card, run error, cancel marker) and nothing about how events build them — that is
+//! [`super::transcript`]. Pure Rust, no signals or DOM.
+
+use serde_json::Value;
+use shared::Interrupt;
+
+use super::interrupt::{Answer, Control};
+
+/// The tool whose calls become interrupt cards instead of tool cards.
+pub const REQUEST_INPUT: &str = "request_input";
+
+/// One entry of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// Unique and stable for the item's life: the view's `<For>` key.
+    pub key: String,
+    /// What the item is and holds.
+    pub body: ItemBody,
+}
+
+/// Which kind of item it is, without its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    User,
+    Assistant,
+    Reasoning,
+    ToolCall,
+    Interrupt,
+    RunError,
+    Cancelled,
+}
+
+impl Item {
+    /// The item's kind, which never changes for a key.
+    pub fn kind(&self) -> ItemKind {
+        match &self.body {
+            ItemBody::User { .. } => ItemKind::User,
+            ItemBody::Assistant { .. } => ItemKind::Assistant,
+            ItemBody::Reasoning { .. } => ItemKind::Reasoning,
+            ItemBody::ToolCall(_) => ItemKind::ToolCall,
+            ItemBody::Interrupt(_) => ItemKind::Interrupt,
+            ItemBody::RunError { .. } => ItemKind::RunError,
+            ItemBody::Cancelled => ItemKind::Cancelled,
+        }
+    }
+
+    /// The text of a message or reasoning span; empty for other items.
+    pub fn text(&self) -> &str {
+        match &self.body {
+            ItemBody::User { text }
+            | ItemBody::Assistant { text, .. }
+            | ItemBody::Reasoning { text, .. } => text,
+            _ => "",
+        }
+    }
+
+    /// Whether a message or reasoning span is still streaming.
+    pub fn is_streaming(&self) -> bool {
+        matches!(
+            self.body,
+            ItemBody::Assistant {
+                streaming: true,
+                ..
+            } | ItemBody::Reasoning {
+                streaming: true,
+                ..
+            }
+        )
+    }
+}
+
+/// The kinds of transcript item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemBody {
+    /// A message the person sent.
+    User { text: String },
+    /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`.
+    Assistant { text: String, streaming: bool },
+    /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
+    Reasoning { text: String, streaming: bool },
+    /// A tool call and, once it arrives, its result.
+    ToolCall(ToolCall),
+    /// A question for the person, pending or answered.
+    Interrupt(InterruptCard),
+    /// A run failed.
+    RunError {
+        message: String,
+        code: Option<String>,
+    },
+    /// A run was stopped before it completed.
+    Cancelled,
+}
+
+/// A tool call card's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The JSON arguments as streamed so far.
+    pub args: String,
+    /// The result's content, once it arrived.
+    pub result: Option<String>,
+    /// Set when the run ended before a result arrived.
+    pub abandoned: bool,
+}
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// No result yet.
+    Running,
+    /// A result that is not an error.
+    Done,
+    /// A result that is a JSON object with an `"error"` key, or no result at all.
+    Error,
+}
+
+impl ToolStatus {
+    /// The spelling used in `data-status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Done => "done",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl ToolCall {
+    /// The call's status, derived from its result.
+    pub fn status(&self) -> ToolStatus {
+        match &self.result {
+            None if self.abandoned => ToolStatus::Error,
+            None => ToolStatus::Running,
+            Some(content) => match serde_json::from_str::<Value>(content) {
+                Ok(Value::Object(object)) if object.contains_key("error") => ToolStatus::Error,
+                _ => ToolStatus::Done,
+            },
+        }
+    }
+}
+
+/// Text as JSON pretty-printed when it parses, else unchanged.
+pub fn pretty_json(text: &str) -> String {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| text.to_string())
+}
+
+/// An interrupt card's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterruptCard {
+    /// The interrupt as the server sent it.
+    pub interrupt: Interrupt,
+    /// The control to show, read from the metadata.
+    pub control: Control,
+    /// The answer, once its tool result arrived.
+    pub answer: Option<Answer>,
+}
+
+/// Whether the session is working, waiting for the person, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunState {
+    /// Nothing runs and nothing is asked.
+    #[default]
+    Idle,
+    /// A run is between `RUN_STARTED` and its end.
+    Running,
+    /// A question waits for an answer.
+    Awaiting,
+}

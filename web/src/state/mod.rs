@@ -1,0 +1,15 @@
+//! The page's state. The pure part — the transcript fold ([`transcript`], [`item`]) and the
+//! interrupt helpers ([`interrupt`]) — has no signals or DOM and is tested on the host; the
+//! reactive part — the open session ([`session`]), the session list ([`sessions`]) and the
+//! hash route ([`route`]) — is shared with components through context.
+
+pub mod interrupt;
+pub mod item;
+pub mod route;
+pub mod session;
+pub mod sessions;
+pub mod transcript;
+
+pub use item::{Item, ItemBody, RunState};
+pub use session::{provide_session, use_session, Session};
+pub use sessions::{provide_sessions, use_sessions, SessionList};

@@ -1,0 +1,54 @@
+//! The open session lives in the URL hash, `#/sessions/<id>`, so a reload or a second tab
+//! opens the same session.
+//!
+//! It owns reading and writing that hash and nothing else; [`use_route`] turns it into a
+//! signal that follows `hashchange`.
+
+use leptos::prelude::*;
+
+const PREFIX: &str = "#/sessions/";
+
+/// The session id in a hash like `#/sessions/<id>`, if there is one.
+pub fn session_from_hash(hash: &str) -> Option<String> {
+    let id = hash.strip_prefix(PREFIX)?.trim_end_matches('/');
+    (!id.is_empty() && !id.contains('/')).then(|| id.to_string())
+}
+
+/// The hash that opens a session.
+pub fn hash_for(id: &str) -> String {
+    format!("{PREFIX}{id}")
+}
+
+/// Opens a session (or none) by setting the hash; the route signal follows.
+pub fn navigate(id: Option<&str>) {
+    let hash = id.map(hash_for).unwrap_or_default();
+    let _ = window().location().set_hash(&hash);
+}
+
+/// The open session's id, following the URL hash.
+pub fn use_route() -> ReadSignal<Option<String>> {
+    let current = || session_from_hash(&window().location().hash().unwrap_or_default());
+    let (route, set_route) = signal(current());
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
+        let next = current();
+        if route.get_untracked() != next {
+            set_route.set(next);
+        }
+    });
+    on_cleanup(move || listener.remove());
+    route
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_round_trip_and_junk_is_no_session() {
+        assert_eq!(session_from_hash(&hash_for("abc")), Some("abc".into()));
+        assert_eq!(session_from_hash("#/sessions/abc/"), Some("abc".into()));
+        assert_eq!(session_from_hash("#/sessions/"), None);
+        assert_eq!(session_from_hash(""), None);
+        assert_eq!(session_from_hash("#/other/abc"), None);
+    }
+}

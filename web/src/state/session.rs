@@ -1,0 +1,150 @@
+//! The open session: its socket, its folded transcript and the signals the view reads.
+//!
+//! [`Session`] is provided once by the app and reached with [`use_session`]. It owns the one
+//! socket of the open session, feeds its frames through the [`Transcript`] fold and mirrors
+//! the result into one signal per item, so a streamed token updates one message. It sends
+//! the person's frames (messages, answers, stop). It must not render anything.
+
+use leptos::prelude::*;
+use shared::{ClientFrame, ServerFrame};
+
+use crate::api::socket::SocketHandlers;
+use crate::api::{ApiError, ConnState, SessionSocket};
+
+use super::item::{Item, RunState};
+use super::transcript::Transcript;
+
+/// One transcript row as the view sees it: a stable key and the item's own signal.
+#[derive(Clone)]
+pub struct Row {
+    /// The item's key, for `<For key=…>`.
+    pub key: String,
+    /// The item, updated in place as events arrive.
+    pub item: ArcRwSignal<Item>,
+}
+
+/// The open session's state, shared through context. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Session {
+    /// The open session's id, if any.
+    pub id: RwSignal<Option<String>>,
+    /// The transcript rows in order.
+    pub rows: RwSignal<Vec<Row>>,
+    /// Whether a run is active or a question waits.
+    pub run: RwSignal<RunState>,
+    /// The socket's state.
+    pub connection: RwSignal<ConnState>,
+    /// The latest error to show, until dismissed.
+    pub notice: RwSignal<Option<ApiError>>,
+    /// Bumped after every applied event; the transcript scrolls on it.
+    pub tick: RwSignal<u64>,
+    transcript: StoredValue<Transcript>,
+    socket: StoredValue<Option<SessionSocket>, LocalStorage>,
+}
+
+/// The open session from context. Panics outside [`provide_session`]'s subtree.
+pub fn use_session() -> Session {
+    expect_context::<Session>()
+}
+
+/// Creates the session state and provides it to the subtree.
+pub fn provide_session() -> Session {
+    let session = Session {
+        id: RwSignal::new(None),
+        rows: RwSignal::new(Vec::new()),
+        run: RwSignal::new(RunState::Idle),
+        connection: RwSignal::new(ConnState::Connecting),
+        notice: RwSignal::new(None),
+        tick: RwSignal::new(0),
+        transcript: StoredValue::new(Transcript::default()),
+        socket: StoredValue::new_local(None),
+    };
+    provide_context(session);
+    session
+}
+
+impl Session {
+    /// Opens a session (closing the previous one's socket), or closes it with `None`.
+    pub fn open(self, id: Option<String>) {
+        if self.id.get_untracked() == id {
+            return;
+        }
+        self.socket.set_value(None);
+        self.transcript.set_value(Transcript::default());
+        self.rows.set(Vec::new());
+        self.run.set(RunState::Idle);
+        self.notice.set(None);
+        self.id.set(id.clone());
+        let Some(id) = id else { return };
+        let handlers = SocketHandlers {
+            on_frame: Box::new(move |frame| self.receive(frame)),
+            on_state: Box::new(move |state| self.connection.set(state)),
+        };
+        self.socket
+            .set_value(Some(SessionSocket::open(&id, 0, handlers)));
+    }
+
+    /// Sends a frame on the open session's socket; a failure becomes the notice.
+    pub fn send(self, frame: ClientFrame) -> bool {
+        let sent = self.socket.with_value(|socket| match socket {
+            Some(socket) => socket.send(&frame),
+            None => Err(ApiError::new("no_session", "No session is open.")),
+        });
+        match sent {
+            Ok(()) => true,
+            Err(error) => {
+                self.notice.set(Some(error));
+                false
+            }
+        }
+    }
+
+    fn receive(self, frame: ServerFrame) {
+        match frame {
+            ServerFrame::Event { seq, event } => {
+                let (touched, state) = self
+                    .transcript
+                    .try_update_value(|t| {
+                        let touched = t.apply(seq, &event);
+                        let items: Vec<(usize, Item)> = touched
+                            .into_iter()
+                            .map(|at| (at, t.items()[at].clone()))
+                            .collect();
+                        (items, t.run_state())
+                    })
+                    .unwrap_or_default();
+                self.mirror(touched);
+                if self.run.get_untracked() != state {
+                    self.run.set(state);
+                }
+                self.tick.update(|tick| *tick += 1);
+            }
+            ServerFrame::CaughtUp { .. } => {}
+            ServerFrame::Error { code, message } => {
+                self.notice.set(Some(ApiError::new(code, message)));
+            }
+        }
+    }
+
+    /// Copies changed items into their row signals and appends rows for new items.
+    fn mirror(self, mut touched: Vec<(usize, Item)>) {
+        touched.sort_by_key(|(at, _)| *at);
+        touched.dedup_by_key(|(at, _)| *at);
+        let known = self.rows.with_untracked(Vec::len);
+        let mut appended = Vec::new();
+        for (at, item) in touched {
+            if at < known {
+                let signal = self.rows.with_untracked(|rows| rows[at].item.clone());
+                signal.set(item);
+            } else {
+                appended.push(Row {
+                    key: item.key.clone(),
+                    item: ArcRwSignal::new(item),
+                });
+            }
+        }
+        if !appended.is_empty() {
+            self.rows.update(|rows| rows.extend(appended));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The session list in the sidebar, refreshed from `GET /api/sessions`.
+//!
+//! [`SessionList`] is provided once by the app and reached with [`use_sessions`]. It owns the
+//! list and its refresh, creating and deleting sessions; a refresh that answers after a newer
+//! one is dropped so the list never goes back in time. It must not render anything.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shared::api::SessionSummary;
+
+use crate::api::{rest, ApiError};
+
+use super::route::navigate;
+
+/// The sessions the server knows, newest first.
+#[derive(Clone, Copy)]
+pub struct SessionList {
+    /// The last list the server returned.
+    pub sessions: RwSignal<Vec<SessionSummary>>,
+    /// The last failure, shown in the sidebar until a refresh succeeds.
+    pub error: RwSignal<Option<ApiError>>,
+    generation: StoredValue<u64>,
+}
+
+/// The session list from context. Panics outside [`provide_sessions`]'s subtree.
+pub fn use_sessions() -> SessionList {
+    expect_context::<SessionList>()
+}
+
+/// Creates the session list, provides it to the subtree and loads it once.
+pub fn provide_sessions() -> SessionList {
+    let list = SessionList {
+        sessions: RwSignal::new(Vec::new()),
+        error: RwSignal::new(None),
+        generation: StoredValue::new(0),
+    };
+    provide_context(list);
+    list.refresh();
+    list
+}
+
+impl SessionList {
+    /// Reloads the list in the background.
+    pub fn refresh(self) {
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        spawn_local(async move {
+            let result = rest::list_sessions().await;
+            if self.generation.try_get_value() != Some(generation) {
+                return;
+            }
+            match result {
+                Ok(sessions) => {
+                    self.sessions.set(sessions);
+                    self.error.set(None);
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    /// Creates a session and opens it.
+    pub fn create(self) {
+        spawn_local(async move {
+            match rest::create_session().await {
+                Ok(summary) => {
+                    navigate(Some(&summary.id));
+                    self.refresh();
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+
+    /// Deletes a session; if it was open, nothing is open afterwards.
+    pub fn delete(self, id: String, was_open: bool) {
+        spawn_local(async move {
+            match rest::delete_session(&id).await {
+                Ok(()) => {
+                    if was_open {
+                        navigate(None);
+                    }
+                    self.refresh();
+                }
+                Err(error) => self.error.set(Some(error)),
+            }
+        });
+    }
+}

@@ -1,0 +1,249 @@
+//! The transcript fold: AG-UI events in `seq` order become an ordered list of items.
+//!
+//! It owns the page's model of a session's history — messages, reasoning spans, tool
+//! calls, interrupt cards, run errors and cancel markers — keyed by stable ids, plus whether
+//! a run is active or a question is waiting. [`Transcript::apply`] reports which items an
+//! event touched so the view re-renders only those. It is pure Rust with no signals or DOM,
+//! so `cargo test -p tandem-web` checks it on the host.
+
+use std::collections::HashMap;
+
+use shared::{Event, EventBody, TextRole};
+
+use super::item::{Item, ItemBody, RunState};
+
+/// The folded history of one session.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    items: Vec<Item>,
+    index: HashMap<String, usize>,
+    /// Reasoning message id → index of its span's item.
+    reasoning: HashMap<String, usize>,
+    /// `request_input` calls not shown as tool cards: call id → args so far.
+    hidden_calls: HashMap<String, String>,
+    /// Interrupts waiting for an answer: tool call id → item index.
+    pending: HashMap<String, usize>,
+    /// Items still streaming or running, closed when the run ends.
+    open: Vec<usize>,
+    running: bool,
+    last_seq: u64,
+}
+
+impl Transcript {
+    /// The items in order.
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    /// The highest `seq` folded so far.
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Whether a run is active or a question is waiting.
+    pub fn run_state(&self) -> RunState {
+        if self.running {
+            RunState::Running
+        } else if !self.pending.is_empty() {
+            RunState::Awaiting
+        } else {
+            RunState::Idle
+        }
+    }
+
+    /// Folds one logged event and returns the indices of the items it created or changed.
+    /// An event with `seq` at or below the last folded one is ignored (a defensive dedupe).
+    pub fn apply(&mut self, seq: u64, event: &Event) -> Vec<usize> {
+        if seq <= self.last_seq {
+            return Vec::new();
+        }
+        self.last_seq = seq;
+        match &event.body {
+            EventBody::RunStarted { .. } => {
+                self.running = true;
+                Vec::new()
+            }
+            EventBody::RunFinished { outcome, .. } => self.run_finished(seq, outcome.as_ref()),
+            EventBody::RunError { message, code } => {
+                let mut touched = self.end_run();
+                touched.push(self.push(
+                    format!("error:{seq}"),
+                    ItemBody::RunError {
+                        message: message.clone(),
+                        code: code.clone(),
+                    },
+                ));
+                touched
+            }
+            EventBody::TextMessageStart {
+                message_id, role, ..
+            } => self.text_start(message_id, *role),
+            EventBody::TextMessageContent { message_id, delta } => {
+                self.append_text(message_id, delta)
+            }
+            EventBody::TextMessageEnd { message_id } => self.close(&format!("msg:{message_id}")),
+            body => self.apply_inner(body),
+        }
+    }
+
+    fn apply_inner(&mut self, body: &EventBody) -> Vec<usize> {
+        match body {
+            EventBody::ReasoningStart { message_id } => vec![self.reasoning_start(message_id)],
+            EventBody::ReasoningMessageStart { message_id, .. } => {
+                self.reasoning_message_start(message_id)
+            }
+            EventBody::ReasoningMessageContent { message_id, delta } => {
+                self.append_reasoning(message_id, delta)
+            }
+            EventBody::ReasoningEnd { message_id } => {
+                self.close(&format!("reasoning:{message_id}"))
+            }
+            EventBody::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+                ..
+            } => self.tool_start(tool_call_id, tool_call_name),
+            EventBody::ToolCallArgs {
+                tool_call_id,
+                delta,
+            } => self.tool_args(tool_call_id, delta),
+            EventBody::ToolCallResult {
+                tool_call_id,
+                content,
+                ..
+            } => self.tool_result(tool_call_id, content),
+            _ => Vec::new(),
+        }
+    }
+
+    fn push(&mut self, key: String, body: ItemBody) -> usize {
+        let at = self.items.len();
+        self.index.insert(key.clone(), at);
+        self.items.push(Item { key, body });
+        at
+    }
+
+    fn text_start(&mut self, message_id: &str, role: Option<TextRole>) -> Vec<usize> {
+        let key = format!("msg:{message_id}");
+        if self.index.contains_key(&key) {
+            return Vec::new();
+        }
+        let body = match role {
+            Some(TextRole::User) => ItemBody::User {
+                text: String::new(),
+            },
+            _ => ItemBody::Assistant {
+                text: String::new(),
+                streaming: true,
+            },
+        };
+        let at = self.push(key, body);
+        self.open.push(at);
+        vec![at]
+    }
+
+    fn append_text(&mut self, message_id: &str, delta: &str) -> Vec<usize> {
+        let key = format!("msg:{message_id}");
+        let mut touched = match self.index.get(&key) {
+            Some(_) => Vec::new(),
+            None => self.text_start(message_id, None),
+        };
+        let at = self.index[&key];
+        if let ItemBody::User { text } | ItemBody::Assistant { text, .. } = &mut self.items[at].body
+        {
+            text.push_str(delta);
+        }
+        touched.push(at);
+        touched
+    }
+
+    fn reasoning_start(&mut self, span_id: &str) -> usize {
+        let body = ItemBody::Reasoning {
+            text: String::new(),
+            streaming: true,
+        };
+        let at = self.push(format!("reasoning:{span_id}"), body);
+        self.open.push(at);
+        at
+    }
+
+    fn reasoning_message_start(&mut self, message_id: &str) -> Vec<usize> {
+        // The message belongs to the latest span still open; a stray one gets its own span.
+        let span = self.open.iter().rev().copied().find(|&at| {
+            matches!(
+                self.items[at].body,
+                ItemBody::Reasoning {
+                    streaming: true,
+                    ..
+                }
+            )
+        });
+        let (at, mut touched) = match span {
+            Some(at) => (at, Vec::new()),
+            None => {
+                let at = self.reasoning_start(&format!("orphan-{message_id}"));
+                (at, vec![at])
+            }
+        };
+        if let ItemBody::Reasoning { text, .. } = &mut self.items[at].body {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+                touched.push(at);
+            }
+        }
+        self.reasoning.insert(message_id.to_string(), at);
+        touched
+    }
+
+    fn append_reasoning(&mut self, message_id: &str, delta: &str) -> Vec<usize> {
+        let mut touched = match self.reasoning.get(message_id) {
+            Some(_) => Vec::new(),
+            None => self.reasoning_message_start(message_id),
+        };
+        let at = self.reasoning[message_id];
+        if let ItemBody::Reasoning { text, .. } = &mut self.items[at].body {
+            text.push_str(delta);
+        }
+        touched.push(at);
+        touched
+    }
+
+    /// Marks a streaming item finished.
+    fn close(&mut self, key: &str) -> Vec<usize> {
+        let Some(&at) = self.index.get(key) else {
+            return Vec::new();
+        };
+        self.open.retain(|&open| open != at);
+        match &mut self.items[at].body {
+            ItemBody::Assistant { streaming, .. } | ItemBody::Reasoning { streaming, .. } => {
+                *streaming = false;
+                vec![at]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Ends the active run: anything still streaming is closed, unanswered tool calls
+    /// are marked abandoned.
+    fn end_run(&mut self) -> Vec<usize> {
+        self.running = false;
+        let open = std::mem::take(&mut self.open);
+        for &at in &open {
+            match &mut self.items[at].body {
+                ItemBody::Assistant { streaming, .. } | ItemBody::Reasoning { streaming, .. } => {
+                    *streaming = false
+                }
+                ItemBody::ToolCall(call) if call.result.is_none() => call.abandoned = true,
+                _ => {}
+            }
+        }
+        open
+    }
+}
+
+#[path = "transcript_calls.rs"]
+mod calls;
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;

@@ -1,0 +1,243 @@
+//! Tests of the transcript fold, fed with events as the server writes them.
+
+use serde_json::{json, Value};
+use shared::Event;
+
+use super::*;
+use crate::state::item::ToolStatus;
+
+/// Folds JSON events numbered from 1 and returns the transcript.
+fn fold(events: &[Value]) -> Transcript {
+    let mut transcript = Transcript::default();
+    for (n, event) in events.iter().enumerate() {
+        let event: Event = serde_json::from_value(event.clone()).expect("a valid event");
+        transcript.apply(n as u64 + 1, &event);
+    }
+    transcript
+}
+
+fn started() -> Value {
+    json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+}
+
+fn finished(outcome: Value) -> Value {
+    json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": outcome})
+}
+
+fn message(id: &str, role: &str, deltas: &[&str]) -> Vec<Value> {
+    let mut events = vec![json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": role})];
+    for delta in deltas {
+        events.push(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta}));
+    }
+    events.push(json!({"type": "TEXT_MESSAGE_END", "messageId": id}));
+    events
+}
+
+fn tool_call(id: &str, name: &str, args: &[&str]) -> Vec<Value> {
+    let mut events =
+        vec![json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name})];
+    for delta in args {
+        events.push(json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": delta}));
+    }
+    events.push(json!({"type": "TOOL_CALL_END", "toolCallId": id}));
+    events
+}
+
+fn result(call: &str, content: &str) -> Value {
+    json!({"type": "TOOL_CALL_RESULT", "messageId": "res", "toolCallId": call,
+           "content": content, "role": "tool"})
+}
+
+fn choice_interrupt() -> Value {
+    finished(json!({"type": "interrupt", "interrupts": [{
+        "id": "q1", "reason": "input_required", "message": "Where to?", "toolCallId": "c1",
+        "metadata": {"kind": "choice", "choices": ["Lisbon", "Kyoto"]}}]}))
+}
+
+/// A question asked in one run and answered in the next.
+fn trip(answered: bool) -> Vec<Value> {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["plan a trip"]));
+    events.extend(tool_call(
+        "c1",
+        "request_input",
+        &[r#"{"prompt":"Where to?"}"#],
+    ));
+    events.push(choice_interrupt());
+    if answered {
+        events.push(started());
+        events.push(result(
+            "c1",
+            r#"{"status":"resolved","payload":{"choice":"Lisbon"}}"#,
+        ));
+    }
+    events
+}
+
+#[test]
+fn streamed_text_accumulates_into_one_message() {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["hi"]));
+    events.extend(message("a1", "assistant", &["Hello", " there"]));
+    let transcript = fold(&events);
+    let bodies: Vec<_> = transcript.items().iter().map(|i| i.body.clone()).collect();
+    assert_eq!(
+        bodies,
+        vec![
+            ItemBody::User { text: "hi".into() },
+            ItemBody::Assistant {
+                text: "Hello there".into(),
+                streaming: false
+            },
+        ]
+    );
+    assert_eq!(transcript.run_state(), RunState::Running);
+}
+
+#[test]
+fn apply_reports_only_the_touched_item_and_skips_seen_seqs() {
+    let mut transcript = fold(&message("a1", "assistant", &["Hel"])[..2]);
+    let delta: Event = serde_json::from_value(
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "lo"}),
+    )
+    .unwrap();
+    assert_eq!(transcript.apply(3, &delta), vec![0]);
+    assert_eq!(transcript.apply(3, &delta), Vec::<usize>::new());
+    assert_eq!(transcript.apply(2, &delta), Vec::<usize>::new());
+    assert_eq!(
+        transcript.items()[0].body,
+        ItemBody::Assistant {
+            text: "Hello".into(),
+            streaming: true
+        }
+    );
+    assert_eq!(transcript.last_seq(), 3);
+}
+
+#[test]
+fn reasoning_messages_fold_into_their_span() {
+    let transcript = fold(&[
+        started(),
+        json!({"type": "REASONING_START", "messageId": "s1"}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "m1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "m1", "delta": "Think"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "m1", "delta": "ing"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "m1"}),
+    ]);
+    assert_eq!(transcript.items().len(), 1);
+    assert_eq!(transcript.items()[0].key, "reasoning:s1");
+    assert_eq!(
+        transcript.items()[0].body,
+        ItemBody::Reasoning {
+            text: "Thinking".into(),
+            streaming: true
+        }
+    );
+    let mut done = fold(&[
+        started(),
+        json!({"type": "REASONING_START", "messageId": "s1"}),
+        json!({"type": "REASONING_END", "messageId": "s1"}),
+    ]);
+    assert!(matches!(
+        done.items()[0].body,
+        ItemBody::Reasoning {
+            streaming: false,
+            ..
+        }
+    ));
+    let step: Event =
+        serde_json::from_value(json!({"type": "STEP_STARTED", "stepName": "model_call"})).unwrap();
+    assert!(done.apply(9, &step).is_empty());
+}
+
+#[test]
+fn tool_calls_concatenate_args_and_take_status_from_the_result() {
+    let mut events = vec![started()];
+    events.extend(tool_call(
+        "t1",
+        "calculator",
+        &[r#"{"expr""#, r#":"12*7"}"#],
+    ));
+    events.push(result("t1", r#"{"ok":84}"#));
+    events.extend(tool_call("t2", "clock", &["{}"]));
+    events.push(result("t2", r#"{"error":"no clock"}"#));
+    events.extend(tool_call("t3", "slow", &["{}"]));
+    let transcript = fold(&events);
+    let calls: Vec<_> = transcript
+        .items()
+        .iter()
+        .map(|item| match &item.body {
+            ItemBody::ToolCall(call) => (call.name.as_str(), call.status()),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("calculator", ToolStatus::Done),
+            ("clock", ToolStatus::Error),
+            ("slow", ToolStatus::Running)
+        ]
+    );
+    let ItemBody::ToolCall(first) = &transcript.items()[0].body else {
+        unreachable!()
+    };
+    assert_eq!(first.args, r#"{"expr":"12*7"}"#);
+}
+
+#[test]
+fn an_interrupt_is_a_card_not_a_tool_call_and_waits() {
+    let transcript = fold(&trip(false));
+    assert_eq!(transcript.run_state(), RunState::Awaiting);
+    let last = transcript.items().last().unwrap();
+    assert_eq!(last.key, "interrupt:q1");
+    let ItemBody::Interrupt(card) = &last.body else {
+        panic!("not an interrupt")
+    };
+    assert_eq!(card.answer, None);
+    assert_eq!(card.control.kind_name(), "choice");
+    assert!(!transcript
+        .items()
+        .iter()
+        .any(|item| matches!(item.body, ItemBody::ToolCall(_))));
+}
+
+#[test]
+fn the_tool_result_answers_the_card() {
+    let transcript = fold(&trip(true));
+    let ItemBody::Interrupt(card) = &transcript.items().last().unwrap().body else {
+        panic!("not an interrupt")
+    };
+    let answer = card.answer.as_ref().expect("answered");
+    assert_eq!((answer.resolved, answer.summary.as_str()), (true, "Lisbon"));
+    assert_eq!(transcript.run_state(), RunState::Running);
+}
+
+#[test]
+fn run_errors_and_cancels_become_markers_and_close_open_items() {
+    let mut events = vec![started()];
+    events.extend(message("a1", "assistant", &["half"])[..2].to_vec());
+    events.extend(tool_call("t1", "slow", &["{}"]));
+    events.push(finished(json!({"type": "cancelled"})));
+    events.push(started());
+    events.push(json!({"type": "RUN_ERROR", "message": "model down", "code": "engine_error"}));
+    let transcript = fold(&events);
+    let bodies: Vec<_> = transcript.items().iter().map(|i| &i.body).collect();
+    assert!(matches!(
+        bodies[0],
+        ItemBody::Assistant {
+            streaming: false,
+            ..
+        }
+    ));
+    assert!(matches!(bodies[1], ItemBody::ToolCall(call) if call.status() == ToolStatus::Error));
+    assert_eq!(bodies[2], &ItemBody::Cancelled);
+    assert_eq!(
+        bodies[3],
+        &ItemBody::RunError {
+            message: "model down".into(),
+            code: Some("engine_error".into())
+        }
+    );
+    assert_eq!(transcript.run_state(), RunState::Idle);
+}
