@@ -2,6 +2,8 @@
 CREATE TABLE sessions (
     id            TEXT PRIMARY KEY NOT NULL,
     title         TEXT NOT NULL,
+    -- 1 while the title is the default; the first message then names the session.
+    auto_title    INTEGER NOT NULL DEFAULT 0,
     -- Derived from the log by the writer: idle | running | awaiting_input.
     status        TEXT NOT NULL DEFAULT 'idle',
     active_run_id TEXT,

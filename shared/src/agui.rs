@@ -117,6 +117,9 @@ pub enum EventBody {
     },
     /// Anything else, named.
     Custom { name: String, value: Value },
+    /// An event type this version does not know (read only; Tandem never writes it).
+    #[serde(other)]
+    Unknown,
 }
 
 impl EventBody {
@@ -141,6 +144,7 @@ impl EventBody {
             Self::ToolCallEnd { .. } => "TOOL_CALL_END",
             Self::ToolCallResult { .. } => "TOOL_CALL_RESULT",
             Self::Custom { .. } => "CUSTOM",
+            Self::Unknown => "UNKNOWN",
         }
     }
 
@@ -300,6 +304,12 @@ mod tests {
             serde_json::to_value(success).unwrap(),
             json!({"type": "success"})
         );
+    }
+
+    #[test]
+    fn unknown_event_types_parse_as_unknown() {
+        let event: Event = serde_json::from_str(r#"{"type":"ACTIVITY_SNAPSHOT","x":1}"#).unwrap();
+        assert_eq!(event.body, EventBody::Unknown);
     }
 
     #[test]

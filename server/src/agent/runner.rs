@@ -69,6 +69,7 @@ impl<S: Store> Runner<S> {
         check_message(&text, client_message_id.as_deref())?;
         let run_id = new_id("run");
         let message_id = new_id("msg");
+        let title = title_of(&text);
         let mut events = vec![self.run_started(session, &run_id)];
         events.push(EventBody::TextMessageStart {
             message_id: message_id.clone(),
@@ -83,6 +84,7 @@ impl<S: Store> Runner<S> {
         let guard = Guard::StartRun {
             run_id: run_id.clone(),
             client_message_id,
+            title,
         };
         self.start(session, run_id, guard, events).await
     }
@@ -307,6 +309,16 @@ fn check_message(text: &str, client_message_id: Option<&str>) -> Result<(), ApiE
         )));
     }
     Ok(())
+}
+
+/// A session title from its first message: the first line, at most 60 characters.
+fn title_of(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= 60 {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(59).collect();
+    format!("{}…", cut.trim_end())
 }
 
 fn tool_result(tool_call_id: &str, response: &Value) -> EventBody {

@@ -21,9 +21,8 @@ pub async fn create<S: Store>(
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let request: CreateSession = read_json(body, Some(CreateSession::default())).await?;
-    let title = request.title.unwrap_or_else(|| "New session".into());
-    let title = title.trim();
-    if title.is_empty() || title.chars().count() > MAX_TITLE {
+    let title = request.title.as_deref().map(str::trim);
+    if title.is_some_and(|t| t.is_empty() || t.chars().count() > MAX_TITLE) {
         return Err(ApiError::BadRequest(format!(
             "title must be 1 to {MAX_TITLE} characters"
         )));

@@ -32,6 +32,8 @@ pub enum Guard {
     StartRun {
         run_id: String,
         client_message_id: Option<String>,
+        /// Names a session that still has its default title.
+        title: String,
     },
     /// An answer to a pending interrupt; the answer is recorded with the events.
     Resume {

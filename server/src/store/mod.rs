@@ -9,6 +9,9 @@ mod command;
 mod effects;
 mod sqlite;
 
+/// The title of a session that has none yet.
+pub const DEFAULT_TITLE: &str = "New session";
+
 use std::future::Future;
 
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
@@ -93,11 +96,11 @@ pub enum StoreError {
 /// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
 /// transaction and allocate `seq`s inside it.
 pub trait Store: Send + Sync + 'static {
-    /// Creates a session.
+    /// Creates a session; without a title it is named by its first message.
     fn create_session(
         &self,
         id: SessionId,
-        title: &str,
+        title: Option<&str>,
         now_ms: i64,
     ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
 

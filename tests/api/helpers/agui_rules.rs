@@ -122,6 +122,7 @@ impl Rules {
             EventBody::StepStarted { step_name } => open(&mut self.steps, step_name, "step")?,
             EventBody::StepFinished { step_name } => close(&mut self.steps, step_name, "step")?,
             EventBody::ToolCallResult { .. } | EventBody::Custom { .. } => {}
+            EventBody::Unknown => return Err("an event type Tandem does not write".into()),
         }
         Ok(())
     }

@@ -11,9 +11,13 @@ use shared::api::SessionStatus;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
+mod guards;
+
+use guards::check_guard;
+
 use super::{
-    derive_effects, Applied, Command, Guard, InterruptRow, InterruptState, Rejection, SessionRow,
-    Store, StoreError, StoredEvent,
+    derive_effects, Applied, Command, InterruptRow, InterruptState, Rejection, SessionRow, Store,
+    StoreError, StoredEvent, DEFAULT_TITLE,
 };
 use crate::domain::SessionId;
 
@@ -109,16 +113,22 @@ impl Store for SqliteStore {
     async fn create_session(
         &self,
         id: SessionId,
-        title: &str,
+        title: Option<&str>,
         now_ms: i64,
     ) -> Result<SessionRow, StoreError> {
-        sqlx::query("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
-            .bind(id.to_string())
-            .bind(title)
-            .bind(now_ms)
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?;
+        let auto_title = title.is_none();
+        let title = title.unwrap_or(DEFAULT_TITLE);
+        sqlx::query(
+            "INSERT INTO sessions (id, title, auto_title, created_at, updated_at) \
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(id.to_string())
+        .bind(title)
+        .bind(auto_title)
+        .bind(now_ms)
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
         Ok(SessionRow {
             id,
             title: title.to_string(),
@@ -335,113 +345,4 @@ async fn advance_session(
         .await?;
     }
     Ok(Some(last - count + 1))
-}
-
-/// Returns why the command may not be applied, or records what its guard owns
-/// (the de-duplication row, the interrupt's answer) and returns `None`.
-async fn check_guard(
-    conn: &mut SqliteConnection,
-    command: &Command,
-    now_ms: i64,
-) -> Result<Option<Rejection>, StoreError> {
-    let session = command.session.to_string();
-    match &command.guard {
-        Guard::Append => Ok(None),
-        Guard::StartRun {
-            run_id,
-            client_message_id,
-        } => {
-            if let Some(client_id) = client_message_id {
-                let seen: Option<(String,)> = sqlx::query_as(
-                    "SELECT run_id FROM client_messages WHERE session_id = ? AND client_message_id = ?",
-                )
-                .bind(&session)
-                .bind(client_id)
-                .fetch_optional(&mut *conn)
-                .await?;
-                if let Some((run_id,)) = seen {
-                    return Ok(Some(Rejection::DuplicateMessage { run_id }));
-                }
-            }
-            let status: Option<(String,)> =
-                sqlx::query_as("SELECT status FROM sessions WHERE id = ?")
-                    .bind(&session)
-                    .fetch_optional(&mut *conn)
-                    .await?;
-            match status.map(|(s,)| SessionStatus::parse(&s)) {
-                None => return Ok(Some(Rejection::SessionMissing)),
-                Some(Some(SessionStatus::Idle)) => {}
-                Some(other) => {
-                    return Ok(Some(Rejection::Busy(
-                        other.unwrap_or(SessionStatus::Running),
-                    )))
-                }
-            }
-            if let Some(client_id) = client_message_id {
-                sqlx::query(
-                    "INSERT INTO client_messages (session_id, client_message_id, run_id) VALUES (?, ?, ?)",
-                )
-                .bind(&session)
-                .bind(client_id)
-                .bind(run_id)
-                .execute(&mut *conn)
-                .await?;
-            }
-            Ok(None)
-        }
-        Guard::Resume {
-            interrupt_id,
-            response,
-            run_id,
-        } => check_resume(conn, &session, interrupt_id, (response, run_id), now_ms).await,
-    }
-}
-
-async fn check_resume(
-    conn: &mut SqliteConnection,
-    session: &str,
-    interrupt_id: &str,
-    (response, run_id): (&serde_json::Value, &str),
-    now_ms: i64,
-) -> Result<Option<Rejection>, StoreError> {
-    let row: Option<(String, Option<String>, Option<String>)> = sqlx::query_as(
-        "SELECT status, response, resumed_run_id FROM interrupts WHERE id = ? AND session_id = ?",
-    )
-    .bind(interrupt_id)
-    .bind(session)
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some((state, stored, resumed_run_id)) = row else {
-        return Ok(Some(Rejection::InterruptMissing));
-    };
-    if state != InterruptState::Pending.as_str() {
-        let stored: serde_json::Value = stored
-            .as_deref()
-            .map(serde_json::from_str)
-            .transpose()
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?
-            .unwrap_or_default();
-        return Ok(Some(Rejection::InterruptAnswered {
-            same: &stored == response,
-            state,
-            response: stored,
-            run_id: resumed_run_id,
-        }));
-    }
-    let state = match response.get("status").and_then(|s| s.as_str()) {
-        Some("cancelled") => InterruptState::Cancelled,
-        _ => InterruptState::Resolved,
-    };
-    sqlx::query(
-        "UPDATE interrupts SET status = ?, response = ?, resumed_run_id = ?, resolved_at = ? \
-         WHERE id = ?",
-    )
-    .bind(state.as_str())
-    .bind(response.to_string())
-    .bind(run_id)
-    .bind(now_ms)
-    .bind(interrupt_id)
-    .execute(&mut *conn)
-    .await?;
-    Ok(None)
 }
