@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs whatever is missing to build Tandem (and, with --test, to test it). Idempotent:
+# each step checks first, so a warm machine spends seconds. Only package registries are
+# used (crates.io, npm, Debian apt): nothing is downloaded from GitHub or vendor sites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132.0.0
+TOOLS_DIR="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+apt_install() {
+  if ! command -v apt-get >/dev/null; then
+    say "missing: $*; install them with your package manager"; exit 1
+  fi
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ ! -f /tmp/.tandem-apt-updated ]; then $sudo apt-get update -qq && touch /tmp/.tandem-apt-updated; fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v cargo >/dev/null || { say "Rust is missing: install it with rustup (https://rustup.rs)"; exit 1; }
+command -v npm >/dev/null || { say "installing Node.js and npm"; apt_install nodejs npm; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown
+fi
+
+if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+  say "installing Trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# The CLI must match the wasm-bindgen crate in Cargo.lock exactly. Not --locked: its own
+# lockfile pins a crate version the registry mirror lacks.
+bindgen_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$bindgen_version"; then
+  say "installing wasm-bindgen-cli $bindgen_version"
+  cargo install wasm-bindgen-cli --version "$bindgen_version"
+fi
+
+# npm's binaryen, not Debian's: Debian's (108) emits WASM that fails in the browser.
+if ! "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+  say "installing binaryen $BINARYEN_VERSION into $TOOLS_DIR"
+  mkdir -p "$TOOLS_DIR"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "binaryen@$BINARYEN_VERSION"
+fi
+
+if $want_test; then
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing Chromium and its driver"; apt_install chromium chromium-driver
+  fi
+  if [ ! -d tests/node_modules ] || [ tests/package-lock.json -nt tests/node_modules/.package-lock.json ]; then
+    say "installing the test packages (npm ci)"
+    (cd tests && npm ci --silent --no-audit --no-fund)
+  fi
+fi
+say "tools ready"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One command: install what is missing (Chromium and the npm test packages too), then run
+# every check: formatting, clippy, Rust unit and integration tests, the web crate's tests,
+# the AG-UI conformance suite (real @ag-ui packages) and the browser story (Chromium).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+export PATH="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "format"
+cargo fmt --all -- --check
+step "clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "build the page and the server"
+scripts/build.sh debug
+step "Rust tests"
+cargo test --workspace
+step "AG-UI conformance and browser tests"
+TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
+  node --test --test-concurrency=1 tests/conformance tests/browser

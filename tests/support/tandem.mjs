@@ -1,0 +1,171 @@
+// Starts the real `tandem` binary as a child process for a test: a fresh temp SQLite file,
+// the given flags, and a promise that resolves once the binary prints its listening line
+// (never a sleep). `restart()` brings it back on the same port and database, so a browser
+// keeps the same origin. Every child is killed when the test process ends, even on failure.
+//
+// Env: TANDEM_BIN (default <repo>/target/debug/tandem), TANDEM_WEB_DIR (default <repo>/dist),
+// TEST_LOG=1 echoes the server's log lines to stderr.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Safety net only: how long a start may take before the test fails. */
+const START_TIMEOUT_MS = 30_000;
+/** Safety net only: how long a stopped child may take to exit before it is SIGKILLed. */
+const EXIT_TIMEOUT_MS = 10_000;
+
+const live = new Set();
+const tempDirs = new Set();
+
+function killAll() {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** The binary to test, or a clear error saying how to build it. */
+export function tandemBin() {
+  const bin = process.env.TANDEM_BIN ?? path.join(repoRoot, 'target/debug/tandem');
+  if (!existsSync(bin)) {
+    throw new Error(
+      `tandem binary not found at ${bin}: build it with \`cargo build -p tandem --bin tandem\` ` +
+        'or point TANDEM_BIN at it',
+    );
+  }
+  return bin;
+}
+
+/** The built page folder, or a clear error saying how to build it. */
+export function webDir() {
+  const dir = process.env.TANDEM_WEB_DIR ?? path.join(repoRoot, 'dist');
+  if (!existsSync(path.join(dir, 'index.html'))) {
+    throw new Error(
+      `built page not found in ${dir}: run \`trunk build --release --skip-version-check\` ` +
+        'or point TANDEM_WEB_DIR at it',
+    );
+  }
+  return dir;
+}
+
+/** A port that was free a moment ago (listen on 0, read it, close). */
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A folder under target/ for artefacts a person may want to look at. */
+export function artefactDir(name) {
+  const dir = path.join(repoRoot, 'target', name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Starts tandem. `args` are extra flags (engine, delay, …); `port` 0 lets the OS pick one,
+ * which restarts then keep. Returns `{url, port, dbPath, log, stop(signal), restart(args?)}`.
+ */
+export async function startTandem({ args = [], port = 0 } = {}) {
+  const bin = tandemBin();
+  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-test-'));
+  tempDirs.add(dir);
+  const dbPath = path.join(dir, 'tandem.db');
+  const log = [];
+  const handle = { dbPath, log, port, url: undefined, child: undefined, args };
+
+  const launch = async (flags) => {
+    handle.args = flags;
+    const argv = ['--bind', `127.0.0.1:${handle.port}`, '--database-url', `sqlite://${dbPath}`, ...flags];
+    const { child, address } = await spawnUntilListening(bin, argv, log);
+    handle.child = child;
+    handle.port = Number(address.split(':').pop());
+    handle.url = `http://${address}`;
+  };
+
+  handle.stop = (signal = 'SIGTERM') => stopChild(handle.child, signal);
+  handle.restart = async (flags = handle.args) => {
+    await handle.stop('SIGTERM');
+    await launch(flags);
+    return handle;
+  };
+  await launch(args);
+  return handle;
+}
+
+function spawnUntilListening(bin, argv, log) {
+  const child = spawn(bin, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', RUST_LOG: process.env.RUST_LOG ?? 'info' },
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => fail(new Error(`tandem did not print its listening line within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
+    const fail = (error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n--- tandem log ---\n${log.slice(-40).join('\n')}`));
+    };
+    const onLine = (line) => {
+      log.push(line);
+      if (process.env.TEST_LOG) process.stderr.write(`[tandem] ${line}\n`);
+      const match = /Tandem is listening: open http:\/\/([0-9.]+:[0-9]+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        child.off('exit', onEarlyExit);
+        resolve({ child, address: match[1] });
+      }
+    };
+    const onEarlyExit = (code, signal) => fail(new Error(`tandem exited (${code ?? signal}) before listening`));
+    child.once('exit', onEarlyExit);
+    child.once('error', fail);
+    splitLines(child.stdout, onLine);
+    splitLines(child.stderr, onLine);
+  });
+}
+
+function splitLines(stream, onLine) {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    // Strip ANSI colour codes so the listening line parses whatever the log format.
+    for (const line of lines) onLine(line.replace(/\x1b\[[0-9;]*m/g, ''));
+  });
+}
+
+/** Sends `signal` and resolves once the child has exited (SIGKILL after a safety timeout). */
+function stopChild(child, signal) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
