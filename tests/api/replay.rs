@@ -76,3 +76,27 @@ async fn sockets_joining_mid_run_see_identical_gapless_sequences() {
         assert_eq!(seen, log);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_viewer_that_stops_reading_delays_nobody_and_catches_up_later() {
+    let app = spawn_app(json!([{"text": "w ".repeat(15_000)}])).await;
+    let session = app.create_session().await;
+    let url = format!("ws://{}/api/sessions/{session}/ws?after=0", app.address);
+    let mut slow = crate::helpers::Socket::connect_slow(&url).await;
+    slow.backlog().await;
+    let mut fast = app.socket(&session, 0).await;
+    fast.backlog().await;
+    app.say(&session, "a lot").await;
+    // The run and the other viewer finish while the slow viewer has read nothing.
+    let seen_fast = fast.until_run_end().await;
+    let (_, detail) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(detail["status"], "idle");
+    let seen_slow = slow.until_run_end().await;
+    let log = app.log(&session).await;
+    assert!(log.len() > 15_000);
+    assert_eq!(seen_fast, log);
+    assert_eq!(
+        seen_slow, log,
+        "the slow viewer gets everything, in order, once"
+    );
+}

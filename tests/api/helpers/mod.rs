@@ -143,25 +143,23 @@ impl TestApp {
         body["runId"].as_str().unwrap().to_string()
     }
 
-    /// The whole log, read over REST.
+    /// The whole log, read over REST page by page.
     pub async fn log(&self, session: &str) -> Vec<(u64, Event)> {
-        let (status, body) = self
-            .get(&format!(
-                "/api/sessions/{session}/events?after=0&limit=10000"
-            ))
-            .await;
-        assert_eq!(status, 200, "{body}");
-        body["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                (
-                    e["seq"].as_u64().unwrap(),
-                    serde_json::from_value(e["event"].clone()).unwrap(),
-                )
-            })
-            .collect()
+        let mut events = Vec::new();
+        loop {
+            let after = events.last().map_or(0, |(seq, _)| *seq);
+            let path = format!("/api/sessions/{session}/events?after={after}&limit=10000");
+            let (status, body) = self.get(&path).await;
+            assert_eq!(status, 200, "{body}");
+            let page = body["events"].as_array().unwrap();
+            events.extend(page.iter().map(|e| {
+                let event = serde_json::from_value(e["event"].clone()).unwrap();
+                (e["seq"].as_u64().unwrap(), event)
+            }));
+            if page.len() < 10_000 {
+                return events;
+            }
+        }
     }
 
     /// Opens a socket on `session` after `after`.

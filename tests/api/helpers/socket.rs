@@ -34,6 +34,18 @@ impl Socket {
         Self { inner }
     }
 
+    /// Connects with a tiny TCP receive buffer, to play a viewer that stops reading.
+    pub async fn connect_slow(url: &str) -> Self {
+        let address = url.trim_start_matches("ws://").split('/').next().unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let stream = socket.connect(address.parse().unwrap()).await.unwrap();
+        let (inner, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
+            .await
+            .expect("socket connects");
+        Self { inner }
+    }
+
     /// Sends a text frame.
     pub async fn send_text(&mut self, text: &str) {
         self.inner.send(Message::text(text)).await.unwrap();
