@@ -1,11 +1,14 @@
-//! The REST calls the page makes: server info, and listing, creating and deleting sessions.
+//! The REST calls the page makes: server info, and listing, reading, creating and deleting
+//! sessions.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! Messages and answers go over the session socket, not through here.
 
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
-use shared::api::{CreateSession, ErrorBody, ServerInfo, SessionList, SessionSummary};
+use shared::api::{
+    CreateSession, ErrorBody, ServerInfo, SessionDetail, SessionList, SessionSummary,
+};
 
 use super::ApiError;
 
@@ -24,6 +27,11 @@ pub async fn list_sessions() -> Result<Vec<SessionSummary>, ApiError> {
 pub async fn create_session() -> Result<SessionSummary, ApiError> {
     let request = Request::post("/api/sessions").json(&CreateSession::default());
     json(send(request).await?).await
+}
+
+/// `GET /api/sessions/{id}`: one session with its pending questions.
+pub async fn get_session(id: &str) -> Result<SessionDetail, ApiError> {
+    json(send(Request::get(&format!("/api/sessions/{id}")).build()).await?).await
 }
 
 /// `DELETE /api/sessions/{id}`: removes a session, stopping its run first.

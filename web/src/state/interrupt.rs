@@ -92,8 +92,8 @@ pub enum FieldKind {
     Enum(Vec<Value>),
 }
 
-/// The fields of a form schema (`{"type":"object","properties":{…},"required":[…]}`),
-/// required ones first in `required` order.
+/// The fields of a form schema (`{"type":"object","properties":{…},"required":[…]}`), in
+/// the order the agent wrote the properties (JSON objects keep their order end to end).
 pub fn form_fields(schema: &Value) -> Vec<FormField> {
     let required: Vec<&str> = schema
         .get("required")
@@ -103,7 +103,7 @@ pub fn form_fields(schema: &Value) -> Vec<FormField> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
-    let mut fields: Vec<FormField> = properties
+    properties
         .iter()
         .map(|(name, property)| FormField {
             name: name.clone(),
@@ -115,16 +115,7 @@ pub fn form_fields(schema: &Value) -> Vec<FormField> {
             required: required.contains(&name.as_str()),
             kind: field_kind(property),
         })
-        .collect();
-    // JSON objects arrive without their order; `required` is a list and keeps the agent's
-    // order, so required fields come first in it, then the others by name.
-    fields.sort_by_key(|field| {
-        required
-            .iter()
-            .position(|name| *name == field.name)
-            .unwrap_or(usize::MAX)
-    });
-    fields
+        .collect()
 }
 
 fn field_kind(property: &Value) -> FieldKind {

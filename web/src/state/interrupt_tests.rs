@@ -21,8 +21,8 @@ fn signup_fields() -> Vec<FormField> {
             "name": {"type": "string", "title": "Your name"},
             "age": {"type": "integer"},
             "height": {"type": "number"},
-            "newsletter": {"type": "boolean"},
-            "plan": {"enum": ["free", "pro"]}
+            "plan": {"enum": ["free", "pro"]},
+            "newsletter": {"type": "boolean"}
         }
     }))
 }
@@ -46,10 +46,10 @@ fn metadata_picks_the_control() {
 }
 
 #[test]
-fn form_fields_read_titles_types_and_required() {
+fn form_fields_keep_the_agents_order_and_read_titles_types_and_required() {
     let fields = signup_fields();
     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, ["name", "age", "height", "newsletter", "plan"]);
+    assert_eq!(names, ["name", "age", "height", "plan", "newsletter"]);
     let name = fields.iter().find(|f| f.name == "name").unwrap();
     assert_eq!(name.label, "Your name");
     assert!(name.required);
@@ -123,7 +123,7 @@ fn answers_are_summarised_by_kind() {
     let form = r#"{"status":"resolved","payload":{"name":"Ada","age":36}}"#;
     assert_eq!(
         answer_from_result(&Control::Form(vec![]), form).summary,
-        "age: 36, name: Ada"
+        "name: Ada, age: 36"
     );
     let declined = answer_from_result(&Control::Text, r#"{"status":"cancelled"}"#);
     assert_eq!(

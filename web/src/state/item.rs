@@ -84,7 +84,7 @@ pub enum ItemBody {
     /// A tool call and, once it arrives, its result.
     ToolCall(ToolCall),
     /// A question for the person, pending or answered.
-    Interrupt(InterruptCard),
+    Interrupt(Box<InterruptCard>),
     /// A run failed.
     RunError {
         message: String,

@@ -78,10 +78,36 @@ impl Session {
         let Some(id) = id else { return };
         let handlers = SocketHandlers {
             on_frame: Box::new(move |frame| self.receive(frame)),
-            on_state: Box::new(move |state| self.connection.set(state)),
+            on_state: Box::new(move |state| {
+                self.connection.set(state);
+                if state == ConnState::Reconnecting {
+                    self.forget_if_deleted();
+                }
+            }),
         };
         self.socket
             .set_value(Some(SessionSocket::open(&id, 0, handlers)));
+    }
+
+    /// When the socket drops, checks the session still exists; a deleted (or unknown)
+    /// session is closed with a notice instead of being retried forever.
+    fn forget_if_deleted(self) {
+        let Some(id) = self.id.get_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let Err(error) = crate::api::rest::get_session(&id).await else {
+                return;
+            };
+            if error.code == "session_not_found" && self.id.get_untracked().as_deref() == Some(&id)
+            {
+                self.notice.set(Some(ApiError::new(
+                    "session_not_found",
+                    "That session no longer exists (it was deleted).",
+                )));
+                super::route::navigate(None);
+            }
+        });
     }
 
     /// Sends a frame on the open session's socket; a failure becomes the notice.

@@ -100,7 +100,7 @@ impl Transcript {
             interrupt: interrupt.clone(),
             answer: None,
         };
-        let at = self.push(key, ItemBody::Interrupt(card));
+        let at = self.push(key, ItemBody::Interrupt(Box::new(card)));
         if let Some(call) = &interrupt.tool_call_id {
             self.hidden_calls.remove(call);
             self.pending.insert(call.clone(), at);
