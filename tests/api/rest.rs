@@ -181,3 +181,22 @@ async fn a_second_message_during_a_run_is_refused_with_run_active() {
         .unwrap();
     assert_eq!(deleted.status(), 204, "a running session can be deleted");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_a_session_closes_its_sockets() {
+    let app = spawn_app(json!([])).await;
+    let session = app.create_session().await;
+    let mut viewer = app.socket(&session, 0).await;
+    viewer.backlog().await;
+    let deleted = app
+        .http
+        .delete(app.url(&format!("/api/sessions/{session}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    match viewer.receive().await {
+        crate::helpers::socket::Received::Closed(code) => assert_eq!(code, Some(1000)),
+        crate::helpers::socket::Received::Frame(frame) => panic!("expected a close, got {frame:?}"),
+    }
+}

@@ -57,6 +57,14 @@ impl Hub {
         }
     }
 
+    /// Ends every subscription of `session` (it was deleted): their sockets close.
+    pub fn close(&self, session: SessionId) {
+        self.channels
+            .lock()
+            .expect("hub lock poisoned")
+            .remove(&session);
+    }
+
     /// Number of sessions with at least one live subscriber.
     pub fn watched_sessions(&self) -> usize {
         self.channels.lock().expect("hub lock poisoned").len()
@@ -81,7 +89,8 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// The next live event, or `Lagged(n)` if the socket fell behind.
+    /// The next live event, `Lagged(n)` if the socket fell behind, or `Closed` once the
+    /// session is deleted.
     pub async fn recv(&mut self) -> Result<Published, broadcast::error::RecvError> {
         self.receiver
             .as_mut()
@@ -120,5 +129,17 @@ mod tests {
         assert_eq!(hub.watched_sessions(), 1);
         drop(first);
         assert_eq!(hub.watched_sessions(), 0);
+    }
+
+    #[tokio::test]
+    async fn closing_a_session_ends_its_subscriptions() {
+        let hub = Hub::default();
+        let session = SessionId::generate();
+        let mut subscription = hub.subscribe(session);
+        hub.close(session);
+        assert!(matches!(
+            subscription.recv().await,
+            Err(broadcast::error::RecvError::Closed)
+        ));
     }
 }

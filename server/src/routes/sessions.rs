@@ -67,7 +67,9 @@ pub async fn delete<S: Store>(
     state: web::Data<AppState<S>>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    state.runner.delete(session_id(&path)?).await?;
+    let id = session_id(&path)?;
+    state.runner.delete(id).await?;
+    state.hub.close(id);
     Ok(HttpResponse::NoContent().finish())
 }
 

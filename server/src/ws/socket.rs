@@ -84,7 +84,9 @@ async fn run<S: Store>(
                     sent = event.seq;
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => catch_up(state, session, &mut sent, ws).await?,
-                Err(RecvError::Closed) => return Ok(None),
+                Err(RecvError::Closed) => {
+                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }))
+                }
             },
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > CLIENT_TIMEOUT {
