@@ -1,12 +1,21 @@
 //! The composer: a textarea that sends the person's message over the session socket
 //! (Enter sends, Shift+Enter is a newline), and a Stop button while a run is active.
-//! It is disabled, with the reason in its placeholder, whenever a message would be refused.
+//! It is disabled, with the reason in its placeholder, whenever a message would be refused;
+//! if the server refuses one anyway, the text is put back.
 
 use leptos::prelude::*;
 use shared::ClientFrame;
 
 use crate::api::ConnState;
 use crate::state::{use_session, RunState};
+
+/// Error codes with which the server refuses a message; the draft is put back.
+const REFUSALS: [&str; 4] = [
+    "run_active",
+    "awaiting_input",
+    "invalid_message",
+    "storage_unavailable",
+];
 
 /// A fresh id for `clientMessageId`, so a resent message is taken once.
 fn client_message_id() -> String {
@@ -19,6 +28,25 @@ fn client_message_id() -> String {
 pub fn Composer() -> impl IntoView {
     let session = use_session();
     let text = RwSignal::new(String::new());
+    // The last message sent, until its run starts: a refusal puts it back in the box.
+    let draft = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        if session.run.get() == RunState::Running {
+            draft.set_value(None);
+        }
+    });
+    Effect::new(move |_| {
+        let refused = session.notice.with(|n| {
+            n.as_ref()
+                .is_some_and(|e| REFUSALS.contains(&e.code.as_str()))
+        });
+        if let (true, Some(message)) = (refused, draft.get_value()) {
+            if text.get_untracked().is_empty() {
+                text.set(message);
+            }
+            draft.set_value(None);
+        }
+    });
     let blocked = move || match (session.connection.get(), session.run.get()) {
         (ConnState::Connecting, _) => Some("Connecting…"),
         (ConnState::Reconnecting, _) => Some("Reconnecting to the server…"),
@@ -35,10 +63,11 @@ pub fn Composer() -> impl IntoView {
             return;
         }
         let frame = ClientFrame::UserMessage {
-            text: message,
+            text: message.clone(),
             client_message_id: Some(client_message_id()),
         };
         if session.send(frame) {
+            draft.set_value(Some(message));
             text.set(String::new());
         }
     };
