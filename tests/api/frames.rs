@@ -10,9 +10,7 @@ use crate::helpers::spawn_app;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_and_unknown_frames_get_error_frames_and_the_socket_stays_open() {
     let app = spawn_app(json!([{"text": "still here"}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     for bad in [
         "not json",
         "{}",

@@ -22,9 +22,7 @@ async fn pause_and_answer(
     payload: Value,
 ) -> (TestApp, String, Vec<(u64, shared::Event)>) {
     let app = spawn_app(json!([ask(kind, extra), {"text": "Thanks."}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
     let paused = socket.until_run_end().await;
     let interrupt = match &paused.last().unwrap().1.body {
@@ -102,9 +100,7 @@ async fn form_questions_pause_and_resume() {
 async fn repeated_conflicting_unknown_and_invalid_answers() {
     let app =
         spawn_app(json!([ask("choice", json!({"choices": ["A", "B"]})), {"text": "Done."}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
     let id = interrupt_id(&socket.until_run_end().await);
     let path = format!("/api/sessions/{session}/interrupts/{id}");
@@ -179,9 +175,7 @@ async fn repeated_conflicting_unknown_and_invalid_answers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declined_question_resumes_with_a_cancelled_result() {
     let app = spawn_app(json!([ask("text", json!({})), {"text": "Fine."}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
     let id = interrupt_id(&socket.until_run_end().await);
     socket
@@ -199,9 +193,7 @@ async fn a_declined_question_resumes_with_a_cancelled_result() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_while_waiting_cancels_the_question_and_finishes_cancelled() {
     let app = spawn_app(json!([ask("text", json!({}))])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
     socket.until_run_end().await;
     let (status, _) = app
@@ -228,9 +220,7 @@ async fn stop_while_waiting_cancels_the_question_and_finishes_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn messages_are_refused_while_input_is_awaited() {
     let app = spawn_app(json!([ask("text", json!({}))])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
     socket.until_run_end().await;
     let (status, body) = app

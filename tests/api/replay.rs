@@ -3,14 +3,12 @@
 
 use serde_json::json;
 
-use crate::helpers::{spawn_app, start, test_config, write_script};
+use crate::helpers::{spawn_app, spawn_app_with};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_returns_exactly_the_suffix_of_the_log() {
     let app = spawn_app(json!([{"reasoning": "a b c", "text": "one two three four"}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "hi").await;
     socket.until_run_end().await;
     let log = app.log(&session).await;
@@ -37,14 +35,10 @@ async fn after_returns_exactly_the_suffix_of_the_log() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sockets_joining_mid_run_see_identical_gapless_sequences() {
-    let dir = tempfile::tempdir().unwrap();
     let words = "tok ".repeat(300);
-    let script = write_script(dir.path(), json!([{"reasoning": words, "text": words}]));
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let app = start(test_config(&url, &script, &["--token-delay-ms", "1"])).await;
-    let session = app.create_session().await;
-    let mut first = app.socket(&session, 0).await;
-    first.backlog().await;
+    let turns = json!([{"reasoning": words, "text": words}]);
+    let app = spawn_app_with(turns, &["--token-delay-ms", "1"]).await;
+    let (session, mut first) = app.open_session().await;
     app.say(&session, "stream please").await;
     // Join while the run is producing: after some events are committed, from seq 0.
     first

@@ -124,9 +124,7 @@ async fn bad_input_gets_clear_json_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repeated_client_message_id_is_one_message() {
     let app = spawn_app(json!([{"text": "once"}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     let path = format!("/api/sessions/{session}/messages");
     let (status, first) = app
         .post(&path, json!({"text": "hi", "clientMessageId": "c-1"}))
@@ -149,18 +147,12 @@ async fn a_repeated_client_message_id_is_one_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_message_during_a_run_is_refused_with_run_active() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = crate::helpers::write_script(dir.path(), json!([{"text": "slow ".repeat(200)}]));
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let app = crate::helpers::start(crate::helpers::test_config(
-        &url,
-        &script,
+    let app = crate::helpers::spawn_app_with(
+        json!([{"text": "slow ".repeat(200)}]),
         &["--token-delay-ms", "5"],
-    ))
+    )
     .await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "go").await;
     socket.until(|e| e.type_name() == "STEP_STARTED").await;
     let (status, body) = app
@@ -185,9 +177,7 @@ async fn a_second_message_during_a_run_is_refused_with_run_active() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleting_a_session_closes_its_sockets() {
     let app = spawn_app(json!([])).await;
-    let session = app.create_session().await;
-    let mut viewer = app.socket(&session, 0).await;
-    viewer.backlog().await;
+    let (session, mut viewer) = app.open_session().await;
     let deleted = app
         .http
         .delete(app.url(&format!("/api/sessions/{session}")))

@@ -117,9 +117,7 @@ async fn a_process_killed_mid_run_leaves_a_valid_log_after_restart() {
     );
     let mut tandem = Tandem::spawn(&url, &script);
     let app = tandem.client();
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "go").await;
     // Kill it while it streams: after the second word of the answer is committed.
     socket

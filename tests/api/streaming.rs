@@ -100,9 +100,7 @@ async fn unknown_tools_and_bad_arguments_come_back_to_the_model_as_errors() {
         {"text": "Sorry."}
     ]))
     .await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "go").await;
     let events = socket.until_run_end().await;
     let results: Vec<String> = events
@@ -120,9 +118,7 @@ async fn unknown_tools_and_bad_arguments_come_back_to_the_model_as_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_script_that_runs_out_ends_the_run_with_script_exhausted() {
     let app = spawn_app(json!([{"text": "one"}])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "first").await;
     socket.until_run_end().await;
     app.say(&session, "second").await;
@@ -138,9 +134,7 @@ async fn a_script_that_runs_out_ends_the_run_with_script_exhausted() {
 async fn a_run_is_limited_in_model_calls() {
     let call = json!({"toolCalls": [{"name": "clock", "arguments": {}}]});
     let app = spawn_app(json!(vec![call; 12])).await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "loop").await;
     let events = socket.until_run_end().await;
     let steps = events
@@ -157,19 +151,9 @@ async fn a_run_is_limited_in_model_calls() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_closes_everything_and_finishes_cancelled() {
     let long = "word ".repeat(400);
-    let dir = tempfile::tempdir().unwrap();
-    let script =
-        crate::helpers::write_script(dir.path(), json!([{"reasoning": long, "text": long}]));
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let app = crate::helpers::start(crate::helpers::test_config(
-        &url,
-        &script,
-        &["--token-delay-ms", "5"],
-    ))
-    .await;
-    let session = app.create_session().await;
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let turns = json!([{"reasoning": long, "text": long}]);
+    let app = crate::helpers::spawn_app_with(turns, &["--token-delay-ms", "5"]).await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "talk").await;
     socket
         .until(|e| e.type_name() == "REASONING_MESSAGE_CONTENT")

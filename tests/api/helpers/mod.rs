@@ -55,10 +55,15 @@ pub fn write_script(dir: &Path, turns: Value) -> PathBuf {
 
 /// Starts the app on a fresh database with a script of `turns`.
 pub async fn spawn_app(turns: Value) -> TestApp {
+    spawn_app_with(turns, &[]).await
+}
+
+/// Like [`spawn_app`], with extra flags (e.g. a token delay).
+pub async fn spawn_app_with(turns: Value, extra: &[&str]) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
     let script = write_script(dir.path(), turns);
-    let mut app = start(test_config(&url, &script, &[])).await;
+    let mut app = start(test_config(&url, &script, extra)).await;
     app._dir = Some(dir);
     app
 }
@@ -109,6 +114,14 @@ impl TestApp {
             .as_str()
             .unwrap()
             .to_string()
+    }
+
+    /// Creates a session and opens a socket on it, past its (empty) backlog.
+    pub async fn open_session(&self) -> (String, Socket) {
+        let session = self.create_session().await;
+        let mut socket = self.socket(&session, 0).await;
+        socket.backlog().await;
+        (session, socket)
     }
 
     /// POSTs JSON and returns status and body.
