@@ -71,7 +71,7 @@ async fn a_turn_streams_reasoning_text_and_a_tool_call_in_order() {
     });
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&result.unwrap()).unwrap()["result"],
-        42.0
+        42
     );
     let text: String = events[26..30]
         .iter()

@@ -3,7 +3,7 @@
 // failing test says exactly which event broke which rule.
 
 import { isDeepStrictEqual } from 'node:util';
-import { verifyEvents } from '@ag-ui/client';
+import { enforceEvents, verifyEvents } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { from, lastValueFrom, tap, toArray } from 'rxjs';
 
@@ -25,6 +25,32 @@ export function schemaProblems(rows) {
     }
   }
   return problems;
+}
+
+/**
+ * Pipes the stream through the client's own `enforceEvents` stage, which strips keys the
+ * protocol does not describe (EventSchemas alone lets them pass) and drops unknown event
+ * types, warning on the console. Any change to an event, or any warning, is a problem.
+ */
+export async function enforceProblems(rows) {
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(' '));
+  try {
+    const out = await lastValueFrom(from(rows.map((r) => r.event)).pipe(enforceEvents(false), toArray()));
+    const problems = warnings.map((w) => `@ag-ui/client warned: ${w}`);
+    if (out.length !== rows.length) {
+      return [...problems, `enforceEvents kept ${out.length} of ${rows.length} events`];
+    }
+    rows.forEach((row, i) => {
+      if (out[i] && !isDeepStrictEqual(out[i], row.event)) {
+        problems.push(`${describe(row)} changed by enforceEvents: ${JSON.stringify(out[i])}`);
+      }
+    });
+    return problems;
+  } finally {
+    console.warn = warn;
+  }
 }
 
 /**

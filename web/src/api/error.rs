@@ -32,7 +32,8 @@ impl ApiError {
 
     /// The request never got an answer.
     pub fn network(message: impl fmt::Display) -> Self {
-        Self::new("network", format!("Could not reach the server: {message}"))
+        leptos::logging::warn!("request failed: {message}");
+        Self::new("network", "Can't reach the server; retrying…")
     }
 
     /// The answer could not be read.

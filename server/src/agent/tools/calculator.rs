@@ -35,8 +35,17 @@ impl Tool for Calculator {
             .to_string();
         Box::pin(async move {
             let result = evaluate(&expression)?;
-            Ok(json!({"expression": expression, "result": result}))
+            Ok(json!({"expression": expression, "result": number(result)}))
         })
+    }
+}
+
+/// A whole result as a JSON integer (`84`, not `84.0`), anything else as a float.
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        json!(value as i64)
+    } else {
+        json!(value)
     }
 }
 

@@ -1,0 +1,88 @@
+// Headless Chromium for the browser tests (playwright-core, the system's /usr/bin/chromium,
+// never a downloaded browser) plus the few page moves every story needs: type a message,
+// wait for the socket to be live, wait for the agent to be idle, take a named screenshot.
+// All waits are Playwright's own (locators, waitForFunction); timeouts are safety nets.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { artefactDir } from './tandem.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+/** Safety net for any single wait in a story. */
+export const WAIT_MS = 20_000;
+
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_BIN`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+/** A new context with a desktop viewport; page errors are collected in `errors`. */
+export async function newContext(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(WAIT_MS);
+  const errors = [];
+  context.on('page', (page) => watchErrors(page, errors));
+  return { context, errors };
+}
+
+function watchErrors(page, errors) {
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(m.text())) {
+      errors.push(`console: ${m.text()}`);
+    }
+  });
+}
+
+/** Saves `target/browser/<name>.png`. */
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(artefactDir('browser'), `${name}.png`) });
+}
+
+export const byId = (page, id) => page.getByTestId(id);
+export const pending = (page) => page.locator('[data-testid=interrupt][data-state=pending]');
+
+/** Waits for the connection indicator to show `state` (live, reconnecting, …). */
+export function connection(page, state) {
+  return page.locator(`[data-testid=connection][data-state=${state}]`).waitFor();
+}
+
+/** Types `text` into the composer the way a person does and presses Enter. */
+export async function say(page, text) {
+  const composer = byId(page, 'composer');
+  await composer.click();
+  await composer.pressSequentially(text);
+  await composer.press('Enter');
+}
+
+/** The session id from the page's `#/sessions/<id>` route. */
+export async function sessionIdOf(page) {
+  await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));
+  return page.evaluate(() => location.hash.split('/').pop());
+}
+
+/** Waits until no run is active: the stop button is gone and the composer is enabled. */
+export async function idle(page) {
+  await byId(page, 'stop').waitFor({ state: 'detached' });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=composer]')?.disabled);
+}
+
+/** The texts of every element with this test id, in page order (hidden text included). */
+export function textsOf(page, id) {
+  return page.getByTestId(id).evaluateAll((els) => els.map((e) => e.textContent.trim()));
+}
+
+/** Waits for an assistant message containing `text`; returns its full text. */
+export async function assistantSaying(page, text) {
+  const message = page.locator('[data-testid=assistant-message]:not(.streaming)', { hasText: text });
+  await message.last().waitFor();
+  return message.last().textContent();
+}
