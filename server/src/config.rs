@@ -47,6 +47,12 @@ pub struct Config {
     /// Model calls one run may make before it fails.
     #[arg(long, env = "TANDEM_MAX_MODEL_CALLS", default_value_t = 10)]
     pub max_model_calls: u32,
+    /// How often sockets are pinged, in milliseconds.
+    #[arg(long, env = "TANDEM_HEARTBEAT_INTERVAL_MS", default_value_t = 10_000)]
+    pub heartbeat_interval_ms: u64,
+    /// How long a socket may stay silent (no pong, no frame) before it is closed, in ms.
+    #[arg(long, env = "TANDEM_CLIENT_TIMEOUT_MS", default_value_t = 30_000)]
+    pub client_timeout_ms: u64,
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "TANDEM_WORKERS")]
     pub workers: Option<usize>,
@@ -59,11 +65,21 @@ pub enum ConfigError {
     MissingScript,
     #[error("--max-model-calls (TANDEM_MAX_MODEL_CALLS) must be at least 1")]
     NoModelCalls,
+    #[error("--client-timeout-ms must be longer than --heartbeat-interval-ms (and that above 0)")]
+    Heartbeat,
     #[error("unsupported database URL `{0}`: use sqlite://<path>")]
     Database(String),
 }
 
 impl Config {
+    /// The socket heartbeat these settings give.
+    pub fn heartbeat(&self) -> crate::ws::Heartbeat {
+        crate::ws::Heartbeat {
+            interval: std::time::Duration::from_millis(self.heartbeat_interval_ms),
+            timeout: std::time::Duration::from_millis(self.client_timeout_ms),
+        }
+    }
+
     /// Checks settings that clap cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.engine == EngineKind::Script && self.script.is_none() {
@@ -71,6 +87,9 @@ impl Config {
         }
         if self.max_model_calls == 0 {
             return Err(ConfigError::NoModelCalls);
+        }
+        if self.heartbeat_interval_ms == 0 || self.client_timeout_ms <= self.heartbeat_interval_ms {
+            return Err(ConfigError::Heartbeat);
         }
         if !self.database_url.starts_with("sqlite:") {
             return Err(ConfigError::Database(self.database_url.clone()));

@@ -60,6 +60,7 @@ impl Application {
                 model: info.model,
                 version: env!("CARGO_PKG_VERSION").into(),
             },
+            heartbeat: config.heartbeat(),
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(

@@ -6,6 +6,7 @@ use shared::api::ServerInfo;
 
 use crate::agent::Runner;
 use crate::eventlog::Hub;
+use crate::ws::Heartbeat;
 
 /// The application state, generic over the storage backend.
 pub struct AppState<S> {
@@ -13,4 +14,5 @@ pub struct AppState<S> {
     pub runner: Runner<S>,
     pub hub: Hub,
     pub info: ServerInfo,
+    pub heartbeat: Heartbeat,
 }

@@ -81,3 +81,68 @@ async fn sockets_for_unknown_sessions_are_refused() {
         other => panic!("expected a 404, got {other:?}"),
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_answers_pings_is_closed_after_the_timeout() {
+    let flags = [
+        "--heartbeat-interval-ms",
+        "50",
+        "--client-timeout-ms",
+        "200",
+    ];
+    let app = crate::helpers::spawn_app_with(json!([]), &flags).await;
+    let session = app.create_session().await;
+    let mut silent = raw_socket(&app.address, &format!("/api/sessions/{session}/ws")).await;
+    let mut pings = 0;
+    let code = loop {
+        match read_frame(&mut silent).await {
+            // 100 pings is 5 s at this interval, far past the 200 ms timeout.
+            (0x9, _) if pings > 100 => panic!("a silent client was never closed"),
+            (0x9, _) => pings += 1,
+            (0x8, payload) => break u16::from_be_bytes([payload[0], payload[1]]),
+            _ => {}
+        }
+    };
+    assert!(pings >= 1, "the server pinged before giving up");
+    assert_eq!(code, 1008);
+}
+
+/// A WebSocket opened over plain TCP that reads frames and never answers anything.
+async fn raw_socket(address: &str, path: &str) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        head.push(stream.read_u8().await.unwrap());
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    stream
+}
+
+/// Reads one unmasked server frame: its opcode and payload.
+async fn read_frame(stream: &mut tokio::net::TcpStream) -> (u8, Vec<u8>) {
+    use tokio::io::AsyncReadExt;
+    let deadline = std::time::Duration::from_secs(20);
+    tokio::time::timeout(deadline, async {
+        let first = stream.read_u8().await.unwrap();
+        let length = match stream.read_u8().await.unwrap() & 0x7f {
+            126 => u64::from(stream.read_u16().await.unwrap()),
+            127 => stream.read_u64().await.unwrap(),
+            short => u64::from(short),
+        };
+        let mut payload = vec![0; length as usize];
+        stream.read_exact(&mut payload).await.unwrap();
+        (first & 0x0f, payload)
+    })
+    .await
+    .expect("a frame in time")
+}

@@ -17,10 +17,26 @@ use crate::routes::session_id;
 use crate::state::AppState;
 use crate::store::Store;
 
-/// How often the server pings.
+/// How often the server pings, by default.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
-/// How long a client may stay silent (no pong, no frame) before it is closed.
+/// How long a client may stay silent (no pong, no frame) before it is closed, by default.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The socket heartbeat: ping every `interval`; close a client silent for `timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heartbeat {
+    pub interval: Duration,
+    pub timeout: Duration,
+}
+
+impl Default for Heartbeat {
+    fn default() -> Self {
+        Self {
+            interval: HEARTBEAT_INTERVAL,
+            timeout: CLIENT_TIMEOUT,
+        }
+    }
+}
 /// Largest client frame accepted; larger ones close the socket with 1009.
 pub const MAX_FRAME: usize = 64 * 1024;
 

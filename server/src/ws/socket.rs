@@ -14,7 +14,6 @@ use shared::ServerFrame;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
-use super::{CLIENT_TIMEOUT, HEARTBEAT_INTERVAL};
 use crate::domain::SessionId;
 use crate::eventlog::event_frame;
 use crate::state::AppState;
@@ -54,7 +53,7 @@ async fn run<S: Store>(
     let caught_up =
         serde_json::to_string(&ServerFrame::CaughtUp { seq: sent }).expect("frames serialise");
     ws.text(caught_up).await.map_err(|_| Gone)?;
-    let mut heartbeat = tokio::time::interval(HEARTBEAT_INTERVAL);
+    let mut heartbeat = tokio::time::interval(state.heartbeat.interval);
     let mut last_heard = Instant::now();
     loop {
         tokio::select! {
@@ -89,7 +88,7 @@ async fn run<S: Store>(
                 }
             },
             _ = heartbeat.tick() => {
-                if last_heard.elapsed() > CLIENT_TIMEOUT {
+                if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
                 }
                 ws.ping(b"").await.map_err(|_| Gone)?;
