@@ -29,13 +29,7 @@ async fn sessions_can_be_created_listed_read_and_deleted() {
     let (status, detail) = app.get(&format!("/api/sessions/{id}")).await;
     assert_eq!(status, 200);
     assert_eq!(detail["pendingInterrupts"], json!([]));
-    let deleted = app
-        .http
-        .delete(app.url(&format!("/api/sessions/{id}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), 204);
+    assert_eq!(app.delete_session(id).await, 204);
     let (status, body) = app.get(&format!("/api/sessions/{id}")).await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
@@ -165,26 +159,18 @@ async fn a_second_message_during_a_run_is_refused_with_run_active() {
         (status, body["error"]["code"].as_str()),
         (409, Some("run_active"))
     );
-    let deleted = app
-        .http
-        .delete(app.url(&format!("/api/sessions/{session}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), 204, "a running session can be deleted");
+    assert_eq!(
+        app.delete_session(&session).await,
+        204,
+        "a running session can be deleted"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleting_a_session_closes_its_sockets() {
     let app = spawn_app(json!([])).await;
     let (session, mut viewer) = app.open_session().await;
-    let deleted = app
-        .http
-        .delete(app.url(&format!("/api/sessions/{session}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), 204);
+    assert_eq!(app.delete_session(&session).await, 204);
     match viewer.receive().await {
         crate::helpers::socket::Received::Closed(code) => assert_eq!(code, Some(1000)),
         crate::helpers::socket::Received::Frame(frame) => panic!("expected a close, got {frame:?}"),

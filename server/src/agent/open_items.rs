@@ -18,6 +18,16 @@ pub struct OpenItems {
 }
 
 impl OpenItems {
+    /// Whether an event only adds content (a delta) and so opens or closes nothing.
+    pub fn is_content(body: &EventBody) -> bool {
+        matches!(
+            body,
+            EventBody::TextMessageContent { .. }
+                | EventBody::ReasoningMessageContent { .. }
+                | EventBody::ToolCallArgs { .. }
+        )
+    }
+
     /// Tracks one committed event.
     pub fn observe(&mut self, body: &EventBody) {
         match body {

@@ -67,10 +67,14 @@ impl Recorder {
             .into_iter()
             .map(|b| LogEntry::new(Event::at(b, now)))
             .collect();
-        let mut open = self.open.clone();
-        for entry in &entries {
-            open.observe(&entry.event.body);
-        }
+        // Only starts and ends change what is open; the token path (content deltas) copies
+        // nothing here.
+        let structural: Vec<EventBody> = entries
+            .iter()
+            .map(|entry| &entry.event.body)
+            .filter(|body| !OpenItems::is_content(body))
+            .cloned()
+            .collect();
         let command = Command {
             session: self.session,
             guard: Guard::Append,
@@ -78,7 +82,7 @@ impl Recorder {
         };
         match self.writer.submit(command).await? {
             Applied::Committed { .. } => {
-                self.open = open;
+                structural.iter().for_each(|body| self.open.observe(body));
                 Ok(())
             }
             Applied::Rejected(_) => Err(RunAbort::SessionGone),

@@ -144,6 +144,18 @@ impl TestApp {
         (status, response.json().await.unwrap_or(Value::Null))
     }
 
+    /// DELETEs a session and returns the status.
+    pub async fn delete_session(&self, session: &str) -> u16 {
+        let url = self.url(&format!("/api/sessions/{session}"));
+        self.http
+            .delete(url)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
     /// Sends a user message over REST and returns the run id.
     pub async fn say(&self, session: &str, text: &str) -> String {
         let (status, body) = self
