@@ -11,6 +11,7 @@ use shared::{Event, EventBody};
 use super::open_items::OpenItems;
 use super::runner::Runner;
 use crate::domain::{now_ms, SessionId};
+use crate::eventlog::WriteError;
 use crate::store::{Command, Guard, LogEntry, Store, StoreError};
 
 /// The result text of a tool call the crash cut short.
@@ -18,7 +19,7 @@ const CUT_SHORT: &str = "Tandem stopped while this call was running; its outcome
 
 impl<S: Store> Runner<S> {
     /// Closes every run left in flight; returns how many were closed.
-    pub async fn close_interrupted_runs(&self) -> Result<usize, StoreError> {
+    pub async fn close_interrupted_runs(&self) -> Result<usize, WriteError> {
         let sessions = self
             .deps
             .store
@@ -36,11 +37,7 @@ impl<S: Store> Runner<S> {
                 guard: Guard::Append,
                 entries,
             };
-            self.deps
-                .writer
-                .submit(command)
-                .await
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            self.deps.writer.submit(command).await?;
             tracing::info!(%session, "closed a run interrupted by the last shutdown");
         }
         Ok(sessions.len())

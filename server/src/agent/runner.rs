@@ -100,7 +100,7 @@ impl<S: Store> Runner<S> {
         let row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
         if row.state != InterruptState::Pending {
-            return answered_already(&row, &response);
+            return answered_already(session, &row, &response);
         }
         if status == ResumeStatus::Resolved {
             request_input::check_payload(&row.interrupt, response.get("payload"))
@@ -197,9 +197,8 @@ impl<S: Store> Runner<S> {
         };
         match self.submit(session, guard, events).await? {
             Applied::Committed { .. } => Ok(()),
-            Applied::Rejected(rejection) => {
-                Err(rejected(session, rejection).err().unwrap_or(ApiError::Idle))
-            }
+            // A duplicate means another stop declined it first: nothing left to do.
+            Applied::Rejected(rejection) => rejected(session, rejection).map(drop),
         }
     }
 
@@ -330,19 +329,20 @@ fn tool_result(tool_call_id: &str, response: &Value) -> EventBody {
     }
 }
 
-fn answered_already(row: &InterruptRow, response: &Value) -> Result<RunAccepted, ApiError> {
-    if row.response.as_ref() == Some(response) {
-        let run_id = row.resumed_run_id.clone().unwrap_or_default();
-        return Ok(RunAccepted {
-            run_id,
-            duplicate: true,
-        });
-    }
-    Err(ApiError::InterruptAnswered(json!({
-        "interruptId": row.id,
-        "state": row.state.as_str(),
-        "response": row.response,
-    })))
+/// The answer to an interrupt that already has one: a repeat or a conflict.
+fn answered_already(
+    session: SessionId,
+    row: &InterruptRow,
+    response: &Value,
+) -> Result<RunAccepted, ApiError> {
+    let rejection = Rejection::InterruptAnswered {
+        interrupt_id: row.id.clone(),
+        same: row.response.as_ref() == Some(response),
+        state: row.state.as_str().to_string(),
+        response: row.response.clone().unwrap_or_default(),
+        run_id: row.resumed_run_id.clone(),
+    };
+    rejected(session, rejection)
 }
 
 fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {
@@ -365,7 +365,14 @@ fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, Api
             })
         }
         Rejection::InterruptAnswered {
-            state, response, ..
-        } => ApiError::InterruptAnswered(json!({"state": state, "response": response})),
+            interrupt_id,
+            state,
+            response,
+            ..
+        } => ApiError::InterruptAnswered(json!({
+            "interruptId": interrupt_id,
+            "state": state,
+            "response": response,
+        })),
     })
 }

@@ -20,11 +20,17 @@ pub const MAX_BATCH: usize = 512;
 /// Commands that may wait for the writer before producers feel back-pressure.
 const QUEUE: usize = 4096;
 
+impl From<StoreError> for WriteError {
+    fn from(error: StoreError) -> Self {
+        Self::Store(Arc::new(error))
+    }
+}
+
 /// Why a write did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(#[from] Arc<StoreError>),
     #[error("the log writer has stopped")]
     Stopped,
 }
@@ -55,12 +61,7 @@ impl Writer {
             .send(Job { command, reply })
             .await
             .map_err(|_| WriteError::Stopped)?;
-        match outcome.await.map_err(|_| WriteError::Stopped)? {
-            Ok(applied) => Ok(applied),
-            Err(error) => Err(WriteError::Store(
-                Arc::try_unwrap(error).unwrap_or_else(|e| StoreError::Corrupt(e.to_string())),
-            )),
-        }
+        Ok(outcome.await.map_err(|_| WriteError::Stopped)??)
     }
 }
 

@@ -1,5 +1,7 @@
 //! Session endpoints: create, list, read, delete, and the event log page.
 
+use std::fmt::Write;
+
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::{CreateSession, SessionDetail, SessionList, SessionSummary};
@@ -109,9 +111,9 @@ pub async fn events<S: Store>(
         if i > 0 {
             body.push(',');
         }
-        body.push_str(&format!(r#"{{"seq":{},"event":{}}}"#, row.seq, row.json));
+        let _ = write!(body, r#"{{"seq":{},"event":{}}}"#, row.seq, row.json);
     }
-    body.push_str(&format!(r#"],"lastSeq":{}}}"#, session.last_seq));
+    let _ = write!(body, r#"],"lastSeq":{}}}"#, session.last_seq);
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(body))

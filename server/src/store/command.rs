@@ -73,6 +73,7 @@ pub enum Rejection {
     InterruptMissing,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
+        interrupt_id: String,
         same: bool,
         state: String,
         response: serde_json::Value,

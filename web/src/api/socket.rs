@@ -11,7 +11,6 @@ use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use leptos::prelude::{set_timeout_with_handle, window, TimeoutHandle};
-use serde_json::Value;
 use shared::{ClientFrame, ServerFrame};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -226,17 +225,7 @@ fn receive(inner: &Inner, text: &str) {
             }
             (inner.handlers.on_frame)(frame);
         }
-        Err(error) => skip_unknown(inner, text, &error),
+        // Unknown event types parse (as `EventBody::Unknown`); only a malformed frame is here.
+        Err(error) => leptos::logging::warn!("ignoring a malformed frame: {error}"),
     }
-}
-
-/// An event this page does not model still moves the resume point past it.
-fn skip_unknown(inner: &Inner, text: &str, error: &serde_json::Error) {
-    let raw: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    if raw.get("kind").and_then(Value::as_str) == Some("event") {
-        if let Some(seq) = raw.get("seq").and_then(Value::as_u64) {
-            inner.last_seq.set(inner.last_seq.get().max(seq));
-        }
-    }
-    leptos::logging::warn!("skipping a frame this page does not understand: {error}");
 }

@@ -99,6 +99,7 @@ async fn check_resume(
             .map_err(|e| StoreError::Corrupt(e.to_string()))?
             .unwrap_or_default();
         return Ok(Some(Rejection::InterruptAnswered {
+            interrupt_id: interrupt_id.to_string(),
             same: &stored == response,
             state,
             response: stored,
