@@ -11,7 +11,7 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::{middleware, web, App, HttpServer};
 use shared::api::ServerInfo;
 
-use crate::agent::engines::{DemoEngine, Engine, ScriptEngine};
+use crate::agent::engines::{AnthropicEngine, DemoEngine, Engine, OpenAiEngine, ScriptEngine};
 use crate::agent::tools::ToolRegistry;
 use crate::agent::{RunDeps, Runner};
 use crate::config::{Config, EngineKind};
@@ -42,7 +42,7 @@ impl Application {
             store: store.clone(),
             writer,
             engine: engine.clone(),
-            tools: Arc::new(ToolRegistry::builtin()),
+            tools: Arc::new(tools(&config)?),
             max_model_calls: config.max_model_calls,
             runtime: tokio::runtime::Handle::current(),
         });
@@ -121,5 +121,19 @@ fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
                 .ok_or(crate::config::ConfigError::MissingScript)?;
             Arc::new(ScriptEngine::load(path, delay)?)
         }
+        EngineKind::Openai => Arc::new(OpenAiEngine::new(config.provider.openai()?)?),
+        EngineKind::Anthropic => Arc::new(AnthropicEngine::new(config.provider.anthropic()?)?),
     })
+}
+
+/// The built-in tools with the configured approval settings.
+fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
+    let mut tools = ToolRegistry::builtin(config.workspace_dir.clone());
+    for name in config.require_approval.iter().filter(|n| !n.is_empty()) {
+        tools.set_approval(name.trim(), true)?;
+    }
+    for name in config.skip_approval.iter().filter(|n| !n.is_empty()) {
+        tools.set_approval(name.trim(), false)?;
+    }
+    Ok(tools)
 }

@@ -96,6 +96,13 @@ pub enum EventBody {
     ReasoningMessageEnd { message_id: String },
     /// A reasoning span closes.
     ReasoningEnd { message_id: String },
+    /// A provider's opaque reasoning artefact (e.g. a thinking signature), kept to be sent
+    /// back on a later model call; `entity_id` is the reasoning message or tool call.
+    ReasoningEncryptedValue {
+        subtype: EncryptedSubtype,
+        entity_id: String,
+        encrypted_value: String,
+    },
     /// A tool call opens.
     ToolCallStart {
         tool_call_id: String,
@@ -139,6 +146,7 @@ impl EventBody {
             Self::ReasoningMessageContent { .. } => "REASONING_MESSAGE_CONTENT",
             Self::ReasoningMessageEnd { .. } => "REASONING_MESSAGE_END",
             Self::ReasoningEnd { .. } => "REASONING_END",
+            Self::ReasoningEncryptedValue { .. } => "REASONING_ENCRYPTED_VALUE",
             Self::ToolCallStart { .. } => "TOOL_CALL_START",
             Self::ToolCallArgs { .. } => "TOOL_CALL_ARGS",
             Self::ToolCallEnd { .. } => "TOOL_CALL_END",
@@ -170,6 +178,16 @@ pub enum TextRole {
 pub enum ReasoningRole {
     #[default]
     Reasoning,
+}
+
+/// What a `REASONING_ENCRYPTED_VALUE` belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EncryptedSubtype {
+    /// A reasoning message.
+    Message,
+    /// A tool call.
+    ToolCall,
 }
 
 /// The only role a tool result has.

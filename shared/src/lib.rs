@@ -11,7 +11,8 @@ pub mod envelope;
 pub mod input;
 
 pub use agui::{
-    Event, EventBody, Interrupt, Outcome, ReasoningRole, TextRole, TokenUsage, ToolRole,
+    EncryptedSubtype, Event, EventBody, Interrupt, Outcome, ReasoningRole, TextRole, TokenUsage,
+    ToolRole,
 };
 pub use envelope::{ClientFrame, ResumeStatus, ServerFrame};
 pub use input::{InputKind, InputRequest};

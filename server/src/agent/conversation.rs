@@ -2,12 +2,20 @@
 //!
 //! User messages, each model call's reasoning, text and tool calls (between the
 //! `STEP_STARTED`/`STEP_FINISHED` of `model_call`), and tool results (including a
-//! person's answers) become [`ChatMessage`]s. A tool call without a result, which only a
-//! crash can leave, gets a synthetic error result so every provider accepts the history.
+//! person's answers) become [`ChatMessage`]s. Reasoning keeps the provider's opaque
+//! signatures (`REASONING_ENCRYPTED_VALUE`) so they can be sent back. The last turn's tool
+//! calls that have no result yet are the run's pending calls; a person's approvals of them
+//! (`CUSTOM tandem.tool_approval`) are collected too. For the model, a call without a
+//! result gets a synthetic error result so every provider accepts the history.
 
 use std::collections::{HashMap, HashSet};
 
 use shared::{Event, EventBody, TextRole};
+
+use super::approval::{Approval, APPROVAL_EVENT};
+
+/// Prefix of an encrypted value that holds a whole redacted reasoning block, not a signature.
+pub const REDACTED_PREFIX: &str = "redacted:";
 
 /// The step name Tandem wraps each model call in.
 pub const MODEL_CALL_STEP: &str = "model_call";
@@ -21,6 +29,18 @@ pub struct ToolCallRecord {
     pub arguments: String,
 }
 
+/// One block of a model's reasoning.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReasoningBlock {
+    /// Readable reasoning, with the provider's signature if it gave one.
+    Thinking {
+        text: String,
+        signature: Option<String>,
+    },
+    /// Reasoning the provider returned encrypted (Anthropic `redacted_thinking`).
+    Redacted { data: String },
+}
+
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMessage {
@@ -28,7 +48,7 @@ pub enum ChatMessage {
         text: String,
     },
     Assistant {
-        reasoning: String,
+        reasoning: Vec<ReasoningBlock>,
         text: String,
         tool_calls: Vec<ToolCallRecord>,
     },
@@ -44,6 +64,12 @@ pub enum ChatMessage {
 pub struct History {
     pub messages: Vec<ChatMessage>,
     pub model_calls: u64,
+    /// The tool calls of the last model turn, in order.
+    pub turn_calls: Vec<ToolCallRecord>,
+    /// The last turn's calls that have no result yet (none once a person wrote since).
+    pub pending: Vec<ToolCallRecord>,
+    /// A person's decisions on calls that needed approval, by tool call id.
+    pub approvals: HashMap<String, Approval>,
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -52,6 +78,8 @@ pub fn rebuild<'a>(events: impl IntoIterator<Item = &'a Event>) -> History {
     for event in events {
         fold.observe(&event.body);
     }
+    fold.finish_assistant();
+    fold.history.pending = pending_calls(&fold.history.messages);
     fold.history.messages = answer_every_call(fold.history.messages);
     fold.history
 }
@@ -60,8 +88,16 @@ pub fn rebuild<'a>(events: impl IntoIterator<Item = &'a Event>) -> History {
 struct Fold {
     history: History,
     user: Option<(String, String)>,
-    assistant: Option<(String, String, Vec<ToolCallRecord>)>,
+    assistant: Option<Turn>,
     tool_names: HashMap<String, String>,
+}
+
+/// The model turn being read.
+#[derive(Default)]
+struct Turn {
+    reasoning: Vec<(String, ReasoningBlock)>,
+    text: String,
+    tool_calls: Vec<ToolCallRecord>,
 }
 
 impl Fold {
@@ -75,7 +111,7 @@ impl Fold {
             EventBody::TextMessageContent { message_id, delta } => {
                 match (&mut self.user, &mut self.assistant) {
                     (Some((id, text)), _) if id == message_id => text.push_str(delta),
-                    (_, Some((_, text, _))) => text.push_str(delta),
+                    (_, Some(turn)) => turn.text.push_str(delta),
                     _ => {}
                 }
             }
@@ -87,39 +123,16 @@ impl Fold {
             }
             EventBody::StepStarted { step_name } if step_name == MODEL_CALL_STEP => {
                 self.history.model_calls += 1;
-                self.assistant = Some(Default::default());
+                self.assistant = Some(Turn::default());
             }
             EventBody::StepFinished { step_name } if step_name == MODEL_CALL_STEP => {
                 self.finish_assistant()
             }
-            EventBody::ReasoningMessageContent { delta, .. } => {
-                if let Some((reasoning, _, _)) = &mut self.assistant {
-                    reasoning.push_str(delta);
-                }
-            }
-            EventBody::ToolCallStart {
-                tool_call_id,
-                tool_call_name,
-                ..
-            } => {
-                self.tool_names
-                    .insert(tool_call_id.clone(), tool_call_name.clone());
-                if let Some((_, _, calls)) = &mut self.assistant {
-                    calls.push(ToolCallRecord {
-                        id: tool_call_id.clone(),
-                        name: tool_call_name.clone(),
-                        arguments: String::new(),
-                    });
-                }
-            }
-            EventBody::ToolCallArgs {
-                tool_call_id,
-                delta,
-            } => {
-                let calls = self.assistant.as_mut().map(|(_, _, calls)| calls);
-                if let Some(call) = calls.and_then(|c| c.iter_mut().find(|c| &c.id == tool_call_id))
-                {
-                    call.arguments.push_str(delta);
+            EventBody::Custom { name, value } if name == APPROVAL_EVENT => {
+                if let Some(approval) = Approval::from_event(value) {
+                    self.history
+                        .approvals
+                        .insert(approval.tool_call_id.clone(), approval);
                 }
             }
             EventBody::ToolCallResult {
@@ -139,21 +152,123 @@ impl Fold {
                 });
             }
             EventBody::RunError { .. } | EventBody::RunFinished { .. } => self.finish_assistant(),
+            other => self.observe_turn(other),
+        }
+    }
+
+    /// Reasoning and tool-call events of the model turn being read.
+    fn observe_turn(&mut self, body: &EventBody) {
+        if let EventBody::ToolCallStart {
+            tool_call_id,
+            tool_call_name,
+            ..
+        } = body
+        {
+            self.tool_names
+                .insert(tool_call_id.clone(), tool_call_name.clone());
+        }
+        let Some(turn) = &mut self.assistant else {
+            return;
+        };
+        match body {
+            EventBody::ReasoningMessageStart { message_id, .. } => turn.reasoning.push((
+                message_id.clone(),
+                ReasoningBlock::Thinking {
+                    text: String::new(),
+                    signature: None,
+                },
+            )),
+            EventBody::ReasoningMessageContent { message_id, delta } => {
+                if let Some((_, ReasoningBlock::Thinking { text, .. })) =
+                    turn.reasoning.iter_mut().find(|(id, _)| id == message_id)
+                {
+                    text.push_str(delta);
+                }
+            }
+            EventBody::ReasoningEncryptedValue {
+                entity_id,
+                encrypted_value,
+                ..
+            } => {
+                let Some((_, block)) = turn.reasoning.iter_mut().find(|(id, _)| id == entity_id)
+                else {
+                    return;
+                };
+                match (encrypted_value.strip_prefix(REDACTED_PREFIX), block) {
+                    (Some(data), block) => *block = ReasoningBlock::Redacted { data: data.into() },
+                    (None, ReasoningBlock::Thinking { signature, .. }) => {
+                        *signature = Some(encrypted_value.clone())
+                    }
+                    (None, ReasoningBlock::Redacted { .. }) => {}
+                }
+            }
+            EventBody::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+                ..
+            } => turn.tool_calls.push(ToolCallRecord {
+                id: tool_call_id.clone(),
+                name: tool_call_name.clone(),
+                arguments: String::new(),
+            }),
+            EventBody::ToolCallArgs {
+                tool_call_id,
+                delta,
+            } => {
+                if let Some(call) = turn.tool_calls.iter_mut().find(|c| &c.id == tool_call_id) {
+                    call.arguments.push_str(delta);
+                }
+            }
             _ => {}
         }
     }
 
     fn finish_assistant(&mut self) {
-        if let Some((reasoning, text, tool_calls)) = self.assistant.take() {
-            if !(reasoning.is_empty() && text.is_empty() && tool_calls.is_empty()) {
-                self.history.messages.push(ChatMessage::Assistant {
-                    reasoning,
-                    text,
-                    tool_calls,
-                });
+        let Some(turn) = self.assistant.take() else {
+            return;
+        };
+        let reasoning: Vec<ReasoningBlock> = turn
+            .reasoning
+            .into_iter()
+            .map(|(_, block)| block)
+            .filter(|block| match block {
+                ReasoningBlock::Thinking { text, signature } => {
+                    !text.is_empty() || signature.is_some()
+                }
+                ReasoningBlock::Redacted { data } => !data.is_empty(),
+            })
+            .collect();
+        if reasoning.is_empty() && turn.text.is_empty() && turn.tool_calls.is_empty() {
+            return;
+        }
+        self.history.turn_calls = turn.tool_calls.clone();
+        self.history.messages.push(ChatMessage::Assistant {
+            reasoning,
+            text: turn.text,
+            tool_calls: turn.tool_calls,
+        });
+    }
+}
+
+/// The last assistant turn's calls without a result, unless a person wrote after it.
+fn pending_calls(messages: &[ChatMessage]) -> Vec<ToolCallRecord> {
+    let mut answered = HashSet::new();
+    for message in messages.iter().rev() {
+        match message {
+            ChatMessage::Tool { tool_call_id, .. } => {
+                answered.insert(tool_call_id.as_str());
+            }
+            ChatMessage::User { .. } => return Vec::new(),
+            ChatMessage::Assistant { tool_calls, .. } => {
+                return tool_calls
+                    .iter()
+                    .filter(|call| !answered.contains(call.id.as_str()))
+                    .cloned()
+                    .collect()
             }
         }
     }
+    Vec::new()
 }
 
 /// Gives every tool call that has no result a synthetic error result, placed with the
@@ -192,9 +307,8 @@ fn pay(out: &mut Vec<ChatMessage>, owed: &mut Vec<ToolCallRecord>) {
         out.push(ChatMessage::Tool {
             tool_call_id: call.id,
             name: call.name,
-            content:
-                r#"{"error":"no result was recorded for this call (the run was interrupted)"}"#
-                    .into(),
+            content: r#"{"error":"no result was recorded for this call (the run was stopped or interrupted before it finished)"}"#
+                .into(),
         });
     }
 }

@@ -4,8 +4,9 @@
 //! gets ahead of its log. It tracks what is open to close it on any abnormal end, and
 //! maps engine deltas to the right start/content/end events.
 
-use shared::{Event, EventBody, ReasoningRole, TextRole};
+use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole};
 
+use super::conversation::REDACTED_PREFIX;
 use super::open_items::OpenItems;
 use crate::domain::{new_id, now_ms, SessionId};
 use crate::eventlog::{WriteError, Writer};
@@ -142,6 +143,42 @@ impl Recorder {
             }
         };
         events.push(EventBody::ReasoningMessageContent { message_id, delta });
+        self.emit_all(events).await
+    }
+
+    /// Ends the open reasoning block, keeping the provider's signature if it gave one.
+    pub async fn end_reasoning(&mut self, signature: Option<String>) -> Result<(), RunAbort> {
+        let mut events = Vec::new();
+        if let (Some(id), Some(signature)) = (self.open.reasoning(), signature) {
+            events.push(EventBody::ReasoningEncryptedValue {
+                subtype: EncryptedSubtype::Message,
+                entity_id: id.to_string(),
+                encrypted_value: signature,
+            });
+        }
+        events.extend(self.open.closing_content());
+        self.emit_all(events).await
+    }
+
+    /// A reasoning block the provider sent encrypted: an empty reasoning message that
+    /// carries the data (prefixed with [`REDACTED_PREFIX`]) to send back later.
+    pub async fn redacted_reasoning(&mut self, data: String) -> Result<(), RunAbort> {
+        let mut events = self.open.closing_content();
+        let (span, id) = (new_id("rsn"), new_id("rmsg"));
+        events.push(EventBody::ReasoningStart {
+            message_id: span.clone(),
+        });
+        events.push(EventBody::ReasoningMessageStart {
+            message_id: id.clone(),
+            role: ReasoningRole::Reasoning,
+        });
+        events.push(EventBody::ReasoningEncryptedValue {
+            subtype: EncryptedSubtype::Message,
+            entity_id: id.clone(),
+            encrypted_value: format!("{REDACTED_PREFIX}{data}"),
+        });
+        events.push(EventBody::ReasoningMessageEnd { message_id: id });
+        events.push(EventBody::ReasoningEnd { message_id: span });
         self.emit_all(events).await
     }
 

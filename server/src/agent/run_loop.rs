@@ -1,9 +1,10 @@
 //! One run, from its first model call to its terminal event.
 //!
-//! Each iteration rebuilds the conversation from the log, streams one model call into
-//! the log, runs the tools it asked for, and either loops, finishes, pauses on
-//! `request_input` (ending the run with an interrupt; nothing stays in memory) or stops
-//! when cancelled. Every exit path leaves the run closed with a terminal event.
+//! Each iteration rebuilds the conversation from the log. If the last model turn has
+//! calls without results, it runs them in order, pausing (ending the run with an
+//! interrupt; nothing stays in memory) on `request_input` or on a call that needs a
+//! person's approval. Otherwise it streams one model call into the log and finishes if
+//! the model called no tool. A resumed run picks up the remaining calls the same way. Every exit path leaves the run closed with a terminal event.
 
 use std::sync::Arc;
 
@@ -12,10 +13,11 @@ use serde_json::json;
 use shared::{EventBody, Interrupt, Outcome, ToolRole};
 use tokio_util::sync::CancellationToken;
 
-use super::conversation::{self, ToolCallRecord, MODEL_CALL_STEP};
+use super::approval;
+use super::conversation::{self, History, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::recorder::{Recorder, RunAbort};
-use super::tools::request_input;
+use super::tools::{self, request_input};
 use super::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
@@ -52,19 +54,38 @@ async fn run<S: Store>(
     recorder: &mut Recorder,
     cancel: &CancellationToken,
 ) -> Result<(), RunAbort> {
-    for _ in 0..deps.max_model_calls {
+    let mut model_calls = 0;
+    loop {
         if cancel.is_cancelled() {
             return finish_cancelled(recorder).await;
         }
         let history = load_history(deps, recorder).await?;
+        if !history.pending.is_empty() {
+            match run_tools(deps, recorder, &history, cancel).await? {
+                Ok(None) => continue,
+                Ok(Some(interrupt)) => {
+                    let interrupts = vec![interrupt];
+                    return finish(recorder, Outcome::Interrupt { interrupts }).await;
+                }
+                Err(_) => return finish_cancelled(recorder).await,
+            }
+        }
+        if model_calls == deps.max_model_calls {
+            let message = format!(
+                "the run reached its limit of {} model calls without finishing",
+                deps.max_model_calls
+            );
+            return fail(recorder, "max_model_calls", &message).await;
+        }
+        model_calls += 1;
         let request = ModelRequest {
             conversation: history.messages,
             tools: deps.tools.specs(),
             model_call_index: history.model_calls,
         };
         recorder.begin_model_call(MODEL_CALL_STEP).await?;
-        let calls = match stream_model_call(deps, recorder, request, cancel).await? {
-            Ok(calls) => calls,
+        let called_tools = match stream_model_call(deps, recorder, request, cancel).await? {
+            Ok(called_tools) => called_tools,
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
             Err(Halt::Failed(error)) => return fail(recorder, error.code, &error.message).await,
         };
@@ -73,34 +94,13 @@ async fn run<S: Store>(
                 step_name: MODEL_CALL_STEP.into(),
             })
             .await?;
-        if calls.is_empty() {
-            return finish(
-                recorder,
-                Outcome::Success {
-                    pending_tool_call_ids: None,
-                },
-            )
-            .await;
-        }
-        match run_tools(deps, recorder, calls, cancel).await? {
-            Ok(None) => continue,
-            Ok(Some(interrupt)) => {
-                return finish(
-                    recorder,
-                    Outcome::Interrupt {
-                        interrupts: vec![interrupt],
-                    },
-                )
-                .await
-            }
-            Err(_) => return finish_cancelled(recorder).await,
+        if !called_tools {
+            let outcome = Outcome::Success {
+                pending_tool_call_ids: None,
+            };
+            return finish(recorder, outcome).await;
         }
     }
-    let message = format!(
-        "the run reached its limit of {} model calls without finishing",
-        deps.max_model_calls
-    );
-    fail(recorder, "max_model_calls", &message).await
 }
 
 async fn load_history<S: Store>(
@@ -119,15 +119,15 @@ async fn load_history<S: Store>(
     Ok(conversation::rebuild(&events))
 }
 
-/// Streams one model call into the log; returns the tool calls it made.
+/// Streams one model call into the log; returns whether it called tools.
 async fn stream_model_call<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     request: ModelRequest,
     cancel: &CancellationToken,
-) -> Result<Result<Vec<ToolCallRecord>, Halt>, RunAbort> {
+) -> Result<Result<bool, Halt>, RunAbort> {
     let mut stream = deps.engine.stream(request);
-    let mut calls: Vec<ToolCallRecord> = Vec::new();
+    let mut calls: Vec<String> = Vec::new();
     loop {
         let item = tokio::select! {
             biased;
@@ -139,6 +139,12 @@ async fn stream_model_call<S: Store>(
             Some(Err(error)) => return Ok(Err(Halt::Failed(error))),
             Some(Ok(EngineEvent::TextDelta(delta))) => recorder.text(delta).await?,
             Some(Ok(EngineEvent::ReasoningDelta(delta))) => recorder.reasoning(delta).await?,
+            Some(Ok(EngineEvent::ReasoningEnd { signature })) => {
+                recorder.end_reasoning(signature).await?
+            }
+            Some(Ok(EngineEvent::RedactedReasoning { data })) => {
+                recorder.redacted_reasoning(data).await?
+            }
             Some(Ok(EngineEvent::ToolCallStart { id, name })) => {
                 recorder.close_content().await?;
                 let parent_message_id = Some(recorder.message_id().to_string());
@@ -149,15 +155,10 @@ async fn stream_model_call<S: Store>(
                         parent_message_id,
                     })
                     .await?;
-                calls.push(ToolCallRecord {
-                    id,
-                    name,
-                    arguments: String::new(),
-                });
+                calls.push(id);
             }
             Some(Ok(EngineEvent::ToolCallArgs { id, delta })) => {
-                if let Some(call) = calls.iter_mut().find(|c| c.id == id) {
-                    call.arguments.push_str(&delta);
+                if calls.contains(&id) {
                     recorder
                         .emit(EventBody::ToolCallArgs {
                             tool_call_id: id,
@@ -175,47 +176,94 @@ async fn stream_model_call<S: Store>(
         }
     }
     recorder.close_calls().await?;
-    Ok(Ok(calls))
+    Ok(Ok(!calls.is_empty()))
 }
 
-/// Runs the calls in order; returns the interrupt to pause on, if one was asked for.
+/// Runs the last turn's pending calls in order; returns the interrupt to pause on when a
+/// call asks a person something or needs approval.
 async fn run_tools<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
-    calls: Vec<ToolCallRecord>,
+    history: &History,
     cancel: &CancellationToken,
 ) -> Result<Result<Option<Interrupt>, Halt>, RunAbort> {
-    let mut pause: Option<Interrupt> = None;
-    for call in calls {
+    let first_question = history
+        .turn_calls
+        .iter()
+        .find(|call| call.name == request_input::NAME)
+        .map(|call| call.id.as_str());
+    for call in &history.pending {
         let content = if call.name == request_input::NAME {
-            match (request_input::parse(&call.arguments), &pause) {
-                (Ok(request), None) => {
-                    pause = Some(request_input::interrupt(&request, &call.id));
-                    continue;
+            if first_question != Some(call.id.as_str()) {
+                error_content(
+                    "only one request_input per turn; ask again after this one is answered",
+                )
+            } else {
+                match request_input::parse(&call.arguments) {
+                    Ok(request) => {
+                        return Ok(Ok(Some(request_input::interrupt(&request, &call.id))))
+                    }
+                    Err(message) => error_content(&message),
                 }
-                (Ok(_), Some(_)) => json!({"error": "only one request_input per turn; ask again after this one is answered"}).to_string(),
-                (Err(message), _) => json!({ "error": message }).to_string(),
             }
         } else {
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => {
-                    recorder.close_all(STOPPED).await?;
-                    return Ok(Err(Halt::Cancelled));
+            let arguments = match deps.tools.check(&call.name, &call.arguments) {
+                Ok(arguments) => arguments,
+                Err(message) => {
+                    record_result(recorder, &call.id, error_content(&message)).await?;
+                    continue;
                 }
-                content = deps.tools.invoke(&call.name, &call.arguments) => content,
+            };
+            let approval = history.approvals.get(&call.id);
+            match (deps.tools.needs_approval(&call.name), approval) {
+                (true, None) => {
+                    let interrupt = approval::interrupt(call, &arguments, &deps.tools);
+                    return Ok(Ok(Some(interrupt)));
+                }
+                (true, Some(approval)) if !approval.approved => approval.rejection_content(),
+                (_, approval) => {
+                    let edited = approval.and_then(|a| a.arguments.clone());
+                    let arguments = edited.clone().unwrap_or(arguments);
+                    let result = tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => {
+                            recorder.close_all(STOPPED).await?;
+                            return Ok(Err(Halt::Cancelled));
+                        }
+                        result = deps.tools.run(&call.name, arguments) => result,
+                    };
+                    match (result, edited) {
+                        (Ok(value), Some(edited)) => {
+                            json!({"result": value, "argumentsEditedByThePerson": edited})
+                                .to_string()
+                        }
+                        (result, _) => tools::result_content(result),
+                    }
+                }
             }
         };
-        recorder
-            .emit(EventBody::ToolCallResult {
-                message_id: new_id("msg"),
-                tool_call_id: call.id,
-                content,
-                role: Some(ToolRole::Tool),
-            })
-            .await?;
+        record_result(recorder, &call.id, content).await?;
     }
-    Ok(Ok(pause))
+    Ok(Ok(None))
+}
+
+fn error_content(message: &str) -> String {
+    json!({ "error": message }).to_string()
+}
+
+async fn record_result(
+    recorder: &mut Recorder,
+    tool_call_id: &str,
+    content: String,
+) -> Result<(), RunAbort> {
+    recorder
+        .emit(EventBody::ToolCallResult {
+            message_id: new_id("msg"),
+            tool_call_id: tool_call_id.into(),
+            content,
+            role: Some(ToolRole::Tool),
+        })
+        .await
 }
 
 async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbort> {

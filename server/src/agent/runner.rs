@@ -12,6 +12,7 @@ use shared::api::{RunAccepted, SessionStatus};
 use shared::{Event, EventBody, Outcome, ResumeStatus, TextRole, ToolRole};
 use tokio_util::sync::CancellationToken;
 
+use super::approval;
 use super::recorder::Recorder;
 use super::tools::request_input;
 use super::{run_loop, RunDeps};
@@ -107,10 +108,8 @@ impl<S: Store> Runner<S> {
                 .map_err(ApiError::InvalidPayload)?;
         }
         let run_id = new_id("run");
-        let events = vec![
-            self.run_started(session, &run_id),
-            tool_result(&row.tool_call_id, &response),
-        ];
+        let mut events = vec![self.run_started(session, &run_id)];
+        events.extend(self.resolution(&row, status, &response)?);
         let guard = Guard::Resume {
             interrupt_id: row.id,
             response,
@@ -155,6 +154,37 @@ impl<S: Store> Runner<S> {
         }
     }
 
+    /// The events that record an answer: the tool result of a question, or the decision
+    /// on a call that needed approval (with its result if rejected).
+    fn resolution(
+        &self,
+        row: &InterruptRow,
+        status: ResumeStatus,
+        response: &Value,
+    ) -> Result<Vec<EventBody>, ApiError> {
+        if row.interrupt.reason != approval::REASON {
+            return Ok(vec![tool_result(&row.tool_call_id, response)]);
+        }
+        let decision = approval::decide(
+            &row.interrupt,
+            status,
+            response.get("payload"),
+            &self.deps.tools,
+        )
+        .map_err(ApiError::InvalidPayload)?;
+        let mut events = vec![decision.to_event()];
+        if !decision.approved {
+            let content = decision.rejection_content();
+            events.push(EventBody::ToolCallResult {
+                message_id: new_id("msg"),
+                tool_call_id: row.tool_call_id.clone(),
+                content,
+                role: Some(ToolRole::Tool),
+            });
+        }
+        Ok(events)
+    }
+
     async fn pending_row(
         &self,
         session: SessionId,
@@ -177,6 +207,7 @@ impl<S: Store> Runner<S> {
             return Err(ApiError::Idle);
         };
         let response = request_input::answer(ResumeStatus::Cancelled, None);
+        let resolution = self.resolution(&row, ResumeStatus::Cancelled, &response)?;
         let run_id = new_id("run");
         let finished = EventBody::RunFinished {
             thread_id: session.to_string(),
@@ -185,11 +216,9 @@ impl<S: Store> Runner<S> {
             outcome: Some(Outcome::Cancelled),
             usage: None,
         };
-        let events = vec![
-            self.run_started(session, &run_id),
-            tool_result(&row.tool_call_id, &response),
-            finished,
-        ];
+        let mut events = vec![self.run_started(session, &run_id)];
+        events.extend(resolution);
+        events.push(finished);
         let guard = Guard::Resume {
             interrupt_id: row.id,
             response,

@@ -105,6 +105,9 @@ impl Rules {
             EventBody::ReasoningMessageContent { message_id, .. } => {
                 is_open(&self.reasoning_messages, message_id, "reasoning message")?
             }
+            EventBody::ReasoningEncryptedValue { entity_id, .. } => {
+                is_open(&self.reasoning_messages, entity_id, "reasoning message")?
+            }
             EventBody::ReasoningMessageEnd { message_id } => close(
                 &mut self.reasoning_messages,
                 message_id,

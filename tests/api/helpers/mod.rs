@@ -1,6 +1,7 @@
 //! `spawn_app()` and the clients tests use: REST via reqwest, sockets via tungstenite.
 
 mod agui_rules;
+pub mod provider;
 pub mod socket;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ pub struct TestApp {
 
 /// Builds the config tests use: script engine, no pacing, one worker.
 pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config {
+    let workspace = script.with_extension("workspace");
     let mut args = vec![
         "tandem",
         "--bind",
@@ -38,6 +40,8 @@ pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config 
         "/nonexistent",
         "--workers",
         "1",
+        "--workspace-dir",
+        workspace.to_str().unwrap(),
     ];
     if !extra.contains(&"--token-delay-ms") {
         args.extend_from_slice(&["--token-delay-ms", "0"]);

@@ -5,8 +5,12 @@
 //! usage and a finish reason. Engines must not touch the log: the run loop records what
 //! they stream.
 
+mod anthropic;
 mod demo;
+pub mod http;
+mod openai;
 mod script;
+pub mod sse;
 mod turn;
 
 use std::pin::Pin;
@@ -14,7 +18,9 @@ use std::pin::Pin;
 use futures_util::Stream;
 use shared::TokenUsage;
 
+pub use anthropic::AnthropicEngine;
 pub use demo::DemoEngine;
+pub use openai::OpenAiEngine;
 pub use script::{ScriptEngine, ScriptError};
 pub use turn::{stream_turn, Turn, TurnToolCall};
 
@@ -46,9 +52,26 @@ pub enum FinishReason {
 pub enum EngineEvent {
     TextDelta(String),
     ReasoningDelta(String),
-    ToolCallStart { id: String, name: String },
-    ToolCallArgs { id: String, delta: String },
-    ToolCallEnd { id: String },
+    /// The current reasoning block is complete; `signature` is the provider's opaque
+    /// proof of it, to be sent back with the block on later calls.
+    ReasoningEnd {
+        signature: Option<String>,
+    },
+    /// A reasoning block the provider sent encrypted (Anthropic `redacted_thinking`).
+    RedactedReasoning {
+        data: String,
+    },
+    ToolCallStart {
+        id: String,
+        name: String,
+    },
+    ToolCallArgs {
+        id: String,
+        delta: String,
+    },
+    ToolCallEnd {
+        id: String,
+    },
     Usage(TokenUsage),
     Finish(FinishReason),
 }

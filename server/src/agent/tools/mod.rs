@@ -3,13 +3,16 @@
 //! Arguments are validated against the tool's JSON Schema before it runs. An unknown
 //! tool, bad arguments, a failure, a panic or a timeout all come back as an error
 //! result (`{"error":"…"}`) for the model to read; none of them stops the run.
-//! `request_input` is offered here but handled by the run loop, which pauses.
+//! `request_input` is offered here but handled by the run loop, which pauses. The
+//! registry also knows which tools need a person's approval before they run.
 
 mod calculator;
 mod clock;
 pub mod request_input;
+mod write_file;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +22,7 @@ use serde_json::{json, Value};
 
 pub use calculator::Calculator;
 pub use clock::Clock;
+pub use write_file::WriteFile;
 
 /// How long a tool may run before its call fails.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,6 +42,11 @@ pub trait Tool: Send + Sync + 'static {
     fn spec(&self) -> ToolSpec;
     /// Runs the tool on validated arguments.
     fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>>;
+    /// Whether the tool changes something outside the conversation; such tools need a
+    /// person's approval unless configured otherwise.
+    fn changes_things(&self) -> bool {
+        false
+    }
 }
 
 struct Registered {
@@ -48,25 +57,60 @@ struct Registered {
 /// The tools a run may use.
 pub struct ToolRegistry {
     tools: BTreeMap<String, Registered>,
+    needs_approval: BTreeSet<String>,
 }
 
+/// A tool name in an approval setting that no tool has.
+#[derive(Debug, thiserror::Error)]
+#[error("no tool is named `{0}`; the tools are: {1}")]
+pub struct UnknownTool(pub String, pub String);
+
 impl ToolRegistry {
-    /// The built-in tools: `calculator` and `clock`.
-    pub fn builtin() -> Self {
+    /// The built-in tools: `calculator`, `clock`, and `write_file` (under `workspace`).
+    pub fn builtin(workspace: PathBuf) -> Self {
         let mut registry = Self {
             tools: BTreeMap::new(),
+            needs_approval: BTreeSet::new(),
         };
         registry.register(Arc::new(Calculator));
         registry.register(Arc::new(Clock));
+        registry.register(Arc::new(WriteFile::new(workspace)));
         registry
     }
 
-    /// Adds a tool; its schema must compile.
+    /// Adds a tool; its schema must compile. Tools that change things need approval.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         let spec = tool.spec();
         let validator = jsonschema::validator_for(&spec.parameters)
             .unwrap_or_else(|e| panic!("tool `{}` has an invalid schema: {e}", spec.name));
+        if tool.changes_things() {
+            self.needs_approval.insert(spec.name.clone());
+        }
         self.tools.insert(spec.name, Registered { tool, validator });
+    }
+
+    /// Makes the named tool need (or not need) a person's approval before it runs.
+    pub fn set_approval(&mut self, name: &str, needed: bool) -> Result<(), UnknownTool> {
+        if !self.tools.contains_key(name) {
+            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            return Err(UnknownTool(name.into(), known.join(", ")));
+        }
+        if needed {
+            self.needs_approval.insert(name.into());
+        } else {
+            self.needs_approval.remove(name);
+        }
+        Ok(())
+    }
+
+    /// Whether a call of `name` waits for a person's approval.
+    pub fn needs_approval(&self, name: &str) -> bool {
+        self.needs_approval.contains(name)
+    }
+
+    /// The spec of one tool.
+    pub fn spec(&self, name: &str) -> Option<ToolSpec> {
+        self.tools.get(name).map(|r| r.tool.spec())
     }
 
     /// Every tool offered to the model, `request_input` included.
@@ -78,25 +122,39 @@ impl ToolRegistry {
 
     /// Runs a call and returns the result content (JSON text).
     pub async fn invoke(&self, name: &str, arguments: &str) -> String {
-        match self.try_invoke(name, arguments).await {
-            Ok(value) => value.to_string(),
-            Err(message) => json!({ "error": message }).to_string(),
+        let result = match self.check(name, arguments) {
+            Ok(arguments) => self.run(name, arguments).await,
+            Err(message) => Err(message),
+        };
+        result_content(result)
+    }
+
+    /// Parses a call's arguments and checks them against the tool's schema.
+    pub fn check(&self, name: &str, arguments: &str) -> Result<Value, String> {
+        let arguments = parse_arguments(arguments)?;
+        self.validate(name, &arguments)?;
+        Ok(arguments)
+    }
+
+    /// Checks arguments against the tool's schema.
+    pub fn validate(&self, name: &str, arguments: &Value) -> Result<(), String> {
+        let registered = self.registered(name)?;
+        match registered.validator.validate(arguments) {
+            Ok(()) => Ok(()),
+            Err(error) => Err(format!("invalid arguments for `{name}`: {error}")),
         }
     }
 
-    async fn try_invoke(&self, name: &str, arguments: &str) -> Result<Value, String> {
-        let Some(registered) = self.tools.get(name) else {
+    fn registered(&self, name: &str) -> Result<&Registered, String> {
+        self.tools.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
-            return Err(format!(
-                "unknown tool `{name}`; available: {}",
-                known.join(", ")
-            ));
-        };
-        let arguments = parse_arguments(arguments)?;
-        if let Err(error) = registered.validator.validate(&arguments) {
-            return Err(format!("invalid arguments for `{name}`: {error}"));
-        }
-        let call = registered.tool.call(arguments);
+            format!("unknown tool `{name}`; available: {}", known.join(", "))
+        })
+    }
+
+    /// Runs a tool on arguments already checked.
+    pub async fn run(&self, name: &str, arguments: Value) -> Result<Value, String> {
+        let call = self.registered(name)?.tool.call(arguments);
         // A separate task isolates a panicking tool: the panic becomes a JoinError.
         match tokio::time::timeout(TOOL_TIMEOUT, tokio::spawn(call)).await {
             Err(_) => Err(format!("`{name}` did not finish within {TOOL_TIMEOUT:?}")),
@@ -104,6 +162,14 @@ impl ToolRegistry {
             Ok(Err(_)) => Err(format!("`{name}` was stopped")),
             Ok(Ok(result)) => result,
         }
+    }
+}
+
+/// A tool outcome as result content: the value, or `{"error": …}`.
+pub fn result_content(result: Result<Value, String>) -> String {
+    match result {
+        Ok(value) => value.to_string(),
+        Err(message) => json!({ "error": message }).to_string(),
     }
 }
 
@@ -140,7 +206,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_tools_bad_arguments_and_panics_become_error_results() {
-        let mut registry = ToolRegistry::builtin();
+        let mut registry = ToolRegistry::builtin(std::env::temp_dir());
         registry.register(Arc::new(Panics));
         assert!(error_of(&registry.invoke("nope", "{}").await).contains("unknown tool"));
         assert!(error_of(&registry.invoke("calculator", "{").await).contains("not valid JSON"));
@@ -148,9 +214,21 @@ mod tests {
         assert!(error_of(&registry.invoke("panics", "{}").await).contains("unexpectedly"));
     }
 
+    #[test]
+    fn tools_that_change_things_need_approval_unless_configured() {
+        let mut registry = ToolRegistry::builtin(std::env::temp_dir());
+        assert!(registry.needs_approval("write_file"));
+        assert!(!registry.needs_approval("calculator"));
+        registry.set_approval("write_file", false).unwrap();
+        registry.set_approval("calculator", true).unwrap();
+        assert!(!registry.needs_approval("write_file"));
+        assert!(registry.needs_approval("calculator"));
+        assert!(registry.set_approval("nope", true).is_err());
+    }
+
     #[tokio::test]
     async fn a_good_call_returns_its_value() {
-        let registry = ToolRegistry::builtin();
+        let registry = ToolRegistry::builtin(std::env::temp_dir());
         let content = registry
             .invoke("calculator", r#"{"expression":"6*7"}"#)
             .await;

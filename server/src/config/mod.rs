@@ -1,9 +1,13 @@
 //! Configuration from CLI flags and `TANDEM_*` environment variables, with defaults in
 //! code. Validated once at start with messages that say what to fix.
 
+mod provider;
+
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
+
+pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
 
 /// Which engine answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -12,6 +16,10 @@ pub enum EngineKind {
     Demo,
     /// Replays a JSON script of model turns (`--script`).
     Script,
+    /// An OpenAI-compatible Chat Completions API (OpenAI, Ollama, llama.cpp, vLLM, …).
+    Openai,
+    /// The Anthropic Messages API.
+    Anthropic,
 }
 
 /// Tandem's settings.
@@ -19,7 +27,9 @@ pub enum EngineKind {
 #[command(
     name = "tandem",
     version,
-    about = "A person and an LLM agent, working in tandem."
+    about = "A person and an LLM agent, working in tandem.",
+    // A later flag overrides an earlier one (tests append their own engine flags).
+    args_override_self = true
 )]
 pub struct Config {
     /// Address to listen on (port 0 picks a free port).
@@ -32,7 +42,7 @@ pub struct Config {
         default_value = "sqlite://data/tandem.db"
     )]
     pub database_url: String,
-    /// The engine: `demo` or `script`.
+    /// The engine: `demo`, `script`, `openai` or `anthropic`.
     #[arg(long, env = "TANDEM_ENGINE", value_enum, default_value = "demo")]
     pub engine: EngineKind,
     /// The script file the `script` engine replays.
@@ -56,6 +66,18 @@ pub struct Config {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "TANDEM_WORKERS")]
     pub workers: Option<usize>,
+    /// Folder the file tools work in.
+    #[arg(long, env = "TANDEM_WORKSPACE_DIR", default_value = "data/workspace")]
+    pub workspace_dir: PathBuf,
+    /// Tools that must be approved by a person before they run (comma-separated).
+    #[arg(long, env = "TANDEM_REQUIRE_APPROVAL", value_delimiter = ',')]
+    pub require_approval: Vec<String>,
+    /// Tools that run without approval, even if they change things (comma-separated).
+    #[arg(long, env = "TANDEM_SKIP_APPROVAL", value_delimiter = ',')]
+    pub skip_approval: Vec<String>,
+    /// Model provider settings (used by the `openai` and `anthropic` engines).
+    #[command(flatten)]
+    pub provider: ProviderArgs,
 }
 
 /// A setting that cannot work.
@@ -69,6 +91,8 @@ pub enum ConfigError {
     Heartbeat,
     #[error("unsupported database URL `{0}`: use sqlite://<path>")]
     Database(String),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
 }
 
 impl Config {
@@ -93,6 +117,11 @@ impl Config {
         }
         if !self.database_url.starts_with("sqlite:") {
             return Err(ConfigError::Database(self.database_url.clone()));
+        }
+        match self.engine {
+            EngineKind::Openai => drop(self.provider.openai()?),
+            EngineKind::Anthropic => drop(self.provider.anthropic()?),
+            EngineKind::Demo | EngineKind::Script => {}
         }
         Ok(())
     }

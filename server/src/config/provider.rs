@@ -1,0 +1,238 @@
+//! Settings of the real model providers (OpenAI-compatible and Anthropic) and the
+//! [`Secret`] type that keeps API keys out of logs and `Debug` output.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::agent::engines::http::RetryPolicy;
+
+/// An API key. `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The key itself, for the one header that carries it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+impl FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(Self(text.trim().to_string()))
+    }
+}
+
+/// The default OpenAI base URL; another one means a compatible server.
+pub const OPENAI_URL: &str = "https://api.openai.com/v1";
+
+/// Provider flags and environment variables.
+#[derive(Debug, Clone, Args)]
+pub struct ProviderArgs {
+    /// The model name; default `gpt-4.1-mini` (openai) or `claude-sonnet-4-5` (anthropic).
+    #[arg(long, env = "TANDEM_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible API (Ollama: http://localhost:11434/v1).
+    #[arg(long, env = "OPENAI_BASE_URL", default_value = OPENAI_URL)]
+    pub openai_base_url: String,
+    /// API key for the OpenAI-compatible API (optional for local servers).
+    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
+    pub openai_api_key: Option<Secret>,
+    /// Base URL of the Anthropic API.
+    #[arg(
+        long,
+        env = "ANTHROPIC_BASE_URL",
+        default_value = "https://api.anthropic.com"
+    )]
+    pub anthropic_base_url: String,
+    /// API key for Anthropic.
+    #[arg(long, env = "ANTHROPIC_API_KEY", hide_env_values = true)]
+    pub anthropic_api_key: Option<Secret>,
+    /// Sampling temperature (provider default if unset).
+    #[arg(long, env = "TANDEM_TEMPERATURE")]
+    pub temperature: Option<f32>,
+    /// Most tokens one model call may produce.
+    #[arg(long, env = "TANDEM_MAX_TOKENS", default_value_t = 4096)]
+    pub max_tokens: u32,
+    /// Anthropic extended thinking budget in tokens (at least 1024, below max tokens).
+    #[arg(long, env = "TANDEM_THINKING_BUDGET")]
+    pub thinking_budget: Option<u32>,
+    /// Extra request headers, `Name: value`; repeat the flag or separate with `;`.
+    #[arg(
+        long = "extra-header",
+        env = "TANDEM_EXTRA_HEADERS",
+        value_delimiter = ';'
+    )]
+    pub extra_headers: Vec<String>,
+    /// How long to wait for a connection to the provider, in ms.
+    #[arg(long, env = "TANDEM_CONNECT_TIMEOUT_MS", default_value_t = 10_000)]
+    pub connect_timeout_ms: u64,
+    /// How long a response may go without sending a byte, in ms.
+    #[arg(long, env = "TANDEM_READ_TIMEOUT_MS", default_value_t = 120_000)]
+    pub read_timeout_ms: u64,
+    /// Retries of a failed model call before its first token.
+    #[arg(long, env = "TANDEM_MAX_RETRIES", default_value_t = 3)]
+    pub max_retries: u32,
+    /// The first retry's backoff window, in ms (doubles each retry, up to 30 s).
+    #[arg(long, env = "TANDEM_RETRY_BASE_MS", default_value_t = 500)]
+    pub retry_base_ms: u64,
+}
+
+/// Everything an HTTP engine needs, checked.
+#[derive(Debug, Clone)]
+pub struct ProviderSettings {
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub max_tokens: u32,
+    pub thinking_budget: Option<u32>,
+    pub extra_headers: Vec<(String, String)>,
+    pub connect_timeout: Duration,
+    pub read_timeout: Duration,
+    pub retry: RetryPolicy,
+}
+
+/// A provider setting that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("the {0} engine needs an API key: set {1} (or pass --{2})")]
+    MissingKey(&'static str, &'static str, &'static str),
+    #[error("--extra-header `{0}` must look like `Name: value`")]
+    BadHeader(String),
+    #[error("--thinking-budget must be at least 1024 and below --max-tokens ({0})")]
+    ThinkingBudget(u32),
+    #[error("the base URL `{0}` must start with http:// or https://")]
+    BaseUrl(String),
+}
+
+impl ProviderArgs {
+    /// Settings for the OpenAI-compatible engine. A key is required only for OpenAI's own API.
+    pub fn openai(&self) -> Result<ProviderSettings, ProviderError> {
+        let url = self.openai_base_url.trim_end_matches('/').to_string();
+        if url == OPENAI_URL && self.openai_api_key.is_none() {
+            return Err(ProviderError::MissingKey(
+                "openai",
+                "OPENAI_API_KEY",
+                "openai-api-key",
+            ));
+        }
+        self.settings(url, self.openai_api_key.clone(), "gpt-4.1-mini")
+    }
+
+    /// Settings for the Anthropic engine.
+    pub fn anthropic(&self) -> Result<ProviderSettings, ProviderError> {
+        let Some(key) = self.anthropic_api_key.clone() else {
+            return Err(ProviderError::MissingKey(
+                "anthropic",
+                "ANTHROPIC_API_KEY",
+                "anthropic-api-key",
+            ));
+        };
+        if let Some(budget) = self.thinking_budget {
+            if budget < 1024 || budget >= self.max_tokens {
+                return Err(ProviderError::ThinkingBudget(self.max_tokens));
+            }
+        }
+        let url = self.anthropic_base_url.trim_end_matches('/').to_string();
+        self.settings(url, Some(key), "claude-sonnet-4-5")
+    }
+
+    fn settings(
+        &self,
+        base_url: String,
+        api_key: Option<Secret>,
+        default_model: &str,
+    ) -> Result<ProviderSettings, ProviderError> {
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(ProviderError::BaseUrl(base_url));
+        }
+        let extra_headers = self
+            .extra_headers
+            .iter()
+            .filter(|header| !header.trim().is_empty())
+            .map(|header| match header.split_once(':') {
+                Some((name, value)) if !name.trim().is_empty() => {
+                    Ok((name.trim().to_string(), value.trim().to_string()))
+                }
+                _ => Err(ProviderError::BadHeader(header.clone())),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(ProviderSettings {
+            base_url,
+            api_key,
+            model: self.model.clone().unwrap_or_else(|| default_model.into()),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            thinking_budget: self.thinking_budget,
+            extra_headers,
+            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+            read_timeout: Duration::from_millis(self.read_timeout_ms),
+            retry: RetryPolicy {
+                max_retries: self.max_retries,
+                base_delay: Duration::from_millis(self.retry_base_ms),
+                max_delay: Duration::from_secs(30),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        provider: ProviderArgs,
+    }
+
+    fn args(flags: &[&str]) -> ProviderArgs {
+        let mut all = vec!["tandem"];
+        all.extend_from_slice(flags);
+        Flags::parse_from(all).provider
+    }
+
+    #[test]
+    fn keys_never_show_in_debug_output() {
+        let parsed = args(&["--anthropic-api-key", "sk-ant-secret"]);
+        let settings = parsed.anthropic().unwrap();
+        assert!(!format!("{parsed:?}{settings:?}").contains("sk-ant-secret"));
+        assert_eq!(settings.api_key.unwrap().expose(), "sk-ant-secret");
+    }
+
+    #[test]
+    fn a_missing_key_says_what_to_set() {
+        let error = args(&[]).anthropic().unwrap_err().to_string();
+        assert!(error.contains("ANTHROPIC_API_KEY"), "{error}");
+        let local = args(&["--openai-base-url", "http://localhost:11434/v1"]);
+        assert!(local.openai().is_ok(), "local servers need no key");
+    }
+
+    #[test]
+    fn headers_and_budgets_are_checked() {
+        let parsed = args(&["--extra-header", "X-Team: a;OpenAI-Organization: org"]);
+        let settings = parsed
+            .settings("http://x".into(), None, "m")
+            .expect("valid headers");
+        assert_eq!(settings.extra_headers[1].0, "OpenAI-Organization");
+        let bad = args(&["--openai-base-url", "http://x", "--extra-header", "nocolon"]);
+        assert_eq!(
+            bad.openai().unwrap_err(),
+            ProviderError::BadHeader("nocolon".into())
+        );
+        let budget = args(&["--anthropic-api-key", "k", "--thinking-budget", "10"]);
+        assert!(budget.anthropic().is_err());
+    }
+}
