@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod approval;
 mod frames;
 mod interrupts;
 mod replay;

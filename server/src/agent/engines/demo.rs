@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::{stream_turn, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall};
 use crate::agent::conversation::ChatMessage;
 
+mod notes;
 mod scenarios;
 
 /// The demo assistant.

@@ -1,0 +1,99 @@
+//! The Chat Completions request body: a [`ModelRequest`] as OpenAI-compatible JSON.
+//!
+//! It owns the mapping of the conversation to `messages` (user, assistant with
+//! `tool_calls`, `tool` results) and of the tool specs to `tools`. Reasoning is not sent
+//! back: Chat Completions has no field for it, and DeepSeek rejects `reasoning_content`
+//! in input messages. It must not send anything over the network or read headers.
+
+use serde_json::{json, Value};
+
+use crate::agent::conversation::{ChatMessage, ToolCallRecord};
+use crate::agent::engines::ModelRequest;
+use crate::agent::tools::ToolSpec;
+use crate::config::ProviderSettings;
+
+/// The JSON body of one streamed call.
+///
+/// `max_tokens` rather than OpenAI's newer `max_completion_tokens`: OpenAI still accepts
+/// it for chat models, and the compatible servers (Ollama, llama.cpp, vLLM) read only it.
+pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
+    let mut body = json!({
+        "model": settings.model,
+        "messages": messages(&request.conversation),
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "max_tokens": settings.max_tokens,
+    });
+    if let Some(temperature) = settings.temperature.and_then(temperature_value) {
+        body["temperature"] = temperature;
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request.tools.iter().map(tool).collect();
+    }
+    body
+}
+
+/// The conversation as Chat Completions messages, in order.
+pub fn messages(conversation: &[ChatMessage]) -> Vec<Value> {
+    conversation.iter().map(message).collect()
+}
+
+fn message(message: &ChatMessage) -> Value {
+    match message {
+        ChatMessage::User { text } => json!({"role": "user", "content": text}),
+        ChatMessage::Assistant {
+            text, tool_calls, ..
+        } => assistant(text, tool_calls),
+        ChatMessage::Tool {
+            tool_call_id,
+            content,
+            ..
+        } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
+    }
+}
+
+/// An assistant turn: its text (`null` when it only called tools) and its calls.
+fn assistant(text: &str, tool_calls: &[ToolCallRecord]) -> Value {
+    let content = if text.is_empty() && !tool_calls.is_empty() {
+        Value::Null
+    } else {
+        Value::String(text.to_string())
+    };
+    let mut message = json!({"role": "assistant", "content": content});
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = tool_calls.iter().map(tool_call).collect();
+    }
+    message
+}
+
+/// A logged call; `arguments` stays a JSON string, `{}` when the model sent none.
+fn tool_call(call: &ToolCallRecord) -> Value {
+    let arguments = if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        call.arguments.as_str()
+    };
+    json!({
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    })
+}
+
+fn tool(spec: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+        },
+    })
+}
+
+/// The temperature as the decimal the person typed: an `f32` widened to `f64` would
+/// send `0.699999988079071` for 0.7. `None` for a value JSON cannot hold (NaN).
+fn temperature_value(temperature: f32) -> Option<Value> {
+    let decimal: f64 = temperature.to_string().parse().ok()?;
+    serde_json::Number::from_f64(decimal).map(Value::Number)
+}
