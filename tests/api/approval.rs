@@ -259,3 +259,42 @@ async fn a_gated_call_with_bad_arguments_is_answered_without_asking() {
         }
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_approval_survives_a_restart_and_the_call_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let script = crate::helpers::write_script(dir.path(), script());
+    let workspace = dir.path().join("ws");
+    let flags = ["--workspace-dir", workspace.to_str().unwrap()];
+    let first = crate::helpers::start(crate::helpers::test_config(&url, &script, &flags)).await;
+    let (session, mut socket) = first.open_session().await;
+    first.say(&session, "save it").await;
+    let id = crate::helpers::socket::interrupt_id(&socket.until_run_end().await);
+    first.stop().await;
+    drop(socket);
+
+    let second = crate::helpers::start(crate::helpers::test_config(&url, &script, &flags)).await;
+    let mut socket = second.socket(&session, 0).await;
+    socket.backlog().await;
+    let answer = json!({"status": "resolved", "payload": {"approved": true}});
+    let path = format!("/api/sessions/{session}/interrupts/{id}");
+    assert_eq!(second.post(&path, answer.clone()).await.0, 202);
+    socket.until_run_end().await;
+    assert_eq!(
+        second.post(&path, answer).await.0,
+        200,
+        "a repeat is a no-op"
+    );
+    let log = second.log(&session).await;
+    let writes = results(&log)
+        .iter()
+        .filter(|(_, content)| content.get("written").is_some())
+        .count();
+    assert_eq!(writes, 1, "the approved call ran exactly once");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("a.txt")).unwrap(),
+        "hi"
+    );
+    assert_valid_session(&log, true);
+}
