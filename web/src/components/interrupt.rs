@@ -1,11 +1,12 @@
-//! The interrupt card: the agent's question with the control its kind needs, then a
-//! read-only record of the answer once the answer's tool result arrives (from this tab or
-//! any other).
+//! The interrupt card: the agent's question (or request to run a tool) with the control its
+//! kind needs, then a read-only record of the answer once the transcript records it (from
+//! this tab or any other). The tool-approval control lives in [`super::approval`].
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use shared::{ClientFrame, ResumeStatus};
 
+use super::approval::ApprovalControl;
 use super::form::FormControl;
 use crate::state::interrupt::{confirm_payload, Answer, Control};
 use crate::state::item::InterruptCard as Card;
@@ -18,9 +19,31 @@ pub struct Responder {
     interrupt_id: StoredValue<String>,
     /// True between sending an answer and the server taking or refusing it.
     pub sent: RwSignal<bool>,
+    /// Why the server refused this card's last answer, until the next one is sent.
+    pub refused: RwSignal<Option<String>>,
 }
 
 impl Responder {
+    /// A responder for one card. A refused answer (an error frame) gives the controls back,
+    /// and the card that sent it remembers why.
+    fn new(session: Session, interrupt_id: String) -> Self {
+        let responder = Self {
+            session,
+            interrupt_id: StoredValue::new(interrupt_id),
+            sent: RwSignal::new(false),
+            refused: RwSignal::new(None),
+        };
+        Effect::new(move |_| {
+            if let Some(error) = session.notice.get() {
+                if responder.sent.get_untracked() {
+                    responder.refused.set(Some(error.message));
+                }
+                responder.sent.set(false);
+            }
+        });
+        responder
+    }
+
     /// Sends `{"kind":"resume", …}` for this interrupt.
     pub fn answer(self, status: ResumeStatus, payload: Option<Value>) {
         let frame = ClientFrame::Resume {
@@ -29,6 +52,7 @@ impl Responder {
             payload,
         };
         self.session.notice.set(None);
+        self.refused.set(None);
         if self.session.send(frame) {
             self.sent.set(true);
         }
@@ -56,22 +80,16 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
         return ().into_any();
     };
     let answer = Memo::new(move |_| item.with(|item| card_of(item).and_then(|c| c.answer.clone())));
-    let responder = Responder {
-        session,
-        interrupt_id: StoredValue::new(card.interrupt.id.clone()),
-        sent: RwSignal::new(false),
-    };
-    // A refused answer (an error frame) gives the controls back.
-    Effect::new(move |_| {
-        if session.notice.with(Option::is_some) {
-            responder.sent.set(false);
-        }
-    });
+    let responder = Responder::new(session, card.interrupt.id.clone());
     let prompt = card
         .interrupt
         .message
         .clone()
         .unwrap_or_else(|| "The agent needs your input.".into());
+    let (badge, from) = match card.control {
+        Control::ToolApproval { .. } => ("Approval", "The agent wants to run a tool"),
+        _ => ("Question", "The agent asks"),
+    };
     let control = StoredValue::new(card.control.clone());
     view! {
         <div
@@ -82,12 +100,12 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
             data-state=move || if answer.with(Option::is_some) { "answered" } else { "pending" }
         >
             <div class="interrupt-head">
-                <span class="interrupt-badge">"Question"</span>
-                <span class="interrupt-from">"The agent asks"</span>
+                <span class="interrupt-badge">{badge}</span>
+                <span class="interrupt-from">{from}</span>
             </div>
             <p class="interrupt-prompt" data-testid="interrupt-prompt">{prompt}</p>
             {move || match answer.get() {
-                Some(answer) => answered(answer).into_any(),
+                Some(answer) => answered(&control.read_value(), answer).into_any(),
                 None => pending(control.get_value(), responder).into_any(),
             }}
         </div>
@@ -95,17 +113,36 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
     .into_any()
 }
 
-fn answered(answer: Answer) -> impl IntoView {
-    let text = if answer.resolved {
+fn answered(control: &Control, answer: Answer) -> impl IntoView {
+    // An approval's summary is already a verdict (`Approved`, `Rejected: …`).
+    let approval = matches!(control, Control::ToolApproval { .. });
+    let rejected = approval && !answer.resolved;
+    let text = if answer.resolved && !approval {
         format!("Answered: {}", answer.summary)
     } else {
         answer.summary
     };
-    view! { <p class="interrupt-answer" data-testid="interrupt-answer">{text}</p> }
+    view! {
+        <p class="interrupt-answer" class:rejected=rejected data-testid="interrupt-answer">
+            {text}
+        </p>
+    }
 }
 
-fn pending(control: Control, responder: Responder) -> impl IntoView {
+fn pending(control: Control, responder: Responder) -> AnyView {
     let body = match control {
+        Control::ToolApproval {
+            tool_name,
+            arguments,
+        } => {
+            // Reject is the way to say no here, so there is no separate Skip link.
+            return view! {
+                <div class="interrupt-body">
+                    <ApprovalControl tool_name arguments responder />
+                </div>
+            }
+            .into_any();
+        }
         Control::Text => view! { <TextControl responder /> }.into_any(),
         Control::Choice(choices) => view! { <ChoiceControl choices responder /> }.into_any(),
         Control::Confirm => view! { <ConfirmControl responder /> }.into_any(),
@@ -124,6 +161,7 @@ fn pending(control: Control, responder: Responder) -> impl IntoView {
             </button>
         </div>
     }
+    .into_any()
 }
 
 #[component]

@@ -1,6 +1,7 @@
 //! The page's building blocks. Each component reads what it shows from the state in context
 //! ([`crate::state`]) and writes only through it; none of them talks to the network itself.
 
+pub mod approval;
 pub mod composer;
 pub mod form;
 pub mod header;

@@ -2,11 +2,17 @@
 //!
 //! It owns reading an interrupt's `metadata` into the control to show ([`Control`]),
 //! turning a form schema into typed fields ([`FormField`]), building the answer payloads
-//! the server validates, and summarising a recorded answer for the read-only card. It must
-//! not touch signals or the browser, so it is tested on the host with plain `cargo test`.
+//! the server validates, and summarising a recorded answer for the read-only card (tool
+//! approvals have their own helpers in [`super::approval`]). It must not touch signals or
+//! the browser, so it is tested on the host with plain `cargo test`.
 
 use serde_json::{json, Map, Value};
 use shared::{InputKind, Interrupt};
+
+use super::approval::summarise_approval_payload;
+
+/// The metadata `kind` of a tool-approval interrupt (not an [`InputKind`]: no agent asks it).
+pub const TOOL_APPROVAL: &str = "tool_approval";
 
 /// The control an interrupt card shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,13 +25,26 @@ pub enum Control {
     Confirm,
     /// One input per schema property.
     Form(Vec<FormField>),
+    /// Approve (possibly with edited arguments) or reject a tool call the agent wants to make.
+    ToolApproval {
+        /// The tool the agent wants to call.
+        tool_name: String,
+        /// The arguments it wants to call it with.
+        arguments: Value,
+    },
 }
 
 impl Control {
     /// The control for an interrupt, read from its `metadata` (`kind`, `choices`, `schema`).
-    /// An interrupt without readable metadata falls back to a text box.
+    /// An interrupt without readable metadata (or of an unknown kind) falls back to a text box.
     pub fn of(interrupt: &Interrupt) -> Self {
         let meta = interrupt.metadata.as_ref().unwrap_or(&Value::Null);
+        if meta.get("kind").and_then(Value::as_str) == Some(TOOL_APPROVAL) {
+            return Self::ToolApproval {
+                tool_name: meta.get("toolName").map(display_value).unwrap_or_default(),
+                arguments: meta.get("arguments").cloned().unwrap_or(Value::Null),
+            };
+        }
         let kind = meta
             .get("kind")
             .and_then(|kind| serde_json::from_value::<InputKind>(kind.clone()).ok())
@@ -38,13 +57,15 @@ impl Control {
         }
     }
 
-    /// The wire name of the control's kind (`text`, `choice`, `confirm`, `form`).
+    /// The wire name of the control's kind (`text`, `choice`, `confirm`, `form`,
+    /// `tool_approval`).
     pub fn kind_name(&self) -> &'static str {
         match self {
             Self::Text => "text",
             Self::Choice(_) => "choice",
             Self::Confirm => "confirm",
             Self::Form(_) => "form",
+            Self::ToolApproval { .. } => TOOL_APPROVAL,
         }
     }
 }
@@ -255,6 +276,7 @@ fn summarise_payload(control: &Control, payload: &Value) -> String {
                 .join(", "),
             None => display_value(payload),
         },
+        Control::ToolApproval { .. } => summarise_approval_payload(payload),
     }
 }
 

@@ -46,6 +46,33 @@ fn metadata_picks_the_control() {
 }
 
 #[test]
+fn tool_approval_metadata_names_the_tool_and_its_arguments() {
+    let approval = interrupt(json!({
+        "kind": "tool_approval", "toolName": "write_file",
+        "arguments": {"path": "notes.txt", "content": "hi"},
+        "argumentsSchema": {"type": "object"}
+    }));
+    let control = Control::of(&approval);
+    assert_eq!(
+        control,
+        Control::ToolApproval {
+            tool_name: "write_file".into(),
+            arguments: json!({"path": "notes.txt", "content": "hi"})
+        }
+    );
+    assert_eq!(control.kind_name(), "tool_approval");
+    let bare = Control::of(&interrupt(json!({"kind": "tool_approval"})));
+    assert_eq!(
+        bare,
+        Control::ToolApproval {
+            tool_name: String::new(),
+            arguments: Value::Null
+        }
+    );
+    assert_eq!(Control::of(&interrupt(json!({"kind": 7}))), Control::Text);
+}
+
+#[test]
 fn form_fields_keep_the_agents_order_and_read_titles_types_and_required() {
     let fields = signup_fields();
     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();

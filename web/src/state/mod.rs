@@ -1,8 +1,10 @@
 //! The page's state. The pure part — the transcript fold ([`transcript`], [`item`]) and the
-//! interrupt helpers ([`interrupt`]) — has no signals or DOM and is tested on the host; the
-//! reactive part — the open session ([`session`]), the session list ([`sessions`]) and the
-//! hash route ([`route`]) — is shared with components through context.
+//! interrupt and tool-approval helpers ([`interrupt`], [`approval`]) — has no signals or DOM
+//! and is tested on the host; the reactive part — the open session ([`session`]), the
+//! session list ([`sessions`]) and the hash route ([`route`]) — is shared with components
+//! through context.
 
+pub mod approval;
 pub mod interrupt;
 pub mod item;
 pub mod route;

@@ -1,15 +1,17 @@
 //! The transcript fold: AG-UI events in `seq` order become an ordered list of items.
 //!
 //! It owns the page's model of a session's history — messages, reasoning spans, tool
-//! calls, interrupt cards, run errors and cancel markers — keyed by stable ids, plus whether
-//! a run is active or a question is waiting. [`Transcript::apply`] reports which items an
-//! event touched so the view re-renders only those. It is pure Rust with no signals or DOM,
-//! so `cargo test -p tandem-web` checks it on the host.
+//! calls, interrupt cards (questions and tool approvals, answered by their tool result or
+//! `CUSTOM tandem.tool_approval` record), run errors and cancel markers — keyed by stable
+//! ids, plus whether a run is active or a question is waiting. [`Transcript::apply`]
+//! reports which items an event touched so the view re-renders only those. It is pure Rust
+//! with no signals or DOM, so `cargo test -p tandem-web` checks it on the host.
 
 use std::collections::HashMap;
 
 use shared::{Event, EventBody, TextRole};
 
+use super::approval::TOOL_APPROVAL_EVENT;
 use super::item::{Item, ItemBody, RunState};
 
 /// The folded history of one session.
@@ -21,7 +23,8 @@ pub struct Transcript {
     reasoning: HashMap<String, usize>,
     /// `request_input` calls not shown as tool cards: call id → args so far.
     hidden_calls: HashMap<String, String>,
-    /// Interrupts waiting for an answer: tool call id → item index.
+    /// Interrupts waiting for an answer: tool call id (the `request_input` call, or the
+    /// call awaiting approval) → item index.
     pending: HashMap<String, usize>,
     /// Items still streaming or running, closed when the run ends.
     open: Vec<usize>,
@@ -112,6 +115,9 @@ impl Transcript {
                 content,
                 ..
             } => self.tool_result(tool_call_id, content),
+            EventBody::Custom { name, value } if name == TOOL_APPROVAL_EVENT => {
+                self.approval_recorded(value)
+            }
             _ => Vec::new(),
         }
     }

@@ -1,12 +1,20 @@
-//! The part of the transcript fold that handles tool calls and the interrupts that
-//! `request_input` calls become: tool cards, hidden `request_input` calls, interrupt cards
-//! and their answers. Split from [`super`] only to keep files short; same rules apply.
+//! The part of the transcript fold that handles tool calls and interrupts: tool cards,
+//! hidden `request_input` calls, interrupt cards and their answers. A question's answer is
+//! its `request_input` call's result; a tool approval's answer is the server's
+//! `CUSTOM tandem.tool_approval` record, and the approved call's own result stays on its
+//! tool card. Split from [`super`] only to keep files short; same rules apply.
 
+use serde_json::Value;
 use shared::{Interrupt, Outcome};
 
 use super::Transcript;
+use crate::state::approval::{answer_from_tool_result, ApprovalRecord};
 use crate::state::interrupt::{answer_from_result, Control};
 use crate::state::item::{InterruptCard, ItemBody, ToolCall, REQUEST_INPUT};
+
+fn is_approval(control: &Control) -> bool {
+    matches!(control, Control::ToolApproval { .. })
+}
 
 impl Transcript {
     pub(super) fn tool_start(&mut self, id: &str, name: &str) -> Vec<usize> {
@@ -44,12 +52,25 @@ impl Transcript {
     }
 
     pub(super) fn tool_result(&mut self, id: &str, content: &str) -> Vec<usize> {
+        let mut touched = Vec::new();
         if let Some(at) = self.pending.remove(id) {
+            touched.push(at);
             if let ItemBody::Interrupt(card) = &mut self.items[at].body {
-                card.answer = Some(answer_from_result(&card.control, content));
+                if !is_approval(&card.control) {
+                    card.answer = Some(answer_from_result(&card.control, content));
+                    return touched;
+                }
+                // The approved (or rejected) call's result belongs to its tool card; it
+                // settles the approval card only when the approval's record never came.
+                card.answer = Some(answer_from_tool_result(content));
             }
-            return vec![at];
         }
+        touched.push(self.tool_card_result(id, content));
+        touched
+    }
+
+    /// Puts a result on its tool card, creating the card if its call was never shown.
+    fn tool_card_result(&mut self, id: &str, content: &str) -> usize {
         let key = format!("tool:{id}");
         if !self.index.contains_key(&key) {
             // A request_input call that became no interrupt (e.g. a second one in a turn)
@@ -71,7 +92,58 @@ impl Transcript {
         if let ItemBody::ToolCall(call) = &mut self.items[at].body {
             call.result = Some(content.to_string());
         }
-        vec![at]
+        at
+    }
+
+    /// Applies a `CUSTOM tandem.tool_approval` record: the approval card it names (by
+    /// interrupt id, else by the pending tool call) becomes its read-only answer, and the
+    /// call's tool card runs again in the resumed run.
+    pub(super) fn approval_recorded(&mut self, value: &Value) -> Vec<usize> {
+        let record = ApprovalRecord::from_value(value);
+        let by_interrupt = record
+            .interrupt_id
+            .as_ref()
+            .and_then(|id| self.index.get(&format!("interrupt:{id}")).copied());
+        let by_call = || {
+            let call = record.tool_call_id.as_ref()?;
+            self.pending.get(call).copied()
+        };
+        let Some(at) = by_interrupt.or_else(by_call) else {
+            return Vec::new();
+        };
+        let ItemBody::Interrupt(card) = &mut self.items[at].body else {
+            return Vec::new();
+        };
+        if !is_approval(&card.control) {
+            return Vec::new();
+        }
+        card.answer = Some(record.answer());
+        let call = card.interrupt.tool_call_id.clone().or(record.tool_call_id);
+        let mut touched = vec![at];
+        if let Some(call) = call {
+            self.pending.remove(&call);
+            // The run that follows the answer owns the call again: its end abandons it
+            // if no result came.
+            touched.extend(self.hold_tool_card(&call, true));
+        }
+        touched
+    }
+
+    /// Keeps a call's tool card running while its approval waits (or its resumed run
+    /// works), instead of abandoned by the run that paused; `reopen` also tracks it as open.
+    fn hold_tool_card(&mut self, call: &str, reopen: bool) -> Option<usize> {
+        let at = *self.index.get(&format!("tool:{call}"))?;
+        let ItemBody::ToolCall(tool) = &mut self.items[at].body else {
+            return None;
+        };
+        if tool.result.is_some() {
+            return None;
+        }
+        tool.abandoned = false;
+        if reopen && !self.open.contains(&at) {
+            self.open.push(at);
+        }
+        Some(at)
     }
 
     pub(super) fn run_finished(&mut self, seq: u64, outcome: Option<&Outcome>) -> Vec<usize> {
@@ -90,21 +162,26 @@ impl Transcript {
         touched
     }
 
-    fn push_interrupt(&mut self, interrupt: &Interrupt) -> Option<usize> {
+    fn push_interrupt(&mut self, interrupt: &Interrupt) -> Vec<usize> {
         let key = format!("interrupt:{}", interrupt.id);
         if self.index.contains_key(&key) {
-            return None;
+            return Vec::new();
         }
         let card = InterruptCard {
             control: Control::of(interrupt),
             interrupt: interrupt.clone(),
             answer: None,
         };
+        let approval = is_approval(&card.control);
         let at = self.push(key, ItemBody::Interrupt(Box::new(card)));
+        let mut touched = vec![at];
         if let Some(call) = &interrupt.tool_call_id {
             self.hidden_calls.remove(call);
             self.pending.insert(call.clone(), at);
+            if approval {
+                touched.extend(self.hold_tool_card(call, false));
+            }
         }
-        Some(at)
+        touched
     }
 }

@@ -241,3 +241,6 @@ fn run_errors_and_cancels_become_markers_and_close_open_items() {
     );
     assert_eq!(transcript.run_state(), RunState::Idle);
 }
+
+#[path = "transcript_approval_tests.rs"]
+mod approval;

@@ -1,0 +1,203 @@
+//! Tests of tool approvals in the transcript fold: the card, its `CUSTOM` record, and the
+//! approved call's own result staying on its tool card.
+
+use serde_json::{json, Value};
+use shared::Event;
+
+use super::*;
+use crate::state::interrupt::Answer;
+use crate::state::item::{InterruptCard, ToolCall, ToolStatus};
+
+const ARGS: &str = r#"{"path":"notes/tandem.txt","content":"the demo works"}"#;
+
+fn approval_interrupt() -> Value {
+    finished(json!({"type": "interrupt", "interrupts": [{
+        "id": "int_1", "reason": "tool_approval", "message": "Allow `write_file`?",
+        "toolCallId": "w1",
+        "metadata": {"kind": "tool_approval", "toolName": "write_file",
+                     "arguments": serde_json::from_str::<Value>(ARGS).unwrap()}}]}))
+}
+
+fn record(fields: Value) -> Value {
+    let mut value = json!({"interruptId": "int_1", "toolCallId": "w1"});
+    value
+        .as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    json!({"type": "CUSTOM", "name": "tandem.tool_approval", "value": value})
+}
+
+/// A write the agent asks to make; with an answer, the resumed run's record and result.
+fn save_note(answer: Option<(Value, &str)>) -> Vec<Value> {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["save a note"]));
+    events.extend(tool_call("w1", "write_file", &[ARGS]));
+    events.push(approval_interrupt());
+    if let Some((fields, content)) = answer {
+        events.push(started());
+        events.push(record(fields));
+        events.push(result("w1", content));
+    }
+    events
+}
+
+fn card(transcript: &Transcript) -> &InterruptCard {
+    transcript
+        .items()
+        .iter()
+        .find_map(|item| match &item.body {
+            ItemBody::Interrupt(card) => Some(&**card),
+            _ => None,
+        })
+        .expect("an approval card")
+}
+
+fn tool(transcript: &Transcript) -> &ToolCall {
+    transcript
+        .items()
+        .iter()
+        .find_map(|item| match &item.body {
+            ItemBody::ToolCall(call) => Some(call),
+            _ => None,
+        })
+        .expect("a tool card")
+}
+
+fn summary(transcript: &Transcript) -> Option<&str> {
+    card(transcript).answer.as_ref().map(|a| a.summary.as_str())
+}
+
+#[test]
+fn an_approval_waits_beside_a_running_tool_card() {
+    let transcript = fold(&save_note(None));
+    assert_eq!(transcript.run_state(), RunState::Awaiting);
+    assert_eq!(card(&transcript).control.kind_name(), "tool_approval");
+    assert_eq!(card(&transcript).answer, None);
+    assert_eq!(tool(&transcript).name, "write_file");
+    assert_eq!(tool(&transcript).status(), ToolStatus::Running);
+}
+
+#[test]
+fn approving_answers_the_card_and_the_result_goes_to_the_tool_card() {
+    let ok = r#"{"ok":true}"#;
+    let mut transcript = fold(&save_note(Some((
+        json!({"approved": true, "edited": false}),
+        ok,
+    ))));
+    assert_eq!(
+        card(&transcript).answer,
+        Some(Answer {
+            resolved: true,
+            summary: "Approved".into()
+        })
+    );
+    assert_eq!(tool(&transcript).result.as_deref(), Some(ok));
+    assert_eq!(tool(&transcript).status(), ToolStatus::Done);
+    assert_eq!(transcript.run_state(), RunState::Running);
+    let end: Event = serde_json::from_value(finished(json!({"type": "success"}))).unwrap();
+    transcript.apply(99, &end);
+    assert_eq!(transcript.run_state(), RunState::Idle);
+}
+
+#[test]
+fn approving_with_edits_says_so() {
+    let edited = json!({"approved": true, "edited": true,
+                        "arguments": {"path": "notes/edited.txt", "content": "x"}});
+    let transcript = fold(&save_note(Some((edited, r#"{"ok":true}"#))));
+    assert_eq!(summary(&transcript), Some("Approved with edits"));
+}
+
+#[test]
+fn rejecting_keeps_the_reason_and_the_rejection_result_stays_on_the_tool_card() {
+    let rejected = r#"{"status":"rejected","reason":"not now"}"#;
+    let events = save_note(Some((
+        json!({"approved": false, "edited": false, "reason": "not now"}),
+        rejected,
+    )));
+    let mut transcript = fold(&events[..events.len() - 1]);
+    assert_eq!(summary(&transcript), Some("Rejected: not now"));
+    let last: Event = serde_json::from_value(events.last().unwrap().clone()).unwrap();
+    let touched = transcript.apply(events.len() as u64, &last);
+    let tool_at = transcript
+        .items()
+        .iter()
+        .position(|i| i.key == "tool:w1")
+        .unwrap();
+    assert_eq!(
+        touched,
+        vec![tool_at],
+        "the result touches only the tool card"
+    );
+    assert_eq!(summary(&transcript), Some("Rejected: not now"));
+    assert_eq!(tool(&transcript).result.as_deref(), Some(rejected));
+}
+
+#[test]
+fn a_declined_approval_is_rejected_and_a_record_can_name_only_the_call() {
+    let declined = json!({"type": "CUSTOM", "name": "tandem.tool_approval",
+                          "value": {"toolCallId": "w1", "approved": false, "edited": false}});
+    let mut events = save_note(None);
+    events.extend([started(), declined]);
+    let transcript = fold(&events);
+    assert_eq!(summary(&transcript), Some("Rejected"));
+    assert_eq!(transcript.run_state(), RunState::Running);
+}
+
+#[test]
+fn replaying_the_same_events_changes_nothing() {
+    let events = save_note(Some((
+        json!({"approved": true, "edited": false}),
+        r#"{"ok":true}"#,
+    )));
+    let mut transcript = fold(&events);
+    let before = transcript.items().to_vec();
+    for (n, event) in events.iter().enumerate() {
+        let event: Event = serde_json::from_value(event.clone()).unwrap();
+        assert!(transcript.apply(n as u64 + 1, &event).is_empty());
+    }
+    assert_eq!(transcript.items(), &before[..]);
+    assert_eq!(
+        fold(&events).items(),
+        &before[..],
+        "a reload folds to the same items"
+    );
+}
+
+#[test]
+fn an_approved_call_without_a_result_is_abandoned_when_its_run_fails() {
+    let mut events = save_note(None);
+    events.extend([
+        started(),
+        record(json!({"approved": true, "edited": false})),
+        json!({"type": "RUN_ERROR", "message": "disk full"}),
+    ]);
+    let transcript = fold(&events);
+    assert_eq!(summary(&transcript), Some("Approved"));
+    assert_eq!(tool(&transcript).status(), ToolStatus::Error);
+}
+
+#[test]
+fn other_custom_events_and_unknown_approvals_are_ignored() {
+    let mut events = save_note(None);
+    events.push(
+        json!({"type": "CUSTOM", "name": "something.else", "value": {"interruptId": "int_1"}}),
+    );
+    events.push(json!({"type": "CUSTOM", "name": "tandem.tool_approval",
+                       "value": {"interruptId": "int_9", "toolCallId": "w9", "approved": true}}));
+    let transcript = fold(&events);
+    assert_eq!(card(&transcript).answer, None);
+    assert_eq!(transcript.run_state(), RunState::Awaiting);
+}
+
+#[test]
+fn a_result_without_a_record_still_settles_the_approval() {
+    let mut events = save_note(None);
+    events.extend([
+        started(),
+        result("w1", r#"{"status":"rejected","reason":"late"}"#),
+    ]);
+    let transcript = fold(&events);
+    assert_eq!(summary(&transcript), Some("Rejected: late"));
+    assert!(tool(&transcript).result.is_some());
+    assert_eq!(transcript.run_state(), RunState::Running);
+}
