@@ -46,9 +46,9 @@ impl Application {
             max_model_calls: config.max_model_calls,
             runtime: tokio::runtime::Handle::current(),
         });
-        let closed = runner.close_interrupted_runs().await?;
-        if closed > 0 {
-            tracing::warn!(closed, "closed runs left in flight by the last shutdown");
+        let recovered = runner.recover_interrupted_runs().await?;
+        if recovered > 0 {
+            tracing::warn!(recovered, "repaired runs left in flight by the last shutdown");
         }
         let info = engine.info();
         let state = web::Data::new(AppState {

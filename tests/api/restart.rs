@@ -107,13 +107,17 @@ impl Tandem {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_process_killed_mid_run_leaves_a_valid_log_after_restart() {
+async fn a_run_killed_mid_answer_continues_by_itself_after_restart() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     let long = "word ".repeat(500);
     let script = write_script(
         dir.path(),
-        json!([{"reasoning": "thinking", "text": long, "toolCalls": [{"name": "clock", "arguments": {}}]}, {"text": "after restart"}]),
+        json!([
+            {"reasoning": "thinking", "text": long, "toolCalls": [{"name": "clock", "arguments": {}}]},
+            {"text": "after restart"},
+            {"text": "and again"}
+        ]),
     );
     let mut tandem = Tandem::spawn(&url, &script);
     let app = tandem.client();
@@ -131,16 +135,28 @@ async fn a_process_killed_mid_run_leaves_a_valid_log_after_restart() {
 
     let restarted = Tandem::spawn(&url, &script);
     let app = restarted.client();
+    let mut socket = app.socket(&session, 0).await;
+    let events = socket.until_run_end().await;
+    assert_eq!(events.last().unwrap().1.type_name(), "RUN_FINISHED");
     let log = app.log(&session).await;
     assert_valid_session(&log, true);
-    match &log.last().unwrap().1.body {
-        EventBody::RunError { code, .. } => assert_eq!(code.as_deref(), Some("interrupted")),
-        other => panic!("expected RUN_ERROR interrupted, got {other:?}"),
-    }
+    let runs = log
+        .iter()
+        .filter(|(_, e)| e.type_name() == "RUN_STARTED")
+        .count();
+    assert_eq!(runs, 1, "the same run went on");
+    let marker = log.iter().position(|(_, e)| {
+        matches!(&e.body, EventBody::Custom { name, .. } if name == "tandem.run_recovered")
+    });
+    let answer = log.iter().position(|(_, e)| {
+        matches!(&e.body, EventBody::TextMessageContent { delta, .. } if delta.contains("restart"))
+    });
+    assert!(
+        marker.unwrap() < answer.unwrap(),
+        "the continuation follows the marker"
+    );
     let (_, detail) = app.get(&format!("/api/sessions/{session}")).await;
     assert_eq!(detail["status"], "idle");
-    let mut socket = app.socket(&session, log.len() as u64).await;
-    socket.backlog().await;
     app.say(&session, "continue").await;
     let events = socket.until_run_end().await;
     assert_eq!(

@@ -67,6 +67,32 @@ impl OpenItems {
         self.text.as_deref()
     }
 
+    /// Tool calls whose arguments are still streaming (no `TOOL_CALL_END` yet).
+    pub fn streaming_calls(&self) -> &[String] {
+        &self.tool_calls
+    }
+
+    /// Tool calls without a result, in the order they started.
+    pub fn unanswered(&self) -> &[String] {
+        &self.unanswered
+    }
+
+    /// Whether a step of this name is open.
+    pub fn step_open(&self, name: &str) -> bool {
+        self.steps.iter().any(|step| step == name)
+    }
+
+    /// Events that close the open steps, innermost first.
+    pub fn closing_steps(&self) -> Vec<EventBody> {
+        self.steps
+            .iter()
+            .rev()
+            .map(|step_name| EventBody::StepFinished {
+                step_name: step_name.clone(),
+            })
+            .collect()
+    }
+
     /// The open reasoning message, if any.
     pub fn reasoning(&self) -> Option<&str> {
         self.reasoning_message.as_deref()
@@ -116,11 +142,7 @@ impl OpenItems {
                 role: Some(ToolRole::Tool),
             });
         }
-        for step_name in self.steps.iter().rev() {
-            events.push(EventBody::StepFinished {
-                step_name: step_name.clone(),
-            });
-        }
+        events.extend(self.closing_steps());
         events
     }
 }

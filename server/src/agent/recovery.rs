@@ -1,36 +1,67 @@
-//! Start-up repair of runs a dead process left in flight.
+//! Start-up recovery of runs a dead process left in flight.
 //!
-//! A session still `running` at start has no task anywhere: its last run is closed in the
-//! log (open messages, reasoning, tool calls and steps, with error results for tool calls
-//! that never finished) and ends with `RUN_ERROR` code `interrupted`, so the log stays
-//! valid and the session usable. Paused sessions need nothing: they are rows.
+//! A session still `running` at start has no task anywhere. Its run is repaired in the
+//! log and then continues by itself: open text and reasoning are closed, a tool call the
+//! model was still writing is closed with an error result, a tool call that was running
+//! is left to run again if the tool is idempotent and otherwise gets a result saying its
+//! outcome is unknown, and a `CUSTOM tandem.run_recovered` marker precedes the
+//! continuation. A run with a persisted stop request is finished as cancelled instead,
+//! and one that crashed [`MAX_RECOVERIES`] times ends with `RUN_ERROR recovery_limit`.
 
+use serde_json::json;
 use shared::api::SessionStatus;
-use shared::{Event, EventBody};
+use shared::{Event, EventBody, Outcome, ToolRole};
 
+use super::conversation::MODEL_CALL_STEP;
 use super::open_items::OpenItems;
 use super::runner::Runner;
-use crate::domain::{now_ms, SessionId};
+use super::tools::ToolRegistry;
+use crate::domain::{new_id, now_ms};
 use crate::eventlog::WriteError;
-use crate::store::{Command, Guard, LogEntry, Store, StoreError};
+use crate::store::{Command, Guard, LogEntry, Store};
 
-/// The result text of a tool call the crash cut short.
-const CUT_SHORT: &str = "Tandem stopped while this call was running; its outcome is unknown";
+/// How many times one run is continued after a crash before it fails.
+pub const MAX_RECOVERIES: u64 = 3;
+/// The marker before a recovered run's continuation.
+pub const RECOVERED_EVENT: &str = "tandem.run_recovered";
+/// A persisted stop request for a run.
+pub const STOP_EVENT: &str = "tandem.stop_requested";
+/// The result of a call cut off while the model was still writing it.
+const CUT_OFF: &str = "the model was still writing this call when Tandem stopped; it did not run";
+/// The result of a call that was running and may not run twice.
+const UNKNOWN: &str = "Tandem stopped while this call was running; its outcome is unknown and \
+                       it was not run again because running it twice is not safe";
+/// The result of calls of a stopped run.
+pub const CANCELLED: &str = "cancelled by the person before it finished";
+
+/// What to append for a run found in flight, and whether it then continues.
+#[derive(Debug, PartialEq)]
+pub struct Repair {
+    pub events: Vec<EventBody>,
+    /// The run to continue, if it does.
+    pub continue_run: Option<String>,
+}
 
 impl<S: Store> Runner<S> {
-    /// Closes every run left in flight; returns how many were closed.
-    pub async fn close_interrupted_runs(&self) -> Result<usize, WriteError> {
+    /// Repairs every run left in flight and continues those that may; returns how many.
+    pub async fn recover_interrupted_runs(&self) -> Result<usize, WriteError> {
         let sessions = self
             .deps
             .store
             .sessions_with_status(SessionStatus::Running)
             .await?;
         for &session in &sessions {
-            let closing = self.closing_events(session).await?;
+            let stored = self.deps.store.events_after(session, 0, u32::MAX).await?;
+            let events: Vec<Event> = stored
+                .iter()
+                .filter_map(|row| serde_json::from_str(&row.json).ok())
+                .collect();
+            let repair = repair(&events, &self.deps.tools);
             let now = now_ms();
-            let entries = closing
+            let entries = repair
+                .events
                 .into_iter()
-                .map(|b| LogEntry::new(Event::at(b, now)))
+                .map(|body| LogEntry::new(Event::at(body, now)))
                 .collect();
             let command = Command {
                 session,
@@ -38,27 +69,121 @@ impl<S: Store> Runner<S> {
                 entries,
             };
             self.deps.writer.submit(command).await?;
-            tracing::info!(%session, "closed a run interrupted by the last shutdown");
+            match repair.continue_run {
+                Some(run_id) => {
+                    tracing::warn!(%session, run = run_id, "continuing a run the last shutdown cut short");
+                    self.continue_run(session, run_id);
+                }
+                None => tracing::warn!(%session, "closed a run the last shutdown cut short"),
+            }
         }
         Ok(sessions.len())
     }
+}
 
-    async fn closing_events(&self, session: SessionId) -> Result<Vec<EventBody>, StoreError> {
-        let stored = self.deps.store.events_after(session, 0, u32::MAX).await?;
-        let mut open = OpenItems::default();
-        for row in &stored {
-            match serde_json::from_str::<Event>(&row.json) {
-                Ok(event) => open.observe(&event.body),
-                Err(error) => tracing::warn!(%session, seq = row.seq, %error, "unreadable event"),
+/// Decides how to repair the last run of a session's log.
+pub fn repair(events: &[Event], tools: &ToolRegistry) -> Repair {
+    let mut open = OpenItems::default();
+    let (mut run_id, mut attempts, mut stopped) = (String::new(), 0, false);
+    let mut names = std::collections::HashMap::new();
+    for event in events {
+        open.observe(&event.body);
+        match &event.body {
+            EventBody::RunStarted { run_id: id, .. } => {
+                (run_id, attempts, stopped) = (id.clone(), 0, false);
             }
+            EventBody::Custom { name, .. } if name == RECOVERED_EVENT => attempts += 1,
+            EventBody::Custom { name, .. } if name == STOP_EVENT => stopped = true,
+            EventBody::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+                ..
+            } => {
+                names.insert(tool_call_id.clone(), tool_call_name.clone());
+            }
+            _ => {}
         }
-        let mut events = open.closing_all(CUT_SHORT);
-        events.push(EventBody::RunError {
-            message: "Tandem stopped while this run was in flight; it was closed at restart. \
-                      Send a message to continue."
-                .into(),
-            code: Some("interrupted".into()),
+    }
+    let thread_id = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::RunStarted { thread_id, .. } => Some(thread_id.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    if stopped {
+        let mut closing = open.closing_all(CANCELLED);
+        closing.push(EventBody::RunFinished {
+            thread_id,
+            run_id,
+            result: None,
+            outcome: Some(Outcome::Cancelled),
+            usage: None,
         });
-        Ok(events)
+        return Repair {
+            events: closing,
+            continue_run: None,
+        };
+    }
+    if attempts >= MAX_RECOVERIES {
+        let mut closing = open.closing_all(UNKNOWN);
+        closing.push(EventBody::RunError {
+            message: format!(
+                "Tandem stopped during this run {} times; it was not continued again",
+                attempts + 1
+            ),
+            code: Some("recovery_limit".into()),
+        });
+        return Repair {
+            events: closing,
+            continue_run: None,
+        };
+    }
+    let mut closing = open.closing_content();
+    for id in open.streaming_calls() {
+        closing.push(EventBody::ToolCallEnd {
+            tool_call_id: id.clone(),
+        });
+        closing.push(error_result(id, CUT_OFF));
+    }
+    let in_model_call = open.step_open(MODEL_CALL_STEP);
+    closing.extend(open.closing_steps());
+    // Calls run in order, so only the first unanswered one can have started, and only
+    // once its model call had finished.
+    let running = open
+        .unanswered()
+        .iter()
+        .find(|id| !open.streaming_calls().contains(id));
+    if let (false, Some(id)) = (in_model_call, running) {
+        let name = names.get(id).map(String::as_str).unwrap_or_default();
+        if !tools.idempotent(name) {
+            closing.push(EventBody::ToolCallResult {
+                message_id: new_id("msg"),
+                tool_call_id: id.clone(),
+                content: json!({"error": UNKNOWN, "outcomeUnknown": true}).to_string(),
+                role: Some(ToolRole::Tool),
+            });
+        }
+    }
+    closing.push(EventBody::Custom {
+        name: RECOVERED_EVENT.into(),
+        value: json!({"runId": run_id, "attempt": attempts + 1}),
+    });
+    Repair {
+        events: closing,
+        continue_run: Some(run_id),
     }
 }
+
+fn error_result(tool_call_id: &str, why: &str) -> EventBody {
+    EventBody::ToolCallResult {
+        message_id: new_id("msg"),
+        tool_call_id: tool_call_id.into(),
+        content: json!({ "error": why }).to_string(),
+        role: Some(ToolRole::Tool),
+    }
+}
+
+#[cfg(test)]
+#[path = "recovery_tests.rs"]
+mod tests;

@@ -23,7 +23,7 @@ use crate::domain::new_id;
 use crate::store::Store;
 
 /// The tool-result text of a call stopped by the person.
-const STOPPED: &str = "stopped by the person before it finished";
+const STOPPED: &str = super::recovery::CANCELLED;
 
 /// How a model call or tool phase ended when it did not simply complete.
 enum Halt {

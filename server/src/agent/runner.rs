@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval;
 use super::recorder::Recorder;
+use super::recovery;
 use super::tools::request_input;
 use super::{run_loop, RunDeps};
 use crate::domain::{new_id, now_ms, SessionId};
@@ -119,20 +120,43 @@ impl<S: Store> Runner<S> {
     }
 
     /// Stops the active run, or declines the pending question and finishes cancelled.
+    ///
+    /// A stop is persisted (`CUSTOM tandem.stop_requested`, only while the run is still
+    /// active) before the run's token is cancelled, so a crash in between cannot undo it:
+    /// recovery finishes such a run as cancelled instead of continuing it.
     pub async fn cancel(&self, session: SessionId) -> Result<(), ApiError> {
-        if self.cancel_local(session) {
-            return Ok(());
-        }
         let row = self.deps.store.session(session).await?;
         let row = row.ok_or_else(|| ApiError::SessionNotFound(session.to_string()))?;
-        match row.status {
-            SessionStatus::Idle => Err(ApiError::Idle),
-            SessionStatus::Running => {
-                tracing::warn!(%session, "cancel for a run not owned by this process");
-                Err(ApiError::RunActive)
+        match (row.status, row.active_run_id) {
+            (SessionStatus::AwaitingInput, _) => self.decline_pending(session).await,
+            (SessionStatus::Running, Some(run_id)) => {
+                let stop = EventBody::Custom {
+                    name: recovery::STOP_EVENT.into(),
+                    value: json!({ "runId": run_id }),
+                };
+                let guard = Guard::InRun { run_id };
+                let persisted = self.submit(session, guard, vec![stop]).await;
+                let local = self.cancel_local(session);
+                match persisted? {
+                    Applied::Committed { .. } => {
+                        if !local {
+                            tracing::warn!(%session, "stop persisted for a run this process does not own");
+                        }
+                        Ok(())
+                    }
+                    // The run ended between the read and the write: nothing left to stop.
+                    Applied::Rejected(Rejection::RunEnded) => Err(ApiError::Idle),
+                    Applied::Rejected(other) => rejected(session, other).map(drop),
+                }
             }
-            SessionStatus::AwaitingInput => self.decline_pending(session).await,
+            _ => Err(ApiError::Idle),
         }
+    }
+
+    /// Continues a run recovered after a crash: a fresh loop from the log.
+    pub(super) fn continue_run(&self, session: SessionId, run_id: String) {
+        let cancel = self.register(session, &run_id);
+        self.spawn(session, run_id, cancel);
     }
 
     /// Deletes a session, stopping its run first.
@@ -385,6 +409,7 @@ fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, Api
             })
         }
         Rejection::InterruptMissing => ApiError::InterruptNotFound(String::new()),
+        Rejection::RunEnded => ApiError::Idle,
         Rejection::InterruptAnswered {
             same: true, run_id, ..
         } => {

@@ -35,6 +35,9 @@ pub enum Guard {
         /// Names a session that still has its default title.
         title: String,
     },
+    /// Events about a run from outside it (a stop request): the run must still be the
+    /// session's active one, so nothing lands after its terminal event.
+    InRun { run_id: String },
     /// An answer to a pending interrupt; the answer is recorded with the events.
     Resume {
         interrupt_id: String,
@@ -71,6 +74,8 @@ pub enum Rejection {
         run_id: String,
     },
     InterruptMissing,
+    /// The run is no longer the session's active run.
+    RunEnded,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
         interrupt_id: String,

@@ -6,6 +6,7 @@
 //! `request_input` is offered here but handled by the run loop, which pauses. The
 //! registry also knows which tools need a person's approval before they run.
 
+mod append_file;
 mod calculator;
 mod clock;
 pub mod request_input;
@@ -20,6 +21,7 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use append_file::AppendFile;
 pub use calculator::Calculator;
 pub use clock::Clock;
 pub use write_file::WriteFile;
@@ -47,6 +49,11 @@ pub trait Tool: Send + Sync + 'static {
     fn changes_things(&self) -> bool {
         false
     }
+    /// Whether running the same call twice is harmless. Only such calls are re-run when a
+    /// crash cut them short; by default, tools that change nothing are.
+    fn idempotent(&self) -> bool {
+        !self.changes_things()
+    }
 }
 
 struct Registered {
@@ -66,7 +73,8 @@ pub struct ToolRegistry {
 pub struct UnknownTool(pub String, pub String);
 
 impl ToolRegistry {
-    /// The built-in tools: `calculator`, `clock`, and `write_file` (under `workspace`).
+    /// The built-in tools: `calculator`, `clock`, and `write_file` and `append_file`
+    /// (under `workspace`).
     pub fn builtin(workspace: PathBuf) -> Self {
         let mut registry = Self {
             tools: BTreeMap::new(),
@@ -74,7 +82,8 @@ impl ToolRegistry {
         };
         registry.register(Arc::new(Calculator));
         registry.register(Arc::new(Clock));
-        registry.register(Arc::new(WriteFile::new(workspace)));
+        registry.register(Arc::new(WriteFile::new(workspace.clone())));
+        registry.register(Arc::new(AppendFile::new(workspace)));
         registry
     }
 
@@ -106,6 +115,11 @@ impl ToolRegistry {
     /// Whether a call of `name` waits for a person's approval.
     pub fn needs_approval(&self, name: &str) -> bool {
         self.needs_approval.contains(name)
+    }
+
+    /// Whether a call of `name` may safely run again (unknown tools may: they do nothing).
+    pub fn idempotent(&self, name: &str) -> bool {
+        self.tools.get(name).is_none_or(|r| r.tool.idempotent())
     }
 
     /// The spec of one tool.

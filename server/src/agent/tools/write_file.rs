@@ -1,7 +1,8 @@
 //! The `write_file` tool: writes a text file inside the workspace folder.
 //!
-//! It changes things, so it needs a person's approval by default. Paths are relative to
-//! the workspace and may not leave it (no absolute paths, no `..`).
+//! It changes things, so it needs a person's approval by default; writing the same file
+//! twice gives the same result, so it is idempotent. Paths are relative to the workspace
+//! and may not leave it (no absolute paths, no `..`).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -48,6 +49,10 @@ impl Tool for WriteFile {
         true
     }
 
+    fn idempotent(&self) -> bool {
+        true
+    }
+
     fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>> {
         let path = arguments["path"].as_str().unwrap_or_default().to_string();
         let content = arguments["content"]
@@ -71,7 +76,7 @@ impl Tool for WriteFile {
 }
 
 /// `relative` joined to `workspace`, refused if it would leave the workspace.
-fn inside(workspace: &Path, relative: &str) -> Result<PathBuf, String> {
+pub(super) fn inside(workspace: &Path, relative: &str) -> Result<PathBuf, String> {
     let path = Path::new(relative);
     let plain = path
         .components()

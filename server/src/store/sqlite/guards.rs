@@ -66,6 +66,22 @@ pub(super) async fn check_guard(
             .await?;
             Ok(None)
         }
+        Guard::InRun { run_id } => {
+            let row: Option<(String, Option<String>)> =
+                sqlx::query_as("SELECT status, active_run_id FROM sessions WHERE id = ?")
+                    .bind(&session)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            Ok(match row {
+                None => Some(Rejection::SessionMissing),
+                Some((status, Some(active)))
+                    if status == SessionStatus::Running.as_str() && &active == run_id =>
+                {
+                    None
+                }
+                Some(_) => Some(Rejection::RunEnded),
+            })
+        }
         Guard::Resume {
             interrupt_id,
             response,

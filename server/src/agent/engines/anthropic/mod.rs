@@ -7,10 +7,13 @@
 //! event mapping in `stream`. The key goes into one header and nowhere else: never into
 //! an error, a log line or `Debug` output.
 
+mod events;
 mod request;
+#[cfg(test)]
+mod request_tests;
 mod stream;
 #[cfg(test)]
-mod tests;
+mod stream_tests;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 

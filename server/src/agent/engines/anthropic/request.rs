@@ -20,7 +20,10 @@ pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     body.insert("model".into(), json!(settings.model));
     body.insert("max_tokens".into(), json!(settings.max_tokens));
     body.insert("stream".into(), json!(true));
-    body.insert("messages".into(), Value::Array(messages(&request.conversation)));
+    body.insert(
+        "messages".into(),
+        Value::Array(messages(&request.conversation)),
+    );
     if !request.tools.is_empty() {
         body.insert("tools".into(), tools(&request.tools));
     }

@@ -10,136 +10,11 @@
 use std::collections::BTreeMap;
 
 use eventsource_stream::Event as SseEvent;
-use serde::Deserialize;
-use serde_json::Value;
 use shared::TokenUsage;
 
+use super::events::{ApiError, Delta, StartBlock, StreamEvent, Usage, KNOWN_EVENTS};
 use crate::agent::engines::sse::{self, Decoder};
 use crate::agent::engines::{EngineError, EngineEvent, FinishReason};
-
-/// The event names the Messages API documents; any other name is skipped unread.
-const KNOWN_EVENTS: [&str; 8] = [
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-    "error",
-];
-
-/// One event's JSON data, by its `type`.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum StreamEvent {
-    MessageStart {
-        message: MessageStart,
-    },
-    ContentBlockStart {
-        index: u64,
-        content_block: StartBlock,
-    },
-    ContentBlockDelta {
-        index: u64,
-        delta: Delta,
-    },
-    ContentBlockStop {
-        index: u64,
-    },
-    MessageDelta {
-        delta: MessageDelta,
-        #[serde(default)]
-        usage: Option<Usage>,
-    },
-    MessageStop,
-    Ping,
-    Error {
-        error: ApiError,
-    },
-    #[serde(other)]
-    Unknown,
-}
-
-#[derive(Debug, Deserialize)]
-struct MessageStart {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    usage: Option<Usage>,
-}
-
-/// Token counts; `message_delta` repeats them cumulatively.
-#[derive(Debug, Default, Deserialize)]
-struct Usage {
-    input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum StartBlock {
-    Text {
-        #[serde(default)]
-        text: String,
-    },
-    Thinking {
-        #[serde(default)]
-        thinking: String,
-        #[serde(default)]
-        signature: Option<String>,
-    },
-    RedactedThinking {
-        data: String,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        #[serde(default)]
-        input: Option<Value>,
-    },
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Delta {
-    TextDelta { text: String },
-    ThinkingDelta { thinking: String },
-    SignatureDelta { signature: String },
-    InputJsonDelta { partial_json: String },
-    #[serde(other)]
-    Other,
-}
-
-impl Delta {
-    fn name(&self) -> &'static str {
-        match self {
-            Delta::TextDelta { .. } => "text_delta",
-            Delta::ThinkingDelta { .. } => "thinking_delta",
-            Delta::SignatureDelta { .. } => "signature_delta",
-            Delta::InputJsonDelta { .. } => "input_json_delta",
-            Delta::Other => "delta",
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-struct MessageDelta {
-    #[serde(default)]
-    stop_reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ApiError {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    message: String,
-}
 
 /// An open content block, by what its stop must emit.
 #[derive(Debug)]
@@ -275,14 +150,14 @@ impl AnthropicDecoder {
             return Err(not_open("content_block_delta", index));
         };
         match (block, delta) {
-            (Block::Text, Delta::TextDelta { text }) => push_text(out, EngineEvent::TextDelta, text),
-            (Block::Thinking { .. }, Delta::ThinkingDelta { thinking }) => {
+            (Block::Text, Delta::Text { text }) => push_text(out, EngineEvent::TextDelta, text),
+            (Block::Thinking { .. }, Delta::Thinking { thinking }) => {
                 push_text(out, EngineEvent::ReasoningDelta, thinking)
             }
-            (Block::Thinking { signature }, Delta::SignatureDelta { signature: piece }) => {
+            (Block::Thinking { signature }, Delta::Signature { signature: piece }) => {
                 signature.get_or_insert_with(String::new).push_str(&piece)
             }
-            (Block::ToolUse { id, streamed, .. }, Delta::InputJsonDelta { partial_json }) => {
+            (Block::ToolUse { id, streamed, .. }, Delta::InputJson { partial_json }) => {
                 if !partial_json.is_empty() {
                     *streamed = true;
                     out.push(EngineEvent::ToolCallArgs {

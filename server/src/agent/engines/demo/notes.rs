@@ -1,7 +1,7 @@
 //! The demo's note scenario: it saves a note with `write_file`, a tool that changes
 //! things, so the run pauses for the person's approval (which may edit the path or text).
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{turn, Situation};
 use crate::agent::engines::Turn;
@@ -66,6 +66,8 @@ fn note_text(ask: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn situation<'a>(ask: &'a str, results: Vec<(&'a str, Value)>) -> Situation<'a> {
