@@ -48,7 +48,8 @@ impl Block {
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
     blocks: BTreeMap<u64, Block>,
-    usage: TokenUsage,
+    model: Option<String>,
+    counts: Usage,
     stop_reason: Option<String>,
 }
 
@@ -63,8 +64,7 @@ impl Decoder for AnthropicDecoder {
         }
         match sse::parse_data::<StreamEvent>(event)? {
             StreamEvent::MessageStart { message } => {
-                self.usage.provider = Some("anthropic".into());
-                self.usage.model = message.model;
+                self.model = message.model;
                 self.add_usage(message.usage);
             }
             StreamEvent::ContentBlockStart {
@@ -183,7 +183,7 @@ impl AnthropicDecoder {
         for (_, block) in std::mem::take(&mut self.blocks) {
             close(block, out);
         }
-        out.push(EngineEvent::Usage(self.usage.clone()));
+        out.push(EngineEvent::Usage(self.usage()));
         let reason = match self.stop_reason.as_deref() {
             Some("end_turn" | "stop_sequence") => FinishReason::Stop,
             Some("tool_use") => FinishReason::ToolCalls,
@@ -194,19 +194,38 @@ impl AnthropicDecoder {
         out.push(EngineEvent::Finish(reason));
     }
 
-    /// Input tokens count cache reads and writes too, as other providers' prompt counts do.
+    /// Keeps the latest of each count (`message_delta` repeats them cumulatively).
     fn add_usage(&mut self, usage: Option<Usage>) {
         let Some(usage) = usage else { return };
+        let counts = &mut self.counts;
+        counts.input_tokens = usage.input_tokens.or(counts.input_tokens);
+        counts.cache_creation_input_tokens = usage
+            .cache_creation_input_tokens
+            .or(counts.cache_creation_input_tokens);
+        counts.cache_read_input_tokens = usage
+            .cache_read_input_tokens
+            .or(counts.cache_read_input_tokens);
+        counts.output_tokens = usage.output_tokens.or(counts.output_tokens);
+    }
+
+    /// The call's usage. Input tokens count cache reads and writes too, as other
+    /// providers' prompt counts do.
+    fn usage(&self) -> TokenUsage {
+        let counts = &self.counts;
         let input = [
-            usage.input_tokens,
-            usage.cache_creation_input_tokens,
-            usage.cache_read_input_tokens,
+            counts.input_tokens,
+            counts.cache_creation_input_tokens,
+            counts.cache_read_input_tokens,
         ];
-        if input.iter().any(Option::is_some) {
-            self.usage.input_tokens = Some(input.iter().flatten().sum());
-        }
-        if usage.output_tokens.is_some() {
-            self.usage.output_tokens = usage.output_tokens;
+        TokenUsage {
+            provider: Some("anthropic".into()),
+            model: self.model.clone(),
+            input_tokens: input
+                .iter()
+                .any(Option::is_some)
+                .then(|| input.iter().flatten().sum()),
+            output_tokens: counts.output_tokens,
+            reasoning_tokens: None,
         }
     }
 }
