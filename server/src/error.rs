@@ -32,6 +32,8 @@ pub enum ApiError {
     InterruptNotFound(String),
     #[error("this interrupt was already answered differently")]
     InterruptAnswered(Value),
+    #[error("this interrupt expired before it was answered")]
+    InterruptExpired(Value),
     #[error("the answer does not match the question's response schema: {0}")]
     InvalidPayload(String),
     #[error("the request body is larger than {0} bytes")]
@@ -53,6 +55,7 @@ impl ApiError {
             Self::Idle => "idle",
             Self::InterruptNotFound(_) => "interrupt_not_found",
             Self::InterruptAnswered(_) => "interrupt_already_answered",
+            Self::InterruptExpired(_) => "interrupt_expired",
             Self::InvalidPayload(_) => "invalid_payload",
             Self::TooLarge(_) => "payload_too_large",
             Self::Storage(_) => "storage_unavailable",
@@ -62,7 +65,7 @@ impl ApiError {
     /// Structured context, e.g. the current state of an answered interrupt.
     pub fn details(&self) -> Option<Value> {
         match self {
-            Self::InterruptAnswered(state) => Some(state.clone()),
+            Self::InterruptAnswered(state) | Self::InterruptExpired(state) => Some(state.clone()),
             _ => None,
         }
     }
@@ -112,6 +115,7 @@ impl ResponseError for ApiError {
             Self::RunActive | Self::AwaitingInput | Self::Idle | Self::InterruptAnswered(_) => {
                 StatusCode::CONFLICT
             }
+            Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
         }

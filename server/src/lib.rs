@@ -7,6 +7,7 @@
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
 //!   before it is committed.
 //! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
+//! - [`retention`]: deleting finished sessions past a configured age.
 //! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner.
 
 pub mod agent;
@@ -14,6 +15,7 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod eventlog;
+pub mod retention;
 pub mod routes;
 pub mod startup;
 pub mod state;

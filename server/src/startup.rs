@@ -30,25 +30,33 @@ impl Application {
     /// Opens the database, repairs interrupted runs, binds and prepares the server.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.validate()?;
-        let store = SqliteStore::connect(&config.database_url).await?;
+        let busy = Duration::from_millis(config.sqlite_busy_timeout_ms);
+        let store = SqliteStore::connect(&config.database_url, busy).await?;
         Self::build_with(config, Arc::new(store)).await
     }
 
     async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
         let engine = engine(&config)?;
         let hub = Hub::default();
-        let writer = Writer::spawn(store.clone(), hub.clone());
+        let retry_for = Duration::from_millis(config.write_retry_ms);
+        let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
         let runner = Runner::new(RunDeps {
             store: store.clone(),
             writer,
             engine: engine.clone(),
             tools: Arc::new(tools(&config)?),
             max_model_calls: config.max_model_calls,
+            input_timeout_secs: config.input_timeout_secs,
             runtime: tokio::runtime::Handle::current(),
         });
         let recovered = runner.recover_interrupted_runs().await?;
         if recovered > 0 {
             tracing::warn!(recovered, "repaired runs left in flight by the last shutdown");
+        }
+        runner.spawn_expiry_sweeper();
+        if let Some(hours) = config.retention_hours {
+            let max_age = Duration::from_secs(hours.saturating_mul(3600));
+            crate::retention::spawn(store.clone(), hub.clone(), max_age, crate::retention::RETENTION_EVERY);
         }
         let info = engine.info();
         let state = web::Data::new(AppState {

@@ -10,7 +10,7 @@ use shared::{EventBody, Interrupt, ResumeStatus};
 
 use super::conversation::ToolCallRecord;
 use super::tools::ToolRegistry;
-use crate::domain::new_id;
+use crate::domain::{new_id, rfc3339_after};
 
 /// The interrupt reason of a call waiting for approval.
 pub const REASON: &str = "tool_approval";
@@ -90,8 +90,14 @@ pub fn response_schema() -> Value {
     })
 }
 
-/// The interrupt a call that needs approval becomes; `arguments` are already checked.
-pub fn interrupt(call: &ToolCallRecord, arguments: &Value, tools: &ToolRegistry) -> Interrupt {
+/// The interrupt a call that needs approval becomes; `arguments` are already checked and
+/// `timeout` (seconds) sets its deadline.
+pub fn interrupt(
+    call: &ToolCallRecord,
+    arguments: &Value,
+    tools: &ToolRegistry,
+    timeout: Option<u64>,
+) -> Interrupt {
     let schema = tools
         .spec(&call.name)
         .map(|spec| spec.parameters)
@@ -102,7 +108,7 @@ pub fn interrupt(call: &ToolCallRecord, arguments: &Value, tools: &ToolRegistry)
         message: Some(format!("Allow `{}` to run?", call.name)),
         tool_call_id: Some(call.id.clone()),
         response_schema: Some(response_schema()),
-        expires_at: None,
+        expires_at: timeout.map(rfc3339_after),
         metadata: Some(json!({
             "kind": REASON,
             "toolName": call.name,
@@ -165,7 +171,7 @@ mod tests {
             arguments: r#"{"path":"a.txt","content":"x"}"#.into(),
         };
         let arguments = tools.check(&call.name, &call.arguments).unwrap();
-        interrupt(&call, &arguments, tools)
+        interrupt(&call, &arguments, tools, None)
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! registry; a paused session has no task at all, only rows.
 
 mod approval;
+mod expiry;
 pub mod conversation;
 pub mod engines;
 mod open_items;
@@ -29,6 +30,8 @@ pub struct RunDeps<S> {
     pub tools: Arc<tools::ToolRegistry>,
     /// Model calls one run may make before it fails with `max_model_calls`.
     pub max_model_calls: u32,
+    /// Deadline for answers to interrupts that set none, in seconds.
+    pub input_timeout_secs: Option<u64>,
     /// The runtime runs are spawned on (not an HTTP worker's).
     pub runtime: tokio::runtime::Handle,
 }

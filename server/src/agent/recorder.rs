@@ -132,13 +132,8 @@ impl Recorder {
             Some(id) => id.to_string(),
             None => {
                 events.extend(self.open.closing_content());
-                let span = new_id("rsn");
-                let id = new_id("rmsg");
-                events.push(EventBody::ReasoningStart { message_id: span });
-                events.push(EventBody::ReasoningMessageStart {
-                    message_id: id.clone(),
-                    role: ReasoningRole::Reasoning,
-                });
+                let (span, id) = (new_id("rsn"), new_id("rmsg"));
+                events.extend(opening_reasoning(&span, &id));
                 id
             }
         };
@@ -146,15 +141,23 @@ impl Recorder {
         self.emit_all(events).await
     }
 
-    /// Ends the open reasoning block, keeping the provider's signature if it gave one.
+    /// Ends the open reasoning block, keeping the provider's signature if it gave one. A
+    /// signature without streamed text (thinking the provider did not show) still gets a
+    /// reasoning message of its own, so it can be sent back.
     pub async fn end_reasoning(&mut self, signature: Option<String>) -> Result<(), RunAbort> {
         let mut events = Vec::new();
-        if let (Some(id), Some(signature)) = (self.open.reasoning(), signature) {
-            events.push(EventBody::ReasoningEncryptedValue {
-                subtype: EncryptedSubtype::Message,
-                entity_id: id.to_string(),
-                encrypted_value: signature,
-            });
+        match (self.open.reasoning().map(str::to_string), signature) {
+            (Some(id), Some(signature)) => events.push(encrypted(id, signature)),
+            (None, Some(signature)) => {
+                events.extend(self.open.closing_content());
+                let (span, id) = (new_id("rsn"), new_id("rmsg"));
+                events.extend(opening_reasoning(&span, &id));
+                events.push(encrypted(id.clone(), signature));
+                events.push(EventBody::ReasoningMessageEnd { message_id: id });
+                events.push(EventBody::ReasoningEnd { message_id: span });
+                return self.emit_all(events).await;
+            }
+            (_, None) => {}
         }
         events.extend(self.open.closing_content());
         self.emit_all(events).await
@@ -165,18 +168,8 @@ impl Recorder {
     pub async fn redacted_reasoning(&mut self, data: String) -> Result<(), RunAbort> {
         let mut events = self.open.closing_content();
         let (span, id) = (new_id("rsn"), new_id("rmsg"));
-        events.push(EventBody::ReasoningStart {
-            message_id: span.clone(),
-        });
-        events.push(EventBody::ReasoningMessageStart {
-            message_id: id.clone(),
-            role: ReasoningRole::Reasoning,
-        });
-        events.push(EventBody::ReasoningEncryptedValue {
-            subtype: EncryptedSubtype::Message,
-            entity_id: id.clone(),
-            encrypted_value: format!("{REDACTED_PREFIX}{data}"),
-        });
+        events.extend(opening_reasoning(&span, &id));
+        events.push(encrypted(id.clone(), format!("{REDACTED_PREFIX}{data}")));
         events.push(EventBody::ReasoningMessageEnd { message_id: id });
         events.push(EventBody::ReasoningEnd { message_id: span });
         self.emit_all(events).await
@@ -198,5 +191,27 @@ impl Recorder {
     pub async fn close_all(&mut self, why: &str) -> Result<(), RunAbort> {
         let events = self.open.closing_all(why);
         self.emit_all(events).await
+    }
+}
+
+/// The start of a reasoning span and its message.
+fn opening_reasoning(span: &str, id: &str) -> [EventBody; 2] {
+    [
+        EventBody::ReasoningStart {
+            message_id: span.into(),
+        },
+        EventBody::ReasoningMessageStart {
+            message_id: id.into(),
+            role: ReasoningRole::Reasoning,
+        },
+    ]
+}
+
+/// A reasoning message's encrypted value.
+fn encrypted(entity_id: String, encrypted_value: String) -> EventBody {
+    EventBody::ReasoningEncryptedValue {
+        subtype: EncryptedSubtype::Message,
+        entity_id,
+        encrypted_value,
     }
 }

@@ -22,6 +22,8 @@ use super::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
 
+/// How long a run keeps trying to record its failure after a storage error.
+const STORAGE_GIVE_UP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// The tool-result text of a call stopped by the person.
 const STOPPED: &str = super::recovery::CANCELLED;
 
@@ -31,22 +33,41 @@ enum Halt {
     Failed(EngineError),
 }
 
-/// Drives a run to its end. Never panics on bad model output; write failures end it.
+/// Drives a run to its end. Never panics on bad model output. When the log cannot be
+/// written (a busy or full database past the writer's retries), it keeps trying, with
+/// backoff and for a bounded time, to end the run with `RUN_ERROR storage_unavailable`,
+/// so the session recovers by itself when the condition clears.
 pub async fn drive<S: Store>(
     deps: Arc<RunDeps<S>>,
     mut recorder: Recorder,
     cancel: CancellationToken,
 ) {
-    if let Err(abort) = run(&deps, &mut recorder, &cancel).await {
-        match abort {
-            RunAbort::SessionGone => {
-                tracing::debug!(run = recorder.run_id(), "session deleted mid-run")
-            }
-            RunAbort::Write(error) => {
-                tracing::error!(%error, run = recorder.run_id(), "run stopped: the log cannot be written")
-            }
+    match run(&deps, &mut recorder, &cancel).await {
+        Ok(()) => {}
+        Err(RunAbort::SessionGone) => {
+            tracing::debug!(run = recorder.run_id(), "session deleted mid-run")
+        }
+        Err(RunAbort::Write(error)) => {
+            tracing::error!(%error, run = recorder.run_id(), "the log cannot be written; ending the run once it can");
+            end_after_storage_failure(&mut recorder).await;
         }
     }
+}
+
+/// Retries ending the run as failed until the log accepts it (or gives up after
+/// [`STORAGE_GIVE_UP`]; the next start then repairs the run).
+async fn end_after_storage_failure(recorder: &mut Recorder) {
+    let started = std::time::Instant::now();
+    let mut wait = std::time::Duration::from_secs(1);
+    let message = "the event log could not be written (the database was busy or full);                    this run stopped. Send a message to continue.";
+    while started.elapsed() < STORAGE_GIVE_UP {
+        tokio::time::sleep(wait).await;
+        match fail(recorder, "storage_unavailable", message).await {
+            Ok(()) | Err(RunAbort::SessionGone) => return,
+            Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
+        }
+    }
+    tracing::error!(run = recorder.run_id(), "gave up ending the run; the next start repairs it");
 }
 
 async fn run<S: Store>(
@@ -201,7 +222,7 @@ async fn run_tools<S: Store>(
             } else {
                 match request_input::parse(&call.arguments) {
                     Ok(request) => {
-                        return Ok(Ok(Some(request_input::interrupt(&request, &call.id))))
+                        return Ok(Ok(Some(request_input::interrupt(&request, &call.id, deps.input_timeout_secs))))
                     }
                     Err(message) => error_content(&message),
                 }
@@ -217,7 +238,7 @@ async fn run_tools<S: Store>(
             let approval = history.approvals.get(&call.id);
             match (deps.tools.needs_approval(&call.name), approval) {
                 (true, None) => {
-                    let interrupt = approval::interrupt(call, &arguments, &deps.tools);
+                    let interrupt = approval::interrupt(call, &arguments, &deps.tools, deps.input_timeout_secs);
                     return Ok(Ok(Some(interrupt)));
                 }
                 (true, Some(approval)) if !approval.approved => approval.rejection_content(),

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval;
 use super::recorder::Recorder;
-use super::recovery;
+use super::{expiry, recovery};
 use super::tools::request_input;
 use super::{run_loop, RunDeps};
 use crate::domain::{new_id, now_ms, SessionId};
@@ -99,8 +99,13 @@ impl<S: Store> Runner<S> {
         status: ResumeStatus,
         payload: Option<Value>,
     ) -> Result<RunAccepted, ApiError> {
-        let row = self.pending_row(session, interrupt_id).await?;
+        let mut row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
+        if row.state == InterruptState::Pending && expiry::is_due(&row) {
+            // Past its deadline but not yet swept: expire it now, as the sweeper would.
+            self.expire(&row).await?;
+            row = self.pending_row(session, interrupt_id).await?;
+        }
         if row.state != InterruptState::Pending {
             return answered_already(session, &row, &response);
         }
@@ -169,7 +174,7 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
+    pub(super) fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
         EventBody::RunStarted {
             thread_id: session.to_string(),
             run_id: run_id.into(),
@@ -256,7 +261,7 @@ impl<S: Store> Runner<S> {
     }
 
     /// Commits the events that start a run and spawns its loop.
-    async fn start(
+    pub(super) async fn start(
         &self,
         session: SessionId,
         run_id: String,
@@ -410,6 +415,16 @@ fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, Api
         }
         Rejection::InterruptMissing => ApiError::InterruptNotFound(String::new()),
         Rejection::RunEnded => ApiError::Idle,
+        Rejection::InterruptAnswered {
+            interrupt_id,
+            state,
+            response,
+            ..
+        } if state == InterruptState::Expired.as_str() => ApiError::InterruptExpired(json!({
+            "interruptId": interrupt_id,
+            "state": state,
+            "response": response,
+        })),
         Rejection::InterruptAnswered {
             same: true, run_id, ..
         } => {

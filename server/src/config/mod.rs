@@ -75,6 +75,19 @@ pub struct Config {
     /// Tools that run without approval, even if they change things (comma-separated).
     #[arg(long, env = "TANDEM_SKIP_APPROVAL", value_delimiter = ',')]
     pub skip_approval: Vec<String>,
+    /// Default deadline for a person's answer, in seconds (off unless set); a question's
+    /// own `timeoutSeconds` wins.
+    #[arg(long, env = "TANDEM_INPUT_TIMEOUT_SECS")]
+    pub input_timeout_secs: Option<u64>,
+    /// Delete finished (idle) sessions not updated for this many hours (off unless set).
+    #[arg(long, env = "TANDEM_RETENTION_HOURS")]
+    pub retention_hours: Option<u64>,
+    /// How long a write waits for a database lock held by another process, in ms.
+    #[arg(long, env = "TANDEM_SQLITE_BUSY_TIMEOUT_MS", default_value_t = 5_000)]
+    pub sqlite_busy_timeout_ms: u64,
+    /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
+    #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
+    pub write_retry_ms: u64,
     /// Model provider settings (used by the `openai` and `anthropic` engines).
     #[command(flatten)]
     pub provider: ProviderArgs,

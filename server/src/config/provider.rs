@@ -108,8 +108,10 @@ pub struct ProviderSettings {
 pub enum ProviderError {
     #[error("the {0} engine needs an API key: set {1} (or pass --{2})")]
     MissingKey(&'static str, &'static str, &'static str),
-    #[error("--extra-header `{0}` must look like `Name: value`")]
+    #[error("--extra-header `{0}` must look like `Name: value` with a valid HTTP name and value")]
     BadHeader(String),
+    #[error("the API key contains characters an HTTP header cannot carry")]
+    BadKey,
     #[error("--thinking-budget must be at least 1024 and below --max-tokens ({0})")]
     ThinkingBudget(u32),
     #[error("the base URL `{0}` must start with http:// or https://")]
@@ -162,12 +164,17 @@ impl ProviderArgs {
             .iter()
             .filter(|header| !header.trim().is_empty())
             .map(|header| match header.split_once(':') {
-                Some((name, value)) if !name.trim().is_empty() => {
+                Some((name, value)) if valid_header(name.trim(), value.trim()) => {
                     Ok((name.trim().to_string(), value.trim().to_string()))
                 }
                 _ => Err(ProviderError::BadHeader(header.clone())),
             })
             .collect::<Result<_, _>>()?;
+        if let Some(key) = &api_key {
+            if reqwest::header::HeaderValue::from_str(key.expose()).is_err() {
+                return Err(ProviderError::BadKey);
+            }
+        }
         Ok(ProviderSettings {
             base_url,
             api_key,
@@ -185,6 +192,11 @@ impl ProviderArgs {
             },
         })
     }
+}
+
+fn valid_header(name: &str, value: &str) -> bool {
+    reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok()
+        && reqwest::header::HeaderValue::from_str(value).is_ok()
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub enum InterruptState {
     Pending,
     Resolved,
     Cancelled,
+    /// Nobody answered before its deadline.
+    Expired,
 }
 
 impl InterruptState {
@@ -54,6 +56,7 @@ impl InterruptState {
         match text {
             "resolved" => Self::Resolved,
             "cancelled" => Self::Cancelled,
+            "expired" => Self::Expired,
             _ => Self::Pending,
         }
     }
@@ -64,6 +67,7 @@ impl InterruptState {
             Self::Pending => "pending",
             Self::Resolved => "resolved",
             Self::Cancelled => "cancelled",
+            Self::Expired => "expired",
         }
     }
 }
@@ -80,6 +84,22 @@ pub struct InterruptRow {
     pub response: Option<serde_json::Value>,
     /// The run the answer started.
     pub resumed_run_id: Option<String>,
+}
+
+impl StoreError {
+    /// Whether retrying may succeed once the condition clears: the database is busy or
+    /// locked by another process, the disk is full, an I/O error, or no connection free.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Database(sqlx::Error::Database(error)) => {
+                let code = error.code().and_then(|c| c.parse::<i64>().ok());
+                // SQLite primary codes: BUSY 5, LOCKED 6, IOERR 10, FULL 13.
+                matches!(code.map(|c| c & 0xff), Some(5 | 6 | 10 | 13))
+            }
+            Self::Database(sqlx::Error::PoolTimedOut | sqlx::Error::Io(_)) => true,
+            _ => false,
+        }
+    }
 }
 
 /// A storage failure (the database, not the caller, is at fault).
@@ -145,6 +165,21 @@ pub trait Store: Send + Sync + 'static {
         &self,
         session: SessionId,
     ) -> impl Future<Output = Result<Vec<InterruptRow>, StoreError>> + Send;
+
+    /// Pending interrupts whose deadline is at or before `now_ms`, earliest first.
+    fn expired_interrupts(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<InterruptRow>, StoreError>> + Send;
+
+    /// Deletes up to `limit` idle sessions last updated before `cutoff_ms`, with their
+    /// events; never a session that is running or awaiting input. Returns their ids.
+    fn delete_idle_before(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
     /// Applies a batch of commands in one transaction, checking each guard against the
     /// state left by the commands before it. One result per command, in order.

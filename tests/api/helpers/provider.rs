@@ -279,7 +279,10 @@ async fn write_sse(
             }
         }
         let framed = [format!("{:x}\r\n", chunk.len()).as_bytes(), chunk, b"\r\n"].concat();
-        socket.write_all(&framed).await?;
+        if let Err(error) = socket.write_all(&framed).await {
+            let _ = hangups.send(sent);
+            return Err(error);
+        }
     }
     socket.write_all(b"0\r\n\r\n").await
 }

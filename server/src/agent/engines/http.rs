@@ -112,6 +112,16 @@ impl Failure {
     }
 
     fn transport(error: &reqwest::Error, provider: &str) -> Self {
+        if error.is_builder() {
+            return Self {
+                error: EngineError {
+                    code: "provider_config",
+                    message: format!("the request to {provider} could not be built; check the base URL and extra headers"),
+                },
+                retryable: false,
+                retry_after: None,
+            };
+        }
         let what = if error.is_timeout() {
             "timed out"
         } else if error.is_connect() {

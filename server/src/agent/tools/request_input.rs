@@ -100,8 +100,13 @@ pub fn response_schema(request: &InputRequest) -> Value {
     }
 }
 
-/// The interrupt a request becomes.
-pub fn interrupt(request: &InputRequest, tool_call_id: &str) -> Interrupt {
+/// The interrupt a request becomes; `default_timeout` (seconds) applies when the request
+/// sets no `timeoutSeconds`.
+pub fn interrupt(
+    request: &InputRequest,
+    tool_call_id: &str,
+    default_timeout: Option<u64>,
+) -> Interrupt {
     let mut metadata = json!({"kind": request.kind});
     if let Some(choices) = &request.choices {
         metadata["choices"] = json!(choices);
@@ -115,7 +120,10 @@ pub fn interrupt(request: &InputRequest, tool_call_id: &str) -> Interrupt {
         message: Some(request.prompt.clone()),
         tool_call_id: Some(tool_call_id.into()),
         response_schema: Some(response_schema(request)),
-        expires_at: request.timeout_seconds.map(rfc3339_after),
+        expires_at: request
+            .timeout_seconds
+            .or(default_timeout)
+            .map(rfc3339_after),
         metadata: Some(metadata),
     }
 }
@@ -168,7 +176,7 @@ mod tests {
     #[test]
     fn choice_schema_is_an_enum_of_the_choices() {
         let req = request(json!({"prompt": "Where?", "kind": "choice", "choices": ["A", "B"]}));
-        let interrupt = interrupt(&req, "c1");
+        let interrupt = interrupt(&req, "c1", None);
         assert_eq!(
             interrupt.response_schema.as_ref().unwrap()["properties"]["choice"]["enum"],
             json!(["A", "B"])
@@ -181,7 +189,7 @@ mod tests {
     #[test]
     fn confirm_accepts_an_optional_comment_only() {
         let req = request(json!({"prompt": "Delete?", "kind": "confirm"}));
-        let interrupt = interrupt(&req, "c1");
+        let interrupt = interrupt(&req, "c1", None);
         assert!(check_payload(&interrupt, Some(&json!({"approved": true}))).is_ok());
         assert!(check_payload(
             &interrupt,
@@ -207,7 +215,7 @@ mod tests {
     #[test]
     fn expiry_is_rfc3339() {
         let req = request(json!({"prompt": "x", "kind": "text", "timeoutSeconds": 60}));
-        let expires = interrupt(&req, "c").expires_at.unwrap();
+        let expires = interrupt(&req, "c", None).expires_at.unwrap();
         assert!(chrono::DateTime::parse_from_rfc3339(&expires).is_ok());
     }
 }

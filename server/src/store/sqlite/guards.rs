@@ -124,6 +124,7 @@ async fn check_resume(
     }
     let state = match response.get("status").and_then(|s| s.as_str()) {
         Some("cancelled") => InterruptState::Cancelled,
+        Some("expired") => InterruptState::Expired,
         _ => InterruptState::Resolved,
     };
     sqlx::query(

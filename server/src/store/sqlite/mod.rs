@@ -12,6 +12,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
 mod guards;
+mod housekeeping;
 
 use guards::check_guard;
 
@@ -35,13 +36,14 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
-    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+    /// A write waits up to `busy_timeout` for a lock another process holds.
+    pub async fn connect(url: &str, busy_timeout: Duration) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(busy_timeout);
         if let Some(parent) = options.get_filename().parent() {
             if !parent.as_os_str().is_empty() {
                 std::fs::create_dir_all(parent).map_err(|e| {
@@ -230,20 +232,39 @@ impl Store for SqliteStore {
         rows.into_iter().map(interrupt_from).collect()
     }
 
+    async fn expired_interrupts(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        housekeeping::expired_interrupts(&self.pool, now_ms, limit).await
+    }
+
+    async fn delete_idle_before(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        housekeeping::delete_idle_before(&self.pool, cutoff_ms, limit).await
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.pool.acquire().await?;
         sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
-        match apply_in_transaction(&mut conn, batch, now_ms).await {
-            Ok(applied) => {
-                sqlx::query("COMMIT").execute(&mut *conn).await?;
-                Ok(applied)
-            }
-            Err(error) => {
-                // If the rollback fails too, the connection is broken and sqlx discards it.
-                let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-                Err(error)
-            }
+        let result = match apply_in_transaction(&mut conn, batch, now_ms).await {
+            Ok(applied) => sqlx::query("COMMIT")
+                .execute(&mut *conn)
+                .await
+                .map(|_| applied)
+                .map_err(StoreError::from),
+            Err(error) => Err(error),
+        };
+        if result.is_err() {
+            // Nothing was committed; leave the connection outside any transaction. If the
+            // rollback fails too, the connection is broken and sqlx discards it.
+            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
         }
+        result
     }
 }
 
@@ -332,8 +353,9 @@ async fn advance_session(
     for (run_id, interrupt) in &effects.interrupts {
         let json = serde_json::to_string(interrupt).expect("interrupts serialise");
         sqlx::query(
-            "INSERT INTO interrupts (id, session_id, run_id, tool_call_id, interrupt, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO interrupts \
+             (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&interrupt.id)
         .bind(session)
@@ -341,6 +363,7 @@ async fn advance_session(
         .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
         .bind(json)
         .bind(now_ms)
+        .bind(crate::domain::deadline_ms(interrupt))
         .execute(&mut *conn)
         .await?;
     }

@@ -1,0 +1,108 @@
+//! Interrupt deadlines, enforced by the server.
+//!
+//! A sweeper task looks for pending interrupts past their `expiresAt` every
+//! [`SWEEP_EVERY`] and expires them: the answer is recorded as `expired` under the same
+//! `Resume` guard as a person's answer (so exactly one of them wins), the model receives a
+//! tool result saying the person did not answer in time, and the run continues. Deadlines
+//! live in rows, so expiry also happens for interrupts that ran out while Tandem was down.
+
+use std::time::Duration;
+
+use serde_json::json;
+use shared::{EventBody, ToolRole};
+
+use super::approval::{self, Approval};
+use super::runner::Runner;
+use crate::domain::{deadline_ms, new_id, now_ms};
+use crate::error::ApiError;
+use crate::store::{Guard, InterruptRow, Store};
+
+/// How often the sweeper looks for expired interrupts.
+pub const SWEEP_EVERY: Duration = Duration::from_millis(200);
+/// Interrupts expired per sweep at most (the rest wait for the next sweep).
+const SWEEP_BATCH: u32 = 200;
+/// What the model reads for an unanswered question or approval.
+const NO_ANSWER: &str = "the person did not answer before the deadline";
+
+/// Whether an interrupt's deadline has passed.
+pub fn is_due(row: &InterruptRow) -> bool {
+    deadline_ms(&row.interrupt).is_some_and(|deadline| deadline <= now_ms())
+}
+
+impl<S: Store> Runner<S> {
+    /// Expires a pending interrupt and continues its run. Losing the race to an answer
+    /// is fine: the interrupt is settled either way.
+    pub async fn expire(&self, row: &InterruptRow) -> Result<(), ApiError> {
+        let session = row.session_id;
+        let run_id = new_id("run");
+        let mut events = vec![self.run_started(session, &run_id)];
+        events.extend(expiry_events(row));
+        let guard = Guard::Resume {
+            interrupt_id: row.id.clone(),
+            response: json!({"status": "expired"}),
+            run_id: run_id.clone(),
+        };
+        match self.start(session, run_id, guard, events).await {
+            Ok(_) => {
+                tracing::info!(%session, interrupt = row.id, "interrupt expired; the run goes on");
+                Ok(())
+            }
+            Err(ApiError::InterruptAnswered(_) | ApiError::InterruptExpired(_)) => Ok(()),
+            Err(ApiError::SessionNotFound(_)) => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Starts the sweeper on the current runtime.
+    pub fn spawn_expiry_sweeper(&self) {
+        let runner = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(SWEEP_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(error) = runner.sweep().await {
+                    tracing::warn!(%error, "expiring interrupts failed; retrying next sweep");
+                }
+            }
+        });
+    }
+
+    async fn sweep(&self) -> Result<(), ApiError> {
+        let due = self
+            .deps
+            .store
+            .expired_interrupts(now_ms(), SWEEP_BATCH)
+            .await?;
+        for row in &due {
+            self.expire(row).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The events that record an expiry: the tool result, and for an approval the
+/// decision (rejected) the page shows.
+fn expiry_events(row: &InterruptRow) -> Vec<EventBody> {
+    let mut events = Vec::new();
+    let content = if row.interrupt.reason == approval::REASON {
+        let decision = Approval {
+            interrupt_id: row.id.clone(),
+            tool_call_id: row.tool_call_id.clone(),
+            approved: false,
+            reason: Some(NO_ANSWER.into()),
+            arguments: None,
+        };
+        events.push(decision.to_event());
+        json!({"status": "expired", "error": format!("{NO_ANSWER}; the call did not run")})
+    } else {
+        json!({"status": "expired", "error": NO_ANSWER})
+    };
+    events.push(EventBody::ToolCallResult {
+        message_id: new_id("msg"),
+        tool_call_id: row.tool_call_id.clone(),
+        content: content.to_string(),
+        role: Some(ToolRole::Tool),
+    });
+    events
+}

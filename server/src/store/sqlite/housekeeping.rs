@@ -1,0 +1,48 @@
+//! Queries of the background tasks: interrupts past their deadline, and finished
+//! sessions past the retention age.
+
+use sqlx::SqlitePool;
+
+use super::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+use crate::domain::SessionId;
+use crate::store::{InterruptRow, StoreError};
+
+/// Pending interrupts whose deadline has passed, earliest first.
+pub(super) async fn expired_interrupts(
+    pool: &SqlitePool,
+    now_ms: i64,
+    limit: u32,
+) -> Result<Vec<InterruptRow>, StoreError> {
+    let sql = format!(
+        "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
+         WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? \
+         ORDER BY expires_at LIMIT ?"
+    );
+    let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
+        .bind(now_ms)
+        .bind(limit)
+        .fetch_all(pool)
+        .await?;
+    rows.into_iter().map(interrupt_from).collect()
+}
+
+/// Deletes idle sessions (with their events) not updated since `cutoff_ms`; a session
+/// running or awaiting input is never touched. Returns the deleted ids.
+pub(super) async fn delete_idle_before(
+    pool: &SqlitePool,
+    cutoff_ms: i64,
+    limit: u32,
+) -> Result<Vec<SessionId>, StoreError> {
+    let ids: Vec<(String,)> = sqlx::query_as(
+        "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions \
+         WHERE status = 'idle' AND updated_at < ? ORDER BY updated_at LIMIT ?) \
+         AND status = 'idle' RETURNING id",
+    )
+    .bind(cutoff_ms)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
+    ids.into_iter()
+        .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect()
+}
