@@ -4,6 +4,7 @@
 //! and closes runs a crash left open. A running loop is a task owned by the runner's
 //! registry; a paused session has no task at all, only rows.
 
+mod answers;
 mod approval;
 mod expiry;
 pub mod conversation;

@@ -67,7 +67,10 @@ async fn end_after_storage_failure(recorder: &mut Recorder) {
             Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
         }
     }
-    tracing::error!(run = recorder.run_id(), "gave up ending the run; the next start repairs it");
+    tracing::error!(
+        run = recorder.run_id(),
+        "gave up ending the run; the next start repairs it"
+    );
 }
 
 async fn run<S: Store>(
@@ -222,7 +225,11 @@ async fn run_tools<S: Store>(
             } else {
                 match request_input::parse(&call.arguments) {
                     Ok(request) => {
-                        return Ok(Ok(Some(request_input::interrupt(&request, &call.id, deps.input_timeout_secs))))
+                        return Ok(Ok(Some(request_input::interrupt(
+                            &request,
+                            &call.id,
+                            deps.input_timeout_secs,
+                        ))))
                     }
                     Err(message) => error_content(&message),
                 }
@@ -238,7 +245,8 @@ async fn run_tools<S: Store>(
             let approval = history.approvals.get(&call.id);
             match (deps.tools.needs_approval(&call.name), approval) {
                 (true, None) => {
-                    let interrupt = approval::interrupt(call, &arguments, &deps.tools, deps.input_timeout_secs);
+                    let interrupt =
+                        approval::interrupt(call, &arguments, &deps.tools, deps.input_timeout_secs);
                     return Ok(Ok(Some(interrupt)));
                 }
                 (true, Some(approval)) if !approval.approved => approval.rejection_content(),

@@ -7,21 +7,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use shared::api::{RunAccepted, SessionStatus};
-use shared::{Event, EventBody, Outcome, ResumeStatus, TextRole, ToolRole};
+use shared::{Event, EventBody, TextRole};
 use tokio_util::sync::CancellationToken;
 
-use super::approval;
 use super::recorder::Recorder;
-use super::{expiry, recovery};
-use super::tools::request_input;
+use super::recovery;
 use super::{run_loop, RunDeps};
 use crate::domain::{new_id, now_ms, SessionId};
 use crate::error::ApiError;
-use crate::store::{
-    Applied, Command, Guard, InterruptRow, InterruptState, LogEntry, Rejection, Store,
-};
+use crate::store::{Applied, Command, Guard, InterruptState, LogEntry, Rejection, Store};
 
 /// Longest user message accepted, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
@@ -91,39 +87,6 @@ impl<S: Store> Runner<S> {
         self.start(session, run_id, guard, events).await
     }
 
-    /// An answer to an interrupt: validated, committed, and the run resumes.
-    pub async fn answer(
-        &self,
-        session: SessionId,
-        interrupt_id: &str,
-        status: ResumeStatus,
-        payload: Option<Value>,
-    ) -> Result<RunAccepted, ApiError> {
-        let mut row = self.pending_row(session, interrupt_id).await?;
-        let response = request_input::answer(status, payload);
-        if row.state == InterruptState::Pending && expiry::is_due(&row) {
-            // Past its deadline but not yet swept: expire it now, as the sweeper would.
-            self.expire(&row).await?;
-            row = self.pending_row(session, interrupt_id).await?;
-        }
-        if row.state != InterruptState::Pending {
-            return answered_already(session, &row, &response);
-        }
-        if status == ResumeStatus::Resolved {
-            request_input::check_payload(&row.interrupt, response.get("payload"))
-                .map_err(ApiError::InvalidPayload)?;
-        }
-        let run_id = new_id("run");
-        let mut events = vec![self.run_started(session, &run_id)];
-        events.extend(self.resolution(&row, status, &response)?);
-        let guard = Guard::Resume {
-            interrupt_id: row.id,
-            response,
-            run_id: run_id.clone(),
-        };
-        self.start(session, run_id, guard, events).await
-    }
-
     /// Stops the active run, or declines the pending question and finishes cancelled.
     ///
     /// A stop is persisted (`CUSTOM tandem.stop_requested`, only while the run is still
@@ -183,83 +146,6 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    /// The events that record an answer: the tool result of a question, or the decision
-    /// on a call that needed approval (with its result if rejected).
-    fn resolution(
-        &self,
-        row: &InterruptRow,
-        status: ResumeStatus,
-        response: &Value,
-    ) -> Result<Vec<EventBody>, ApiError> {
-        if row.interrupt.reason != approval::REASON {
-            return Ok(vec![tool_result(&row.tool_call_id, response)]);
-        }
-        let decision = approval::decide(
-            &row.interrupt,
-            status,
-            response.get("payload"),
-            &self.deps.tools,
-        )
-        .map_err(ApiError::InvalidPayload)?;
-        let mut events = vec![decision.to_event()];
-        if !decision.approved {
-            let content = decision.rejection_content();
-            events.push(EventBody::ToolCallResult {
-                message_id: new_id("msg"),
-                tool_call_id: row.tool_call_id.clone(),
-                content,
-                role: Some(ToolRole::Tool),
-            });
-        }
-        Ok(events)
-    }
-
-    async fn pending_row(
-        &self,
-        session: SessionId,
-        interrupt_id: &str,
-    ) -> Result<InterruptRow, ApiError> {
-        match self.deps.store.interrupt(session, interrupt_id).await? {
-            Some(row) => Ok(row),
-            None if self.deps.store.session(session).await?.is_none() => {
-                Err(ApiError::SessionNotFound(session.to_string()))
-            }
-            None => Err(ApiError::InterruptNotFound(
-                interrupt_id.chars().take(80).collect(),
-            )),
-        }
-    }
-
-    async fn decline_pending(&self, session: SessionId) -> Result<(), ApiError> {
-        let pending = self.deps.store.pending_interrupts(session).await?;
-        let Some(row) = pending.into_iter().next() else {
-            return Err(ApiError::Idle);
-        };
-        let response = request_input::answer(ResumeStatus::Cancelled, None);
-        let resolution = self.resolution(&row, ResumeStatus::Cancelled, &response)?;
-        let run_id = new_id("run");
-        let finished = EventBody::RunFinished {
-            thread_id: session.to_string(),
-            run_id: run_id.clone(),
-            result: None,
-            outcome: Some(Outcome::Cancelled),
-            usage: None,
-        };
-        let mut events = vec![self.run_started(session, &run_id)];
-        events.extend(resolution);
-        events.push(finished);
-        let guard = Guard::Resume {
-            interrupt_id: row.id,
-            response,
-            run_id,
-        };
-        match self.submit(session, guard, events).await? {
-            Applied::Committed { .. } => Ok(()),
-            // A duplicate means another stop declined it first: nothing left to do.
-            Applied::Rejected(rejection) => rejected(session, rejection).map(drop),
-        }
-    }
-
     /// Commits the events that start a run and spawns its loop.
     pub(super) async fn start(
         &self,
@@ -289,7 +175,7 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    async fn submit(
+    pub(super) async fn submit(
         &self,
         session: SessionId,
         guard: Guard,
@@ -378,32 +264,7 @@ fn title_of(text: &str) -> String {
     format!("{}…", cut.trim_end())
 }
 
-fn tool_result(tool_call_id: &str, response: &Value) -> EventBody {
-    EventBody::ToolCallResult {
-        message_id: new_id("msg"),
-        tool_call_id: tool_call_id.into(),
-        content: response.to_string(),
-        role: Some(ToolRole::Tool),
-    }
-}
-
-/// The answer to an interrupt that already has one: a repeat or a conflict.
-fn answered_already(
-    session: SessionId,
-    row: &InterruptRow,
-    response: &Value,
-) -> Result<RunAccepted, ApiError> {
-    let rejection = Rejection::InterruptAnswered {
-        interrupt_id: row.id.clone(),
-        same: row.response.as_ref() == Some(response),
-        state: row.state.as_str().to_string(),
-        response: row.response.clone().unwrap_or_default(),
-        run_id: row.resumed_run_id.clone(),
-    };
-    rejected(session, rejection)
-}
-
-fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {
+pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {
     Err(match rejection {
         Rejection::SessionMissing => ApiError::SessionNotFound(session.to_string()),
         Rejection::Busy(status) => ApiError::busy(status),
