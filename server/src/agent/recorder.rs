@@ -4,7 +4,7 @@
 //! gets ahead of its log. It tracks what is open to close it on any abnormal end, and
 //! maps engine deltas to the right start/content/end events.
 
-use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole};
+use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole, TokenUsage};
 
 use super::conversation::REDACTED_PREFIX;
 use super::open_items::OpenItems;
@@ -29,6 +29,8 @@ pub struct Recorder {
     open: OpenItems,
     /// The assistant message of the current model call (parent of its tool calls).
     message_id: String,
+    /// Tokens the run's model calls used, as far as the provider reported them.
+    usage: Option<TokenUsage>,
 }
 
 impl Recorder {
@@ -40,7 +42,28 @@ impl Recorder {
             run_id,
             open: OpenItems::default(),
             message_id: new_id("msg"),
+            usage: None,
         }
+    }
+
+    /// Adds one model call's token usage to the run's.
+    pub fn add_usage(&mut self, call: TokenUsage) {
+        let total = self.usage.get_or_insert_with(TokenUsage::default);
+        let add = |sum: &mut Option<u64>, more: Option<u64>| {
+            if let Some(more) = more {
+                *sum = Some(sum.unwrap_or(0) + more);
+            }
+        };
+        add(&mut total.input_tokens, call.input_tokens);
+        add(&mut total.output_tokens, call.output_tokens);
+        add(&mut total.reasoning_tokens, call.reasoning_tokens);
+        total.provider = call.provider.or(total.provider.take());
+        total.model = call.model.or(total.model.take());
+    }
+
+    /// The run's token usage so far, if any model call reported it.
+    pub fn usage(&self) -> Option<TokenUsage> {
+        self.usage.clone()
     }
 
     /// The session this run belongs to.

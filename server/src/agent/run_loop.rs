@@ -191,12 +191,13 @@ async fn stream_model_call<S: Store>(
                         .await?;
                 }
             }
-            Some(Ok(EngineEvent::ToolCallEnd { id })) => {
+            Some(Ok(EngineEvent::ToolCallEnd { id })) if calls.contains(&id) => {
                 recorder
                     .emit(EventBody::ToolCallEnd { tool_call_id: id })
                     .await?;
             }
-            Some(Ok(EngineEvent::Usage(_))) => {}
+            Some(Ok(EngineEvent::ToolCallEnd { .. })) => {}
+            Some(Ok(EngineEvent::Usage(usage))) => recorder.add_usage(usage),
         }
     }
     recorder.close_calls().await?;
@@ -301,7 +302,7 @@ async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbor
         run_id: recorder.run_id().to_string(),
         result: None,
         outcome: Some(outcome),
-        usage: None,
+        usage: recorder.usage().map(|usage| vec![usage]),
     };
     recorder.emit(event).await
 }

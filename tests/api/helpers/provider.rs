@@ -96,6 +96,7 @@ pub struct ProviderServer {
     pub url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
     hangups: mpsc::UnboundedReceiver<usize>,
+    arrivals: tokio::sync::watch::Receiver<usize>,
 }
 
 impl ProviderServer {
@@ -107,13 +108,19 @@ impl ProviderServer {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
         let (hangup_tx, hangups) = mpsc::unbounded_channel();
+        let (arrived, arrivals) = tokio::sync::watch::channel(0);
+        let arrived = Arc::new(arrived);
         let recorded = requests.clone();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                let (recorded, replies, hangup_tx) =
-                    (recorded.clone(), replies.clone(), hangup_tx.clone());
+                let (recorded, replies, hangup_tx, arrived) = (
+                    recorded.clone(),
+                    replies.clone(),
+                    hangup_tx.clone(),
+                    arrived.clone(),
+                );
                 tokio::spawn(async move {
-                    serve(socket, recorded, replies, hangup_tx).await;
+                    serve(socket, recorded, replies, hangup_tx, arrived).await;
                 });
             }
         });
@@ -121,7 +128,17 @@ impl ProviderServer {
             url,
             requests,
             hangups,
+            arrivals,
         }
+    }
+
+    /// Waits until the server has received `count` requests in all.
+    pub async fn received(&mut self, count: usize) {
+        let wait = self.arrivals.wait_for(|seen| *seen >= count);
+        tokio::time::timeout(Duration::from_secs(10), wait)
+            .await
+            .expect("the requests did not arrive within 10 s")
+            .expect("the server stopped");
     }
 
     /// Every request received so far.
@@ -144,11 +161,17 @@ async fn serve(
     recorded: Arc<Mutex<Vec<Recorded>>>,
     replies: Arc<Mutex<VecDeque<Reply>>>,
     hangups: mpsc::UnboundedSender<usize>,
+    arrived: Arc<tokio::sync::watch::Sender<usize>>,
 ) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
-    recorded.lock().unwrap().push(request);
+    let count = {
+        let mut all = recorded.lock().unwrap();
+        all.push(request);
+        all.len()
+    };
+    arrived.send_replace(count);
     let reply = replies.lock().unwrap().pop_front();
     let result = match reply {
         None => {

@@ -95,8 +95,11 @@ impl Failure {
                 .unwrap_or("no message")
                 .to_string()
         });
+        // OpenAI's 429 for an account out of credit will not pass by waiting.
+        let out_of_quota = status.as_u16() == 429 && body.contains("insufficient_quota");
         let code = match status.as_u16() {
             401 | 403 => "provider_auth",
+            429 if out_of_quota => "provider_quota",
             429 => "rate_limited",
             500.. => "provider_unavailable",
             _ => "provider_rejected",
@@ -106,7 +109,7 @@ impl Failure {
                 code,
                 message: format!("{provider} answered {}: {detail}", status.as_u16()),
             },
-            retryable: is_retryable(status),
+            retryable: is_retryable(status) && !out_of_quota,
             retry_after,
         }
     }
@@ -123,11 +126,11 @@ impl Failure {
             };
         }
         let what = if error.is_timeout() {
-            "timed out"
+            "did not answer in time"
         } else if error.is_connect() {
             "could not be reached"
         } else {
-            "failed"
+            "failed to answer"
         };
         let cause = std::error::Error::source(error)
             .map(|source| format!(": {source}"))
@@ -135,7 +138,7 @@ impl Failure {
         Self {
             error: EngineError {
                 code: "provider_unreachable",
-                message: format!("the request to {provider} {what}{cause}"),
+                message: format!("{provider} {what}{cause}"),
             },
             retryable: true,
             retry_after: None,

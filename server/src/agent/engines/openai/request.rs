@@ -14,16 +14,22 @@ use crate::config::ProviderSettings;
 
 /// The JSON body of one streamed call.
 ///
-/// `max_tokens` rather than OpenAI's newer `max_completion_tokens`: OpenAI still accepts
-/// it for chat models, and the compatible servers (Ollama, llama.cpp, vLLM) read only it.
+/// OpenAI's own API gets `max_completion_tokens` (its reasoning models refuse
+/// `max_tokens`); compatible servers (Ollama, llama.cpp, vLLM) get `max_tokens`, the only
+/// one they read.
 pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
+    let limit = if settings.base_url == crate::config::OPENAI_URL {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
     let mut body = json!({
         "model": settings.model,
         "messages": messages(&request.conversation),
         "stream": true,
         "stream_options": {"include_usage": true},
-        "max_tokens": settings.max_tokens,
     });
+    body[limit] = json!(settings.max_tokens);
     if let Some(temperature) = settings.temperature.and_then(temperature_value) {
         body["temperature"] = temperature;
     }
