@@ -14,6 +14,7 @@ export const TEXT = {
   // Long enough (600 words at 5 ms each, about 3 s) to be stopped or killed mid-stream.
   longStop: longText('stop', 600),
   longKill: longText('kill', 600),
+  continued: 'Picking up where I left off.',
   afterRestart: 'I am back after the restart.',
 };
 
@@ -57,7 +58,9 @@ export const SCRIPT = {
     { toolCalls: [requestInput({ prompt: 'What is your name?', kind: 'text' })] },
     // 8 (g) a long text the process dies in
     { text: TEXT.longKill },
-    // 9 one normal run after the restart; the next model call (f) exhausts the script
+    // 9 the same run, continued by itself after the restart
+    { text: TEXT.continued },
+    // 10 one normal run after the restart; the next model call (f) exhausts the script
     { text: TEXT.afterRestart },
   ],
 };

@@ -168,7 +168,7 @@ describe('one session through every kind of run', () => {
     assert.deepEqual(summary.body.pendingInterrupts, []);
   });
 
-  it('(g) closes a run cut by SIGKILL as interrupted at restart, then runs again', async () => {
+  it('(g) continues a run cut by SIGKILL by itself after the restart, then runs again', async () => {
     const from = seen();
     send('talk until I pull the plug');
     await socket().waitForEvent(from, (e) => /kill\d/.test(e.delta ?? ''), 'the long text');
@@ -177,7 +177,14 @@ describe('one session through every kind of run', () => {
     await tandem.restart(flags(0));
     await connect();
     const end = await socket().waitForEvent(from, isTerminal, 'the recovered run end');
-    assert.deepEqual([end.event.type, end.event.code], ['RUN_ERROR', 'interrupted']);
+    assert.equal(end.event.type, 'RUN_FINISHED');
+    const after = socket().events.filter((r) => r.seq > from);
+    const marker = after.find((r) => r.event.type === 'CUSTOM' && r.event.name === 'tandem.run_recovered');
+    assert.ok(marker, 'a marker says the run was recovered');
+    assert.equal(marker.event.value.attempt, 1);
+    const started = after.filter((r) => r.event.type === 'RUN_STARTED');
+    assert.deepEqual(started, [], 'the same run went on: no new RUN_STARTED');
+    assert.deepEqual(check.assistantTexts(after.filter((r) => r.seq > marker.seq)), [TEXT.continued]);
 
     let runId;
     const rows = await run(async () => {
