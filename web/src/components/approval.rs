@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::interrupt::Responder;
+use super::responder::Responder;
 use crate::state::approval::approval_payload;
 
 /// The fewest rows the arguments box opens with.
@@ -41,7 +41,7 @@ pub fn ApprovalControl(tool_name: String, arguments: Value, responder: Responder
             Err(message) => error.set(Some(message)),
         }
     };
-    let disabled = move || responder.sent.get();
+    let disabled = move || responder.locked();
     // A local problem (unreadable JSON) first, else the server's refusal of the last answer.
     let shown_error = move || error.get().or_else(|| responder.refused.get());
     view! {

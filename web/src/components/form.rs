@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::interrupt::Responder;
+use super::responder::Responder;
 use crate::state::interrupt::{display_value, form_payload, FieldKind, FieldValue, FormField};
 
 /// What one field holds while the person fills it in.
@@ -66,7 +66,7 @@ pub fn FormControl(fields: Vec<FormField>, responder: Responder) -> impl IntoVie
         <button
             class="btn btn-primary"
             data-testid="interrupt-submit"
-            disabled=move || responder.sent.get()
+            disabled=move || responder.locked()
             on:click=submit
         >
             "Submit"
@@ -83,7 +83,7 @@ fn field_row(field: &FormField, input: FieldInput, responder: Responder) -> AnyV
             {required.then(|| view! { <span class="required" title="required">" *"</span> })}
         </span>
     };
-    let disabled = move || responder.sent.get();
+    let disabled = move || responder.locked();
     match &field.kind {
         FieldKind::Boolean => view! {
             <label class="field field-check">

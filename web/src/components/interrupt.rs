@@ -1,68 +1,23 @@
 //! The interrupt card: the agent's question (or request to run a tool) with the control its
-//! kind needs, then a read-only record of the answer once the transcript records it (from
-//! this tab or any other). The tool-approval control lives in [`super::approval`].
+//! kind needs and, when it has a deadline, a countdown; then a read-only record of the
+//! answer once the transcript records it (from this tab or any other, or the server's
+//! expiry). A refused answer to an already settled interrupt is said on the card, not the
+//! page. The tool-approval control lives in [`super::approval`], the countdown in
+//! [`super::deadline`], the sending and locking in [`super::responder`].
 
 use leptos::prelude::*;
-use serde_json::{json, Value};
-use shared::{ClientFrame, ResumeStatus};
+use serde_json::json;
+use shared::ResumeStatus;
 
 use super::approval::ApprovalControl;
+use super::deadline::Countdown;
 use super::form::FormControl;
-use crate::state::interrupt::{confirm_payload, Answer, Control};
+use super::responder::Responder;
+use crate::state::answer::{Answer, AnswerOutcome};
+use crate::state::interrupt::{confirm_payload, Control};
 use crate::state::item::InterruptCard as Card;
-use crate::state::{use_session, Item, ItemBody, Session};
-
-/// Sends one interrupt's answer and remembers that it was sent, so the controls wait.
-#[derive(Clone, Copy)]
-pub struct Responder {
-    session: Session,
-    interrupt_id: StoredValue<String>,
-    /// True between sending an answer and the server taking or refusing it.
-    pub sent: RwSignal<bool>,
-    /// Why the server refused this card's last answer, until the next one is sent.
-    pub refused: RwSignal<Option<String>>,
-}
-
-impl Responder {
-    /// A responder for one card. A refused answer (an error frame) gives the controls back,
-    /// and the card that sent it remembers why.
-    fn new(session: Session, interrupt_id: String) -> Self {
-        let responder = Self {
-            session,
-            interrupt_id: StoredValue::new(interrupt_id),
-            sent: RwSignal::new(false),
-            refused: RwSignal::new(None),
-        };
-        Effect::new(move |_| {
-            if let Some(error) = session.notice.get() {
-                if responder.sent.get_untracked() {
-                    responder.refused.set(Some(error.message));
-                }
-                responder.sent.set(false);
-            }
-        });
-        responder
-    }
-
-    /// Sends `{"kind":"resume", …}` for this interrupt.
-    pub fn answer(self, status: ResumeStatus, payload: Option<Value>) {
-        let frame = ClientFrame::Resume {
-            interrupt_id: self.interrupt_id.get_value(),
-            status,
-            payload,
-        };
-        self.session.notice.set(None);
-        self.refused.set(None);
-        if self.session.send(frame) {
-            self.sent.set(true);
-        }
-    }
-
-    /// Sends a resolved answer with this payload.
-    pub fn resolve(self, payload: Value) {
-        self.answer(ResumeStatus::Resolved, Some(payload));
-    }
-}
+use crate::state::refusal::Refusal;
+use crate::state::{use_session, Item, ItemBody};
 
 fn card_of(item: &Item) -> Option<&Card> {
     match &item.body {
@@ -80,7 +35,11 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
         return ().into_any();
     };
     let answer = Memo::new(move |_| item.with(|item| card_of(item).and_then(|c| c.answer.clone())));
-    let responder = Responder::new(session, card.interrupt.id.clone());
+    let responder = Responder::new(
+        session,
+        card.interrupt.id.clone(),
+        card.interrupt.expires_at.as_deref(),
+    );
     let prompt = card
         .interrupt
         .message
@@ -98,6 +57,7 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
             data-testid="interrupt"
             data-kind=card.control.kind_name()
             data-state=move || if answer.with(Option::is_some) { "answered" } else { "pending" }
+            data-outcome=move || answer.with(|answer| answer.as_ref().map(|a| a.outcome.as_str()))
         >
             <div class="interrupt-head">
                 <span class="interrupt-badge">{badge}</span>
@@ -108,22 +68,45 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
                 Some(answer) => answered(&control.read_value(), answer).into_any(),
                 None => pending(control.get_value(), responder).into_any(),
             }}
+            {move || responder.refusal.get().map(refusal_note)}
         </div>
     }
     .into_any()
 }
 
+/// Why the server would not take this card's answer: said on the card, calmly, not as the
+/// page's error notice.
+fn refusal_note(refusal: Refusal) -> impl IntoView {
+    view! {
+        <p
+            class="interrupt-refusal"
+            data-testid="interrupt-refusal"
+            data-refusal=refusal.as_str()
+            role="status"
+        >
+            {refusal.message()}
+        </p>
+    }
+}
+
 fn answered(control: &Control, answer: Answer) -> impl IntoView {
-    // An approval's summary is already a verdict (`Approved`, `Rejected: …`).
+    // An approval's summary is already a verdict (`Approved`, `Rejected: …`), and an
+    // expired record says so itself.
     let approval = matches!(control, Control::ToolApproval { .. });
-    let rejected = approval && !answer.resolved;
-    let text = if answer.resolved && !approval {
+    let rejected = approval && answer.outcome == AnswerOutcome::Declined;
+    let expired = answer.is_expired();
+    let text = if answer.is_resolved() && !approval {
         format!("Answered: {}", answer.summary)
     } else {
         answer.summary
     };
     view! {
-        <p class="interrupt-answer" class:rejected=rejected data-testid="interrupt-answer">
+        <p
+            class="interrupt-answer"
+            class:rejected=rejected
+            class:expired=expired
+            data-testid="interrupt-answer"
+        >
             {text}
         </p>
     }
@@ -138,6 +121,7 @@ fn pending(control: Control, responder: Responder) -> AnyView {
             // Reject is the way to say no here, so there is no separate Skip link.
             return view! {
                 <div class="interrupt-body">
+                    <Countdown responder />
                     <ApprovalControl tool_name arguments responder />
                 </div>
             }
@@ -150,11 +134,12 @@ fn pending(control: Control, responder: Responder) -> AnyView {
     };
     view! {
         <div class="interrupt-body">
+            <Countdown responder />
             {body}
             <button
                 class="link-button"
                 data-testid="interrupt-decline"
-                disabled=move || responder.sent.get()
+                disabled=move || responder.locked()
                 on:click=move |_| responder.answer(ResumeStatus::Cancelled, None)
             >
                 "Skip this question"
@@ -169,7 +154,7 @@ fn TextControl(responder: Responder) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let blank = move || text.with(|text| text.trim().is_empty());
     let submit = move || {
-        if !blank() && !responder.sent.get_untracked() {
+        if !blank() {
             responder.resolve(json!({ "text": text.get_untracked().trim() }));
         }
     };
@@ -181,7 +166,7 @@ fn TextControl(responder: Responder) -> impl IntoView {
                 data-testid="interrupt-text"
                 placeholder="Type your answer…"
                 bind:value=text
-                disabled=move || responder.sent.get()
+                disabled=move || responder.locked()
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" {
                         ev.prevent_default();
@@ -192,7 +177,7 @@ fn TextControl(responder: Responder) -> impl IntoView {
             <button
                 class="btn btn-primary"
                 data-testid="interrupt-submit"
-                disabled=move || responder.sent.get() || blank()
+                disabled=move || responder.locked() || blank()
                 on:click=move |_| submit()
             >
                 "Submit"
@@ -211,7 +196,7 @@ fn ChoiceControl(choices: Vec<String>, responder: Responder) -> impl IntoView {
                 <button
                     class="btn btn-choice"
                     data-testid="interrupt-choice"
-                    disabled=move || responder.sent.get()
+                    disabled=move || responder.locked()
                     on:click=move |_| responder.resolve(json!({ "choice": choice }))
                 >
                     {label}
@@ -235,13 +220,13 @@ fn ConfirmControl(responder: Responder) -> impl IntoView {
             data-testid="interrupt-comment"
             placeholder="Comment (optional)"
             bind:value=comment
-            disabled=move || responder.sent.get()
+            disabled=move || responder.locked()
         />
         <div class="choices">
             <button
                 class="btn btn-approve"
                 data-testid="interrupt-approve"
-                disabled=move || responder.sent.get()
+                disabled=move || responder.locked()
                 on:click=move |_| decide(true)
             >
                 "Approve"
@@ -249,7 +234,7 @@ fn ConfirmControl(responder: Responder) -> impl IntoView {
             <button
                 class="btn btn-reject"
                 data-testid="interrupt-reject"
-                disabled=move || responder.sent.get()
+                disabled=move || responder.locked()
                 on:click=move |_| decide(false)
             >
                 "Reject"

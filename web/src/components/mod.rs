@@ -3,11 +3,13 @@
 
 pub mod approval;
 pub mod composer;
+pub mod deadline;
 pub mod form;
 pub mod header;
 pub mod interrupt;
 pub mod message;
 pub mod notice;
+pub mod responder;
 pub mod sidebar;
 pub mod tool_call;
 pub mod transcript;

@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::interrupt::Answer;
+use super::answer::{is_expired_result, Answer, NO_ANSWER_REASON};
 
 /// The `name` of the `CUSTOM` event the server appends when an approval is answered.
 pub const TOOL_APPROVAL_EVENT: &str = "tandem.tool_approval";
@@ -83,25 +83,44 @@ impl ApprovalRecord {
         Self::deserialize(value).unwrap_or_default()
     }
 
+    /// Whether this is the server's decision for an approval nobody answered in time. The
+    /// `{"status":"expired"}` result that follows is the sure sign (the transcript settles
+    /// the card from it); this early one, read from the reason, only spares the card a
+    /// moment as `Rejected: <the server's reason>`.
+    pub fn is_expiry(&self) -> bool {
+        !self.approved && self.reason.as_deref().map(str::trim) == Some(NO_ANSWER_REASON)
+    }
+
     /// The answer the read-only card shows.
     pub fn answer(&self) -> Answer {
-        Answer {
-            resolved: self.approved,
-            summary: approval_summary(self.approved, self.edited, self.reason.as_deref()),
+        if self.is_expiry() {
+            return Answer::expired_approval();
+        }
+        let summary = approval_summary(self.approved, self.edited, self.reason.as_deref());
+        if self.approved {
+            Answer::resolved(summary)
+        } else {
+            Answer::declined(summary)
         }
     }
 }
 
 /// The answer read from the approved (or rejected) call's own `TOOL_CALL_RESULT`, for a
 /// card whose `CUSTOM` record never arrived: `{"status":"rejected","reason"?}` is a
-/// rejection, any other result means the tool ran, so it was approved.
+/// rejection, `{"status":"expired",…}` an approval nobody answered in time, and any other
+/// result means the tool ran, so it was approved.
 pub fn answer_from_tool_result(content: &str) -> Answer {
+    if is_expired_result(content) {
+        return Answer::expired_approval();
+    }
     let parsed: Value = serde_json::from_str(content).unwrap_or(Value::Null);
     let rejected = parsed.get("status").and_then(Value::as_str) == Some("rejected");
     let reason = parsed.get("reason").and_then(Value::as_str);
-    Answer {
-        resolved: !rejected,
-        summary: approval_summary(!rejected, false, reason),
+    let summary = approval_summary(!rejected, false, reason);
+    if rejected {
+        Answer::declined(summary)
+    } else {
+        Answer::resolved(summary)
     }
 }
 

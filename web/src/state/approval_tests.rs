@@ -75,13 +75,7 @@ fn records_read_the_custom_value() {
     }));
     assert_eq!(record.interrupt_id.as_deref(), Some("int_1"));
     assert_eq!(record.tool_call_id.as_deref(), Some("call_1"));
-    assert_eq!(
-        record.answer(),
-        Answer {
-            resolved: true,
-            summary: "Approved with edits".into()
-        }
-    );
+    assert_eq!(record.answer(), Answer::resolved("Approved with edits"));
     let declined = ApprovalRecord::from_value(&json!({
         "interruptId": "int_2", "toolCallId": "call_2", "approved": false, "edited": false
     }));
@@ -95,10 +89,7 @@ fn records_read_the_custom_value() {
 #[test]
 fn tool_results_and_payloads_summarise_too() {
     let rejected = answer_from_tool_result(r#"{"status":"rejected","reason":"not now"}"#);
-    assert_eq!(
-        (rejected.resolved, rejected.summary.as_str()),
-        (false, "Rejected: not now")
-    );
+    assert_eq!(rejected, Answer::declined("Rejected: not now"));
     assert_eq!(
         answer_from_tool_result(r#"{"ok":true}"#).summary,
         "Approved"
@@ -107,4 +98,30 @@ fn tool_results_and_payloads_summarise_too() {
         summarise_approval_payload(&json!({"approved": true, "arguments": {}})),
         "Approved with edits"
     );
+}
+
+#[test]
+fn the_servers_no_answer_decision_reads_as_expired() {
+    let record = ApprovalRecord::from_value(&json!({
+        "interruptId": "int_1", "toolCallId": "call_1", "approved": false, "edited": false,
+        "reason": "the person did not answer before the deadline"
+    }));
+    assert!(record.is_expiry());
+    assert_eq!(record.answer(), Answer::expired_approval());
+    assert_eq!(record.answer().summary, "Expired — the call did not run");
+    // A person's own rejection is not an expiry, whatever it says.
+    let person = ApprovalRecord::from_value(&json!({
+        "interruptId": "int_2", "approved": false, "reason": "too late for this"
+    }));
+    assert!(!person.is_expiry());
+    assert_eq!(
+        person.answer(),
+        Answer::declined("Rejected: too late for this")
+    );
+}
+
+#[test]
+fn an_expired_result_settles_an_approval_as_expired() {
+    let content = r#"{"status":"expired","error":"the person did not answer before the deadline; the call did not run"}"#;
+    assert_eq!(answer_from_tool_result(content), Answer::expired_approval());
 }

@@ -1,15 +1,13 @@
 //! What an interrupt card needs, computed without the DOM.
 //!
 //! It owns reading an interrupt's `metadata` into the control to show ([`Control`]),
-//! turning a form schema into typed fields ([`FormField`]), building the answer payloads
-//! the server validates, and summarising a recorded answer for the read-only card (tool
-//! approvals have their own helpers in [`super::approval`]). It must not touch signals or
-//! the browser, so it is tested on the host with plain `cargo test`.
+//! turning a form schema into typed fields ([`FormField`]) and building the answer
+//! payloads the server validates. Tool approvals have their own helpers in
+//! [`super::approval`]; what a recorded answer says is [`super::answer`]'s. It must not
+//! touch signals or the browser, so it is tested on the host with plain `cargo test`.
 
 use serde_json::{json, Map, Value};
 use shared::{InputKind, Interrupt};
-
-use super::approval::summarise_approval_payload;
 
 /// The metadata `kind` of a tool-approval interrupt (not an [`InputKind`]: no agent asks it).
 pub const TOOL_APPROVAL: &str = "tool_approval";
@@ -219,72 +217,6 @@ pub fn confirm_payload(approved: bool, comment: &str) -> Value {
         json!({ "approved": approved })
     } else {
         json!({ "approved": approved, "comment": comment })
-    }
-}
-
-/// A recorded answer, as the read-only card shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    /// False when the person declined (`status: "cancelled"`).
-    pub resolved: bool,
-    /// A one-line summary, e.g. `Lisbon`, `Approved: fine`, `name: Ada, age: 36`.
-    pub summary: String,
-}
-
-/// Reads the `TOOL_CALL_RESULT` content of a `request_input` call
-/// (`{"status":"resolved","payload":{…}}` or `{"status":"cancelled"}`) into an [`Answer`].
-pub fn answer_from_result(control: &Control, content: &str) -> Answer {
-    let parsed: Value = serde_json::from_str(content).unwrap_or(Value::Null);
-    let status = parsed.get("status").and_then(Value::as_str).unwrap_or("");
-    if status != "resolved" {
-        let summary = match status {
-            "" | "cancelled" => "Declined".to_string(),
-            other => capitalised(other),
-        };
-        return Answer {
-            resolved: false,
-            summary,
-        };
-    }
-    let payload = parsed.get("payload").unwrap_or(&Value::Null);
-    Answer {
-        resolved: true,
-        summary: summarise_payload(control, payload),
-    }
-}
-
-fn summarise_payload(control: &Control, payload: &Value) -> String {
-    let field = |name: &str| payload.get(name).map(display_value).unwrap_or_default();
-    match control {
-        Control::Text => field("text"),
-        Control::Choice(_) => field("choice"),
-        Control::Confirm => {
-            let verdict = match payload.get("approved").and_then(Value::as_bool) {
-                Some(true) => "Approved",
-                _ => "Rejected",
-            };
-            match payload.get("comment").and_then(Value::as_str) {
-                Some(comment) if !comment.is_empty() => format!("{verdict}: {comment}"),
-                _ => verdict.to_string(),
-            }
-        }
-        Control::Form(_) => match payload.as_object() {
-            Some(object) => object
-                .iter()
-                .map(|(name, value)| format!("{name}: {}", display_value(value)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            None => display_value(payload),
-        },
-        Control::ToolApproval { .. } => summarise_approval_payload(payload),
-    }
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 

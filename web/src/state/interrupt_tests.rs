@@ -1,4 +1,4 @@
-//! Tests of the interrupt helpers: controls, form fields, payloads and answer summaries.
+//! Tests of the interrupt helpers: controls, form fields, and payloads.
 use super::*;
 
 fn interrupt(metadata: Value) -> Interrupt {
@@ -134,27 +134,5 @@ fn confirm_payload_omits_an_empty_comment() {
     assert_eq!(
         confirm_payload(false, "no"),
         json!({"approved": false, "comment": "no"})
-    );
-}
-
-#[test]
-fn answers_are_summarised_by_kind() {
-    let choice = Control::Choice(vec![]);
-    let text = r#"{"status":"resolved","payload":{"choice":"Lisbon"}}"#;
-    assert_eq!(answer_from_result(&choice, text).summary, "Lisbon");
-    let confirm = r#"{"status":"resolved","payload":{"approved":true,"comment":"ok"}}"#;
-    assert_eq!(
-        answer_from_result(&Control::Confirm, confirm).summary,
-        "Approved: ok"
-    );
-    let form = r#"{"status":"resolved","payload":{"name":"Ada","age":36}}"#;
-    assert_eq!(
-        answer_from_result(&Control::Form(vec![]), form).summary,
-        "name: Ada, age: 36"
-    );
-    let declined = answer_from_result(&Control::Text, r#"{"status":"cancelled"}"#);
-    assert_eq!(
-        (declined.resolved, declined.summary.as_str()),
-        (false, "Declined")
     );
 }

@@ -7,7 +7,8 @@
 use serde_json::Value;
 use shared::Interrupt;
 
-use super::interrupt::{Answer, Control};
+use super::answer::Answer;
+use super::interrupt::Control;
 
 /// The tool whose calls become interrupt cards instead of tool cards.
 pub const REQUEST_INPUT: &str = "request_input";

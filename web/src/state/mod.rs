@@ -1,12 +1,16 @@
-//! The page's state. The pure part — the transcript fold ([`transcript`], [`item`]) and the
-//! interrupt and tool-approval helpers ([`interrupt`], [`approval`]) — has no signals or DOM
-//! and is tested on the host; the reactive part — the open session ([`session`]), the
+//! The page's state. The pure part — the transcript fold ([`transcript`], [`item`]), the
+//! interrupt and tool-approval helpers ([`interrupt`], [`approval`]), recorded answers
+//! ([`answer`]), deadlines ([`deadline`]) and refused answers ([`refusal`]) — has no
+//! signals or DOM and is tested on the host; the reactive part — the open session ([`session`]), the
 //! session list ([`sessions`]) and the hash route ([`route`]) — is shared with components
 //! through context.
 
+pub mod answer;
 pub mod approval;
+pub mod deadline;
 pub mod interrupt;
 pub mod item;
+pub mod refusal;
 pub mod route;
 pub mod session;
 pub mod sessions;

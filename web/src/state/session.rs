@@ -3,7 +3,9 @@
 //! [`Session`] is provided once by the app and reached with [`use_session`]. It owns the one
 //! socket of the open session, feeds its frames through the [`Transcript`] fold and mirrors
 //! the result into one signal per item, so a streamed token updates one message. It sends
-//! the person's frames (messages, answers, stop). It must not render anything.
+//! the person's frames (messages, answers, stop) and passes the server's errors on: most
+//! as the page's notice, an answer refused because its interrupt was already settled to
+//! the card that sent it. It must not render anything.
 
 use leptos::prelude::*;
 use shared::{ClientFrame, ServerFrame};
@@ -12,6 +14,7 @@ use crate::api::socket::SocketHandlers;
 use crate::api::{ApiError, ConnState, SessionSocket};
 
 use super::item::{Item, RunState};
+use super::refusal::Refusal;
 use super::transcript::Transcript;
 
 /// One transcript row as the view sees it: a stable key and the item's own signal.
@@ -36,6 +39,9 @@ pub struct Session {
     pub connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
     pub notice: RwSignal<Option<ApiError>>,
+    /// The latest answer the server turned down because its interrupt was already settled
+    /// (expired, or answered elsewhere). The card that sent it says so; the page does not.
+    pub refusal: RwSignal<Option<Refusal>>,
     /// Bumped after every applied event; the transcript scrolls on it.
     pub tick: RwSignal<u64>,
     transcript: StoredValue<Transcript>,
@@ -55,6 +61,7 @@ pub fn provide_session() -> Session {
         run: RwSignal::new(RunState::Idle),
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
+        refusal: RwSignal::new(None),
         tick: RwSignal::new(0),
         transcript: StoredValue::new(Transcript::default()),
         socket: StoredValue::new_local(None),
@@ -74,6 +81,7 @@ impl Session {
         self.rows.set(Vec::new());
         self.run.set(RunState::Idle);
         self.notice.set(None);
+        self.refusal.set(None);
         self.id.set(id.clone());
         let Some(id) = id else { return };
         let handlers = SocketHandlers {
@@ -146,9 +154,10 @@ impl Session {
                 self.tick.update(|tick| *tick += 1);
             }
             ServerFrame::CaughtUp { .. } => {}
-            ServerFrame::Error { code, message } => {
-                self.notice.set(Some(ApiError::new(code, message)));
-            }
+            ServerFrame::Error { code, message } => match Refusal::from_code(&code) {
+                Some(refusal) => self.refusal.set(Some(refusal)),
+                None => self.notice.set(Some(ApiError::new(code, message))),
+            },
         }
     }
 

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use shared::Event;
 
 use super::*;
-use crate::state::interrupt::Answer;
+use crate::state::answer::Answer;
 use crate::state::item::{InterruptCard, ToolCall, ToolStatus};
 
 const ARGS: &str = r#"{"path":"notes/tandem.txt","content":"the demo works"}"#;
@@ -84,13 +84,7 @@ fn approving_answers_the_card_and_the_result_goes_to_the_tool_card() {
         json!({"approved": true, "edited": false}),
         ok,
     ))));
-    assert_eq!(
-        card(&transcript).answer,
-        Some(Answer {
-            resolved: true,
-            summary: "Approved".into()
-        })
-    );
+    assert_eq!(card(&transcript).answer, Some(Answer::resolved("Approved")));
     assert_eq!(tool(&transcript).result.as_deref(), Some(ok));
     assert_eq!(tool(&transcript).status(), ToolStatus::Done);
     assert_eq!(transcript.run_state(), RunState::Running);
@@ -200,4 +194,52 @@ fn a_result_without_a_record_still_settles_the_approval() {
     assert_eq!(summary(&transcript), Some("Rejected: late"));
     assert!(tool(&transcript).result.is_some());
     assert_eq!(transcript.run_state(), RunState::Running);
+}
+
+/// The tool result the server writes for an approval nobody answered in time.
+const EXPIRED: &str = r#"{"status":"expired","error":"the person did not answer before the deadline; the call did not run"}"#;
+
+#[test]
+fn an_expired_approval_reads_as_expired_and_its_call_as_failed() {
+    let decision = json!({"approved": false, "edited": false,
+                          "reason": "the person did not answer before the deadline"});
+    let events = save_note(Some((decision, EXPIRED)));
+    // The decision alone already reads as an expiry…
+    let transcript = fold(&events[..events.len() - 1]);
+    assert_eq!(summary(&transcript), Some("Expired — the call did not run"));
+    // …and the result that follows keeps it so.
+    let transcript = fold(&events);
+    let answer = card(&transcript).answer.clone().expect("settled");
+    assert_eq!(answer, Answer::expired_approval());
+    assert_eq!(answer.outcome.as_str(), "expired");
+    assert_eq!(tool(&transcript).status(), ToolStatus::Error);
+}
+
+#[test]
+fn the_expired_result_settles_the_approval_whatever_the_decision_said() {
+    // Were the server's wording to change, the result's status still tells.
+    let decision = json!({"approved": false, "edited": false, "reason": "out of time"});
+    let events = save_note(Some((decision, EXPIRED)));
+    let mut transcript = fold(&events[..events.len() - 1]);
+    assert_eq!(summary(&transcript), Some("Rejected: out of time"));
+    let last: Event = serde_json::from_value(events.last().unwrap().clone()).unwrap();
+    let touched = transcript.apply(events.len() as u64, &last);
+    let at = |key: &str| {
+        transcript
+            .items()
+            .iter()
+            .position(|i| i.key == key)
+            .unwrap()
+    };
+    assert_eq!(touched, vec![at("interrupt:int_1"), at("tool:w1")]);
+    assert_eq!(summary(&transcript), Some("Expired — the call did not run"));
+}
+
+#[test]
+fn an_expired_result_without_a_decision_settles_the_approval_too() {
+    let mut events = save_note(None);
+    events.extend([started(), result("w1", EXPIRED)]);
+    let transcript = fold(&events);
+    assert_eq!(card(&transcript).answer, Some(Answer::expired_approval()));
+    assert_eq!(tool(&transcript).status(), ToolStatus::Error);
 }

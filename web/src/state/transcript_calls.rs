@@ -8,8 +8,9 @@ use serde_json::Value;
 use shared::{Interrupt, Outcome};
 
 use super::Transcript;
+use crate::state::answer::{answer_from_result, is_expired_result, Answer};
 use crate::state::approval::{answer_from_tool_result, ApprovalRecord};
-use crate::state::interrupt::{answer_from_result, Control};
+use crate::state::interrupt::Control;
 use crate::state::item::{InterruptCard, ItemBody, ToolCall, REQUEST_INPUT};
 
 fn is_approval(control: &Control) -> bool {
@@ -64,9 +65,31 @@ impl Transcript {
                 // settles the approval card only when the approval's record never came.
                 card.answer = Some(answer_from_tool_result(content));
             }
+        } else if is_expired_result(content) {
+            touched.extend(self.expire_approval(id));
         }
         touched.push(self.tool_card_result(id, content));
         touched
+    }
+
+    /// Marks the approval card of a call as expired when the call's result says nobody
+    /// answered in time. The approval's record came first and already settled the card;
+    /// this result, not that record's wording, is what surely tells an expiry.
+    fn expire_approval(&mut self, call: &str) -> Option<usize> {
+        let at = self.items.iter().position(|item| match &item.body {
+            ItemBody::Interrupt(card) => {
+                is_approval(&card.control) && card.interrupt.tool_call_id.as_deref() == Some(call)
+            }
+            _ => false,
+        })?;
+        let ItemBody::Interrupt(card) = &mut self.items[at].body else {
+            return None;
+        };
+        if card.answer.as_ref().is_some_and(Answer::is_expired) {
+            return None;
+        }
+        card.answer = Some(Answer::expired_approval());
+        Some(at)
     }
 
     /// Puts a result on its tool card, creating the card if its call was never shown.

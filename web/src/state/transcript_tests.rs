@@ -209,7 +209,10 @@ fn the_tool_result_answers_the_card() {
         panic!("not an interrupt")
     };
     let answer = card.answer.as_ref().expect("answered");
-    assert_eq!((answer.resolved, answer.summary.as_str()), (true, "Lisbon"));
+    assert_eq!(
+        (answer.is_resolved(), answer.summary.as_str()),
+        (true, "Lisbon")
+    );
     assert_eq!(transcript.run_state(), RunState::Running);
 }
 
@@ -240,6 +243,37 @@ fn run_errors_and_cancels_become_markers_and_close_open_items() {
         }
     );
     assert_eq!(transcript.run_state(), RunState::Idle);
+}
+
+#[test]
+fn an_expired_question_settles_as_expired_and_the_run_goes_on() {
+    let mut events = trip(false);
+    events.push(started());
+    events.push(result(
+        "c1",
+        r#"{"status":"expired","error":"the person did not answer before the deadline"}"#,
+    ));
+    events.extend(message("a2", "assistant", &["No answer, moving on."]));
+    let transcript = fold(&events);
+    let card = transcript
+        .items()
+        .iter()
+        .find_map(|item| match &item.body {
+            ItemBody::Interrupt(card) => Some(card),
+            _ => None,
+        })
+        .expect("a question card");
+    let answer = card.answer.as_ref().expect("settled");
+    assert_eq!(answer.outcome.as_str(), "expired");
+    assert_eq!(
+        answer.summary,
+        "Expired — the agent went on without your answer"
+    );
+    assert_eq!(
+        transcript.items().last().unwrap().text(),
+        "No answer, moving on."
+    );
+    assert_eq!(transcript.run_state(), RunState::Running);
 }
 
 #[path = "transcript_approval_tests.rs"]

@@ -1,0 +1,245 @@
+//! What a settled interrupt's read-only card says: answered, declined, or expired.
+//!
+//! It owns the [`Answer`] record, reading a `request_input` call's result into one, and
+//! recognising an interrupt the server expired at its deadline — by the result's
+//! `{"status":"expired"}` (the robust sign: the status is a wire value) or, for an approval
+//! whose decision arrives first, by the decision's reason. It must not touch signals or the
+//! browser, so it is tested on the host with plain `cargo test`.
+
+use serde_json::Value;
+
+use super::approval::summarise_approval_payload;
+use super::interrupt::{display_value, Control};
+
+/// The `status` of the result the server gives an interrupt nobody answered in time.
+pub const EXPIRED: &str = "expired";
+
+/// The reason the server gives an approval nobody answered in time (its `CUSTOM`
+/// decision arrives before the expired result).
+pub const NO_ANSWER_REASON: &str = "the person did not answer before the deadline";
+
+/// What an expired question's card says.
+pub const QUESTION_EXPIRED: &str = "Expired — the agent went on without your answer";
+
+/// What an expired approval's card says.
+pub const APPROVAL_EXPIRED: &str = "Expired — the call did not run";
+
+/// A recorded answer, as the read-only card shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// How the interrupt was settled.
+    pub outcome: AnswerOutcome,
+    /// A one-line summary, e.g. `Lisbon`, `Approved: fine`, `name: Ada, age: 36`.
+    pub summary: String,
+}
+
+/// How an interrupt was settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerOutcome {
+    /// Answered (a question) or approved (a tool call).
+    Resolved,
+    /// Declined (a question) or rejected (a tool call).
+    Declined,
+    /// Nobody answered before the deadline; the agent went on without an answer.
+    Expired,
+}
+
+impl AnswerOutcome {
+    /// The spelling used in the card's `data-outcome`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Resolved => "resolved",
+            Self::Declined => "declined",
+            Self::Expired => "expired",
+        }
+    }
+}
+
+impl Answer {
+    /// An answer that resolved the interrupt (for an approval: approved it).
+    pub fn resolved(summary: impl Into<String>) -> Self {
+        Self {
+            outcome: AnswerOutcome::Resolved,
+            summary: summary.into(),
+        }
+    }
+
+    /// An answer that declined the interrupt (for an approval: rejected it).
+    pub fn declined(summary: impl Into<String>) -> Self {
+        Self {
+            outcome: AnswerOutcome::Declined,
+            summary: summary.into(),
+        }
+    }
+
+    /// The record of an interrupt with this control that nobody answered in time.
+    pub fn expired(control: &Control) -> Self {
+        match control {
+            Control::ToolApproval { .. } => Self::expired_approval(),
+            _ => Self::expired_question(),
+        }
+    }
+
+    /// The record of a question nobody answered in time.
+    pub fn expired_question() -> Self {
+        Self {
+            outcome: AnswerOutcome::Expired,
+            summary: QUESTION_EXPIRED.to_string(),
+        }
+    }
+
+    /// The record of a tool approval nobody answered in time.
+    pub fn expired_approval() -> Self {
+        Self {
+            outcome: AnswerOutcome::Expired,
+            summary: APPROVAL_EXPIRED.to_string(),
+        }
+    }
+
+    /// Whether the person resolved (or approved) it.
+    pub fn is_resolved(&self) -> bool {
+        self.outcome == AnswerOutcome::Resolved
+    }
+
+    /// Whether nobody answered it in time.
+    pub fn is_expired(&self) -> bool {
+        self.outcome == AnswerOutcome::Expired
+    }
+}
+
+/// The `status` of a tool result's JSON content, if it has one.
+fn result_status(content: &str) -> Option<String> {
+    let parsed: Value = serde_json::from_str(content).ok()?;
+    Some(parsed.get("status")?.as_str()?.to_string())
+}
+
+/// Whether a tool result is the server's "nobody answered in time" result.
+pub fn is_expired_result(content: &str) -> bool {
+    result_status(content).as_deref() == Some(EXPIRED)
+}
+
+/// Reads the `TOOL_CALL_RESULT` content of a `request_input` call
+/// (`{"status":"resolved","payload":{…}}`, `{"status":"cancelled"}` or
+/// `{"status":"expired","error":…}`) into an [`Answer`].
+pub fn answer_from_result(control: &Control, content: &str) -> Answer {
+    let parsed: Value = serde_json::from_str(content).unwrap_or(Value::Null);
+    match parsed.get("status").and_then(Value::as_str).unwrap_or("") {
+        "resolved" => {
+            let payload = parsed.get("payload").unwrap_or(&Value::Null);
+            Answer::resolved(summarise_payload(control, payload))
+        }
+        EXPIRED => Answer::expired(control),
+        "" | "cancelled" => Answer::declined("Declined"),
+        other => Answer::declined(capitalised(other)),
+    }
+}
+
+fn summarise_payload(control: &Control, payload: &Value) -> String {
+    let field = |name: &str| payload.get(name).map(display_value).unwrap_or_default();
+    match control {
+        Control::Text => field("text"),
+        Control::Choice(_) => field("choice"),
+        Control::Confirm => {
+            let verdict = match payload.get("approved").and_then(Value::as_bool) {
+                Some(true) => "Approved",
+                _ => "Rejected",
+            };
+            match payload.get("comment").and_then(Value::as_str) {
+                Some(comment) if !comment.is_empty() => format!("{verdict}: {comment}"),
+                _ => verdict.to_string(),
+            }
+        }
+        Control::Form(_) => match payload.as_object() {
+            Some(object) => object
+                .iter()
+                .map(|(name, value)| format!("{name}: {}", display_value(value)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => display_value(payload),
+        },
+        Control::ToolApproval { .. } => summarise_approval_payload(payload),
+    }
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The content the server writes for an unanswered question.
+    const EXPIRED_QUESTION: &str =
+        r#"{"status":"expired","error":"the person did not answer before the deadline"}"#;
+
+    #[test]
+    fn answers_are_summarised_by_kind() {
+        let choice = Control::Choice(vec![]);
+        let text = r#"{"status":"resolved","payload":{"choice":"Lisbon"}}"#;
+        assert_eq!(
+            answer_from_result(&choice, text),
+            Answer::resolved("Lisbon")
+        );
+        let confirm = r#"{"status":"resolved","payload":{"approved":true,"comment":"ok"}}"#;
+        assert_eq!(
+            answer_from_result(&Control::Confirm, confirm).summary,
+            "Approved: ok"
+        );
+        let form = r#"{"status":"resolved","payload":{"name":"Ada","age":36}}"#;
+        assert_eq!(
+            answer_from_result(&Control::Form(vec![]), form).summary,
+            "name: Ada, age: 36"
+        );
+        let declined = answer_from_result(&Control::Text, r#"{"status":"cancelled"}"#);
+        assert_eq!(declined, Answer::declined("Declined"));
+        assert!(!declined.is_resolved());
+    }
+
+    #[test]
+    fn an_expired_result_is_an_expired_answer() {
+        let answer = answer_from_result(&Control::Text, EXPIRED_QUESTION);
+        assert_eq!(answer.outcome, AnswerOutcome::Expired);
+        assert_eq!(
+            answer.summary,
+            "Expired — the agent went on without your answer"
+        );
+        assert!(answer.is_expired() && !answer.is_resolved());
+        let choice = answer_from_result(&Control::Choice(vec!["a".into()]), EXPIRED_QUESTION);
+        assert_eq!(choice.summary, QUESTION_EXPIRED);
+    }
+
+    #[test]
+    fn an_expired_approval_says_the_call_did_not_run() {
+        let control = Control::ToolApproval {
+            tool_name: "write_file".into(),
+            arguments: Value::Null,
+        };
+        let answer = Answer::expired(&control);
+        assert_eq!(answer.summary, "Expired — the call did not run");
+        assert_eq!(answer.outcome.as_str(), "expired");
+    }
+
+    #[test]
+    fn only_the_expired_status_counts_as_expired() {
+        assert!(is_expired_result(EXPIRED_QUESTION));
+        assert!(is_expired_result(
+            r#"{"status":"expired","error":"…; the call did not run"}"#
+        ));
+        assert!(!is_expired_result(r#"{"status":"rejected"}"#));
+        assert!(!is_expired_result(r#"{"error":"expired"}"#));
+        assert!(!is_expired_result("expired"));
+        assert!(!is_expired_result(r#"{"status":42}"#));
+    }
+
+    #[test]
+    fn outcomes_have_stable_spellings() {
+        assert_eq!(AnswerOutcome::Resolved.as_str(), "resolved");
+        assert_eq!(AnswerOutcome::Declined.as_str(), "declined");
+        assert_eq!(AnswerOutcome::Expired.as_str(), "expired");
+    }
+}
