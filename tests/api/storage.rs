@@ -151,7 +151,7 @@ async fn a_full_disk_refuses_writes_clearly_and_recovers_when_space_returns() {
     let db = disk.join("t.db");
     let flags = ["--write-retry-ms", "300"];
     let app = app_on(dir.path(), &db, &flags).await;
-    let (session, mut socket) = app.open_session().await;
+    let (session, socket) = app.open_session().await;
     let before = app.log(&session).await;
     let filler = fill(&disk);
     let path = format!("/api/sessions/{session}/messages");
