@@ -6,14 +6,15 @@
 
 mod answers;
 mod approval;
-mod expiry;
 pub mod conversation;
 pub mod engines;
+mod expiry;
 mod open_items;
 mod recorder;
 mod recovery;
 mod run_loop;
 mod runner;
+mod tool_phase;
 pub mod tools;
 
 use std::sync::Arc;

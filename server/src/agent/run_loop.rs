@@ -9,26 +9,23 @@
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use serde_json::json;
-use shared::{EventBody, Interrupt, Outcome, ToolRole};
+use shared::{EventBody, Outcome};
 use tokio_util::sync::CancellationToken;
 
-use super::approval;
-use super::conversation::{self, History, MODEL_CALL_STEP};
+use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::recorder::{Recorder, RunAbort};
-use super::tools::{self, request_input};
+use super::tool_phase;
 use super::RunDeps;
-use crate::domain::new_id;
 use crate::store::Store;
 
 /// How long a run keeps trying to record its failure after a storage error.
 const STORAGE_GIVE_UP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// The tool-result text of a call stopped by the person.
-const STOPPED: &str = super::recovery::CANCELLED;
+pub(super) const STOPPED: &str = super::recovery::CANCELLED;
 
 /// How a model call or tool phase ended when it did not simply complete.
-enum Halt {
+pub(super) enum Halt {
     Cancelled,
     Failed(EngineError),
 }
@@ -85,7 +82,7 @@ async fn run<S: Store>(
         }
         let history = load_history(deps, recorder).await?;
         if !history.pending.is_empty() {
-            match run_tools(deps, recorder, &history, cancel).await? {
+            match tool_phase::run_tools(deps, recorder, &history, cancel).await? {
                 Ok(None) => continue,
                 Ok(Some(interrupt)) => {
                     let interrupts = vec![interrupt];
@@ -202,98 +199,6 @@ async fn stream_model_call<S: Store>(
     }
     recorder.close_calls().await?;
     Ok(Ok(!calls.is_empty()))
-}
-
-/// Runs the last turn's pending calls in order; returns the interrupt to pause on when a
-/// call asks a person something or needs approval.
-async fn run_tools<S: Store>(
-    deps: &RunDeps<S>,
-    recorder: &mut Recorder,
-    history: &History,
-    cancel: &CancellationToken,
-) -> Result<Result<Option<Interrupt>, Halt>, RunAbort> {
-    let first_question = history
-        .turn_calls
-        .iter()
-        .find(|call| call.name == request_input::NAME)
-        .map(|call| call.id.as_str());
-    for call in &history.pending {
-        let content = if call.name == request_input::NAME {
-            if first_question != Some(call.id.as_str()) {
-                error_content(
-                    "only one request_input per turn; ask again after this one is answered",
-                )
-            } else {
-                match request_input::parse(&call.arguments) {
-                    Ok(request) => {
-                        return Ok(Ok(Some(request_input::interrupt(
-                            &request,
-                            &call.id,
-                            deps.input_timeout_secs,
-                        ))))
-                    }
-                    Err(message) => error_content(&message),
-                }
-            }
-        } else {
-            let arguments = match deps.tools.check(&call.name, &call.arguments) {
-                Ok(arguments) => arguments,
-                Err(message) => {
-                    record_result(recorder, &call.id, error_content(&message)).await?;
-                    continue;
-                }
-            };
-            let approval = history.approvals.get(&call.id);
-            match (deps.tools.needs_approval(&call.name), approval) {
-                (true, None) => {
-                    let interrupt =
-                        approval::interrupt(call, &arguments, &deps.tools, deps.input_timeout_secs);
-                    return Ok(Ok(Some(interrupt)));
-                }
-                (true, Some(approval)) if !approval.approved => approval.rejection_content(),
-                (_, approval) => {
-                    let edited = approval.and_then(|a| a.arguments.clone());
-                    let arguments = edited.clone().unwrap_or(arguments);
-                    let result = tokio::select! {
-                        biased;
-                        _ = cancel.cancelled() => {
-                            recorder.close_all(STOPPED).await?;
-                            return Ok(Err(Halt::Cancelled));
-                        }
-                        result = deps.tools.run(&call.name, arguments) => result,
-                    };
-                    match (result, edited) {
-                        (Ok(value), Some(edited)) => {
-                            json!({"result": value, "argumentsEditedByThePerson": edited})
-                                .to_string()
-                        }
-                        (result, _) => tools::result_content(result),
-                    }
-                }
-            }
-        };
-        record_result(recorder, &call.id, content).await?;
-    }
-    Ok(Ok(None))
-}
-
-fn error_content(message: &str) -> String {
-    json!({ "error": message }).to_string()
-}
-
-async fn record_result(
-    recorder: &mut Recorder,
-    tool_call_id: &str,
-    content: String,
-) -> Result<(), RunAbort> {
-    recorder
-        .emit(EventBody::ToolCallResult {
-            message_id: new_id("msg"),
-            tool_call_id: tool_call_id.into(),
-            content,
-            role: Some(ToolRole::Tool),
-        })
-        .await
 }
 
 async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbort> {

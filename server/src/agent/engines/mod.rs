@@ -6,6 +6,7 @@
 //! they stream.
 
 mod anthropic;
+mod bench;
 mod demo;
 pub mod http;
 mod openai;
@@ -19,6 +20,7 @@ use futures_util::Stream;
 use shared::TokenUsage;
 
 pub use anthropic::AnthropicEngine;
+pub use bench::BenchEngine;
 pub use demo::DemoEngine;
 pub use openai::OpenAiEngine;
 pub use script::{ScriptEngine, ScriptError};

@@ -9,21 +9,19 @@ use std::time::Duration;
 
 use shared::api::SessionStatus;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+use sqlx::SqlitePool;
 
+mod apply;
 mod guards;
 mod housekeeping;
 
-use guards::check_guard;
+use apply::apply_in_transaction;
 
 use super::{
-    derive_effects, Applied, Command, InterruptRow, InterruptState, Rejection, SessionRow, Store,
-    StoreError, StoredEvent, DEFAULT_TITLE,
+    Applied, Command, InterruptRow, InterruptState, SessionRow, Store, StoreError, StoredEvent,
+    DEFAULT_TITLE,
 };
 use crate::domain::SessionId;
-
-/// Rows per multi-row INSERT (3 parameters each, far below SQLite's limit).
-const INSERT_CHUNK: usize = 500;
 
 type SessionTuple = (String, String, String, Option<String>, i64, i64, i64);
 const SESSION_COLUMNS: &str = "id, title, status, active_run_id, last_seq, created_at, updated_at";
@@ -266,106 +264,4 @@ impl Store for SqliteStore {
         }
         result
     }
-}
-
-/// Checks each guard and applies the commands that pass; rows are inserted at the end,
-/// many per statement.
-async fn apply_in_transaction(
-    conn: &mut SqliteConnection,
-    batch: &[Command],
-    now_ms: i64,
-) -> Result<Vec<Applied>, StoreError> {
-    let mut applied = Vec::with_capacity(batch.len());
-    let mut rows: Vec<(String, i64, &str)> = Vec::new();
-    for command in batch {
-        if let Some(rejection) = check_guard(conn, command, now_ms).await? {
-            applied.push(Applied::Rejected(rejection));
-            continue;
-        }
-        let session = command.session.to_string();
-        let Some(first_seq) = advance_session(conn, command, &session, now_ms).await? else {
-            applied.push(Applied::Rejected(Rejection::SessionMissing));
-            continue;
-        };
-        for (offset, entry) in command.entries.iter().enumerate() {
-            rows.push((
-                session.clone(),
-                first_seq + offset as i64,
-                entry.json.as_str(),
-            ));
-        }
-        applied.push(Applied::Committed {
-            first_seq: first_seq as u64,
-        });
-    }
-    for chunk in rows.chunks(INSERT_CHUNK) {
-        let mut insert =
-            QueryBuilder::<Sqlite>::new("INSERT INTO events (session_id, seq, event) ");
-        insert.push_values(chunk, |mut row, (session, seq, json)| {
-            row.push_bind(session.as_str())
-                .push_bind(*seq)
-                .push_bind(*json);
-        });
-        insert.build().execute(&mut *conn).await?;
-    }
-    Ok(applied)
-}
-
-/// Bumps `last_seq` (and the derived status), records raised interrupts; returns the
-/// first seq of the command's entries, or `None` if the session does not exist.
-async fn advance_session(
-    conn: &mut SqliteConnection,
-    command: &Command,
-    session: &str,
-    now_ms: i64,
-) -> Result<Option<i64>, StoreError> {
-    let effects = derive_effects(&command.entries);
-    let count = command.entries.len() as i64;
-    let last: Option<(i64,)> = match &effects.status {
-        Some((status, run_id)) => {
-            sqlx::query_as(
-                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ?, status = ?, \
-             active_run_id = ? WHERE id = ? RETURNING last_seq",
-            )
-            .bind(count)
-            .bind(now_ms)
-            .bind(status.as_str())
-            .bind(run_id.as_deref())
-            .bind(session)
-            .fetch_optional(&mut *conn)
-            .await?
-        }
-        None => {
-            sqlx::query_as(
-                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? \
-             RETURNING last_seq",
-            )
-            .bind(count)
-            .bind(now_ms)
-            .bind(session)
-            .fetch_optional(&mut *conn)
-            .await?
-        }
-    };
-    let Some((last,)) = last else {
-        return Ok(None);
-    };
-    for (run_id, interrupt) in &effects.interrupts {
-        let json = serde_json::to_string(interrupt).expect("interrupts serialise");
-        sqlx::query(
-            "INSERT INTO interrupts \
-             (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&interrupt.id)
-        .bind(session)
-        .bind(run_id)
-        .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
-        .bind(json)
-        .bind(now_ms)
-        .bind(crate::domain::deadline_ms(interrupt))
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(Some(last - count + 1))
 }

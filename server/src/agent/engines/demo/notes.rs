@@ -78,17 +78,15 @@ mod tests {
     fn the_note_is_written_with_write_file() {
         let first = save_note(&situation("save a note that the demo works", vec![]));
         assert_eq!(first.tool_calls[0].name, "write_file");
-        assert_eq!(
-            first.tool_calls[0].arguments["content"],
-            "the demo works\n"
-        );
+        assert_eq!(first.tool_calls[0].arguments["content"], "the demo works\n");
     }
 
     #[test]
     fn the_outcome_is_reported() {
         let ask = "save a note";
         let saved = json!({"written": "notes/tandem.txt", "bytes": 5});
-        let edited = json!({"result": {"written": "n.txt", "bytes": 2}, "argumentsEditedByThePerson": {}});
+        let edited =
+            json!({"result": {"written": "n.txt", "bytes": 2}, "argumentsEditedByThePerson": {}});
         let rejected = json!({"status": "rejected", "reason": "not now"});
         let said = |result: Value| {
             save_note(&situation(ask, vec![("write_file", result)]))
