@@ -11,7 +11,9 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::{middleware, web, App, HttpServer};
 use shared::api::ServerInfo;
 
-use crate::agent::engines::{AnthropicEngine, DemoEngine, Engine, OpenAiEngine, ScriptEngine};
+use crate::agent::engines::{
+    AnthropicEngine, BenchEngine, DemoEngine, Engine, OpenAiEngine, ScriptEngine,
+};
 use crate::agent::tools::ToolRegistry;
 use crate::agent::{RunDeps, Runner};
 use crate::config::{Config, EngineKind};
@@ -35,7 +37,9 @@ impl Application {
         Self::build_with(config, Arc::new(store)).await
     }
 
-    async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
+    /// Like [`Application::build`], on a store the caller opened (the benchmark runs the
+    /// app on a store that writes nothing, to measure what persistence costs).
+    pub async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
         let engine = engine(&config)?;
         let hub = Hub::default();
         let retry_for = Duration::from_millis(config.write_retry_ms);
@@ -51,12 +55,20 @@ impl Application {
         });
         let recovered = runner.recover_interrupted_runs().await?;
         if recovered > 0 {
-            tracing::warn!(recovered, "repaired runs left in flight by the last shutdown");
+            tracing::warn!(
+                recovered,
+                "repaired runs left in flight by the last shutdown"
+            );
         }
         runner.spawn_expiry_sweeper();
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
-            crate::retention::spawn(store.clone(), hub.clone(), max_age, crate::retention::RETENTION_EVERY);
+            crate::retention::spawn(
+                store.clone(),
+                hub.clone(),
+                max_age,
+                crate::retention::RETENTION_EVERY,
+            );
         }
         let info = engine.info();
         let state = web::Data::new(AppState {
@@ -85,7 +97,8 @@ impl Application {
                 .configure(|cfg| crate::routes::configure::<S>(cfg, web_dir.clone()))
         })
         .shutdown_timeout(1)
-        .client_request_timeout(Duration::from_secs(10));
+        .client_request_timeout(Duration::from_secs(10))
+        .on_connect(no_delay);
         if let Some(workers) = config.workers {
             server = server.workers(workers);
         }
@@ -131,6 +144,7 @@ fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
         }
         EngineKind::Openai => Arc::new(OpenAiEngine::new(config.provider.openai()?)?),
         EngineKind::Anthropic => Arc::new(AnthropicEngine::new(config.provider.anthropic()?)?),
+        EngineKind::Bench => Arc::new(BenchEngine::new(config.bench_tokens, delay)),
     })
 }
 
@@ -144,4 +158,14 @@ fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
         tools.set_approval(name.trim(), false)?;
     }
     Ok(tools)
+}
+
+/// Turns off Nagle's algorithm on every accepted connection: each event frame is small
+/// and must leave at once, not wait for the client's delayed ACK (~40 ms).
+fn no_delay(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+    }
 }

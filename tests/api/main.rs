@@ -3,10 +3,17 @@
 
 mod helpers;
 
+mod anthropic;
 mod approval;
+mod faults;
+mod expiry;
 mod frames;
 mod interrupts;
+mod openai;
 mod replay;
 mod rest;
 mod restart;
+mod startup;
+mod stop;
+mod storage;
 mod streaming;

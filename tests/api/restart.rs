@@ -1,14 +1,12 @@
 //! Restarts: a paused session is answerable by a new instance on the same file, and a
 //! process killed mid-run (the real binary, SIGKILL) leaves a valid, usable log.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use serde_json::json;
 use shared::EventBody;
 
+use crate::helpers::child::Tandem;
 use crate::helpers::socket::interrupt_id;
-use crate::helpers::{assert_valid_session, start, test_config, write_script, TestApp};
+use crate::helpers::{assert_valid_session, start, test_config, write_script};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_session_is_answered_after_a_restart_and_resumes_once() {
@@ -52,60 +50,6 @@ async fn a_paused_session_is_answered_after_a_restart_and_resumes_once() {
     assert_valid_session(&log, true);
 }
 
-/// The real binary as a child process.
-struct Tandem {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Tandem {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Tandem {
-    fn spawn(url: &str, script: &std::path::Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tandem"))
-            .args([
-                "--bind",
-                "127.0.0.1:0",
-                "--database-url",
-                url,
-                "--engine",
-                "script",
-                "--web-dir",
-                "/nonexistent",
-            ])
-            .arg("--script")
-            .arg(script)
-            .args(["--token-delay-ms", "10", "--workers", "1"])
-            .env("RUST_LOG", "info")
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the tandem binary starts");
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut lines = stderr.lines();
-        let address = loop {
-            let line = lines.next().expect("tandem logs its address").unwrap();
-            if let Some(at) = line.find("open http://") {
-                let rest = &line[at + "open http://".len()..];
-                break rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-                    .collect();
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, address }
-    }
-
-    fn client(&self) -> TestApp {
-        TestApp::remote(&self.address)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_killed_mid_answer_continues_by_itself_after_restart() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,8 +74,7 @@ async fn a_run_killed_mid_answer_continues_by_itself_after_restart() {
     socket
         .until(|e| e.type_name() == "TEXT_MESSAGE_CONTENT")
         .await;
-    tandem.child.kill().unwrap();
-    tandem.child.wait().unwrap();
+    tandem.kill();
 
     let restarted = Tandem::spawn(&url, &script);
     let app = restarted.client();

@@ -130,11 +130,24 @@ async fn catch_up<S: Store>(
 }
 
 fn protocol_close(error: actix_ws::ProtocolError) -> CloseReason {
+    let too_big = CloseReason {
+        code: CloseCode::Size,
+        description: Some(format!(
+            "messages are limited to {} bytes",
+            super::MAX_FRAME
+        )),
+    };
     match error {
-        actix_ws::ProtocolError::Overflow => CloseReason {
-            code: CloseCode::Size,
-            description: Some(format!("frames are limited to {} bytes", super::MAX_FRAME)),
-        },
+        actix_ws::ProtocolError::Overflow => too_big,
+        // actix-ws reports a fragmented message over the limit as this I/O error.
+        actix_ws::ProtocolError::Io(io) if io.to_string().contains("continuation size") => too_big,
+        // A text message that is not UTF-8 (RFC 6455 §7.4.1: 1007).
+        actix_ws::ProtocolError::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => {
+            CloseReason {
+                code: CloseCode::Invalid,
+                description: Some("text messages must be valid UTF-8".into()),
+            }
+        }
         other => CloseReason {
             code: CloseCode::Protocol,
             description: Some(other.to_string()),

@@ -1,6 +1,7 @@
 //! `spawn_app()` and the clients tests use: REST via reqwest, sockets via tungstenite.
 
 mod agui_rules;
+pub mod child;
 pub mod provider;
 pub mod socket;
 

@@ -1,0 +1,265 @@
+//! The kill harness: the real `tandem` binary, SIGKILLed at random moments while four
+//! sessions stream reasoning, text and tool calls, restarted on the same file each time.
+//!
+//! Every cycle posts a message to each session, waits a random 20–400 ms (the
+//! experiment's randomness, not synchronisation), kills, restarts and reconnects every
+//! viewer with `after=<its last seq>`; sometimes it kills again while the recovered runs
+//! are still going, and once it kills the same runs four times in a row to reach the
+//! recovery limit. After each cycle it waits on the sockets until every run has ended and
+//! checks (a) the viewers' frames against the log, (b) contiguous seqs, (c) exact replays,
+//! (d) ended runs and settled status, (e) the AG-UI rules. The continuation rules and the
+//! `append_file` check (f) read the final logs, which hold every earlier cycle.
+//!
+//! `TANDEM_FAULT_KILLS=<n>` raises the number of kills (default 50);
+//! `TANDEM_FAULT_SEED=<n>` replays a run's random choices.
+
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::kill_script::{self, APPEND_FILE};
+use super::log_checks::{self, Recovery};
+use super::tool_checks::{self, Repairs};
+use super::viewer::Viewer;
+use crate::helpers::child::Tandem;
+use crate::helpers::write_script;
+
+const SESSIONS: usize = 4;
+const DEFAULT_KILLS: usize = 50;
+/// Kills in a row that must end a run with `recovery_limit` (three continuations).
+const STREAK: usize = 4;
+/// Replay every session from seq 0 on every this many checks.
+const FULL_REPLAY_EVERY: u64 = 10;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
+    let kills = env_number("TANDEM_FAULT_KILLS").unwrap_or(DEFAULT_KILLS as u64) as usize;
+    let seed = env_number("TANDEM_FAULT_SEED").unwrap_or_else(|| fastrand::u64(..));
+    println!("faults/kills: {kills} kills, seed {seed}");
+    let started = Instant::now();
+    let mut h = Harness::start(kills, seed).await;
+    let mut streak_done = kills < STREAK * 2;
+    while h.tally.kills < kills {
+        h.post_all().await;
+        if !streak_done && h.tally.kills >= kills / 2 && kills - h.tally.kills >= STREAK {
+            streak_done = true;
+            for _ in 0..STREAK {
+                h.kill_after(20..=40).await;
+            }
+        } else {
+            h.kill_after(20..=400).await;
+            if h.rng.u8(..5) == 0 && h.tally.kills < kills {
+                h.kill_after(20..=400).await;
+            }
+        }
+        h.check().await;
+    }
+    h.finish(seed, started.elapsed()).await;
+}
+
+#[derive(Default)]
+struct Tally {
+    kills: usize,
+    restarts: usize,
+    checks: u64,
+    events: u64,
+    frames: u64,
+    /// Runs found in flight at a kill (one per session and kill).
+    in_flight: u64,
+}
+
+struct Harness {
+    dir: tempfile::TempDir,
+    url: String,
+    script: PathBuf,
+    tandem: Tandem,
+    viewers: Vec<Viewer>,
+    rng: fastrand::Rng,
+    tally: Tally,
+    /// When each kill since the last check happened (ms since the epoch).
+    kills_unchecked: Vec<i64>,
+    /// Broken continuation rules, reported at the end.
+    problems: Vec<String>,
+}
+
+impl Harness {
+    async fn start(kills: usize, seed: u64) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+        // A cycle uses at most a few turns per session; run out only on a broken server.
+        let script = write_script(dir.path(), kill_script::turns(kills * 8 + 40));
+        let tandem = launch(&url, &script, dir.path()).await;
+        let app = tandem.client();
+        let mut viewers = Vec::new();
+        for _ in 0..SESSIONS {
+            let mut viewer = Viewer::new(app.create_session().await);
+            viewer.connect(tandem.address()).await;
+            viewers.push(viewer);
+        }
+        Self {
+            dir,
+            url,
+            script,
+            tandem,
+            viewers,
+            rng: fastrand::Rng::with_seed(seed),
+            tally: Tally::default(),
+            kills_unchecked: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Starts a run in every session (all are idle between cycles).
+    async fn post_all(&mut self) {
+        let app = self.tandem.client();
+        for viewer in &self.viewers {
+            let text = format!("Go on, cycle {}.", self.tally.checks);
+            app.say(&viewer.session, &text).await;
+        }
+    }
+
+    /// Waits a random time in `millis`, SIGKILLs the server, restarts it on the same
+    /// file and reconnects every viewer after its last seq.
+    async fn kill_after(&mut self, millis: RangeInclusive<u64>) {
+        tokio::time::sleep(Duration::from_millis(self.rng.u64(millis))).await;
+        self.tandem.kill();
+        self.kills_unchecked.push(now_ms());
+        self.tally.kills += 1;
+        for viewer in &mut self.viewers {
+            viewer.disconnected().await;
+        }
+        self.tandem = launch(&self.url, &self.script, self.dir.path()).await;
+        self.tally.restarts += 1;
+        for viewer in &mut self.viewers {
+            viewer.connect(self.tandem.address()).await;
+        }
+    }
+
+    /// (a)–(e) for every session, once every run has ended.
+    async fn check(&mut self) {
+        let app = self.tandem.client();
+        self.tally.checks += 1;
+        for viewer in &mut self.viewers {
+            viewer.wait_run_end().await;
+            let session = viewer.session.clone();
+            let log = log_checks::raw_log(&app, &session).await;
+            assert!(
+                log_checks::quiet(&log),
+                "session {session}: a run is still open"
+            );
+            log_checks::assert_contiguous_and_valid(&session, &log);
+            for &killed_at in &self.kills_unchecked {
+                let open =
+                    log_checks::continued_after_kill(&session, &log, killed_at, &mut self.problems);
+                self.tally.in_flight += u64::from(open);
+            }
+            self.tally.events += log.len() as u64;
+            let seen = viewer.frames();
+            self.tally.frames += log_checks::assert_viewer_saw_the_log(&session, &seen, &log);
+            let (_, detail) = app.get(&format!("/api/sessions/{session}")).await;
+            let status = detail["status"].as_str().unwrap_or_default();
+            assert!(
+                matches!(status, "idle" | "awaiting_input"),
+                "session {session} is {status} after its run ended"
+            );
+            let last = log.len() as u64;
+            let mut points = vec![
+                self.rng.u64(last.saturating_sub(200)..=last),
+                last,
+                last + 3,
+            ];
+            if self.tally.checks.is_multiple_of(FULL_REPLAY_EVERY) {
+                points.push(0);
+            }
+            for after in points {
+                self.tally.frames +=
+                    log_checks::assert_replay(self.tandem.address(), &session, after, &log).await;
+            }
+        }
+        self.kills_unchecked.clear();
+    }
+
+    /// The continuation rules and (f) over the final logs, the summary, the verdict.
+    async fn finish(mut self, seed: u64, elapsed: Duration) {
+        let app = self.tandem.client();
+        let (mut problems, mut lines) = (std::mem::take(&mut self.problems), HashMap::new());
+        let (mut recovery, mut repairs) = (Recovery::default(), Repairs::default());
+        for viewer in &self.viewers {
+            let log = log_checks::raw_log(&app, &viewer.session).await;
+            let found = log_checks::recovery_rules(&viewer.session, &log, &mut problems);
+            recovery.continued += found.continued;
+            recovery.failed += found.failed;
+            recovery.limits += found.limits;
+            tool_checks::check_results(&viewer.session, &log, &mut lines, &mut problems);
+            let found = tool_checks::check_recoveries(&viewer.session, &log, &mut problems);
+            repairs.unknown += found.unknown;
+            repairs.rerun += found.rerun;
+            repairs.cut_off += found.cut_off;
+            problems.extend(viewer.problems());
+        }
+        let file = self.dir.path().join("workspace").join(APPEND_FILE);
+        let file = std::fs::read_to_string(file).unwrap_or_default();
+        let appended = tool_checks::check_file(&file, &lines, &mut problems);
+        if self.tally.kills >= STREAK * 2 && recovery.limits == 0 {
+            problems.push(format!(
+                "{STREAK} kills in a row ended no run with recovery_limit"
+            ));
+        }
+        let t = &self.tally;
+        println!(
+            "faults/kills: {} kills, {} restarts, {SESSIONS} sessions, {} events checked, \
+             {} frames checked, {} runs in flight at a kill, {} runs continued, \
+             {} runs failed ({} recovery_limit); \
+             calls cut by a kill: {} re-run, {} outcome unknown, {} cut off mid-stream; \
+             {appended} appended lines checked; seed {seed}, {elapsed:.1?}",
+            t.kills,
+            t.restarts,
+            t.events,
+            t.frames,
+            t.in_flight,
+            recovery.continued,
+            recovery.failed,
+            recovery.limits,
+            repairs.rerun,
+            repairs.unknown,
+            repairs.cut_off,
+        );
+        assert!(
+            problems.is_empty(),
+            "{} problems (seed {seed}):\n{}",
+            problems.len(),
+            problems
+                .iter()
+                .take(30)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+/// Starts the binary: script engine, 2 ms per token, `append_file` without approval.
+async fn launch(url: &str, script: &std::path::Path, dir: &std::path::Path) -> Tandem {
+    let (url, script) = (url.to_string(), script.to_path_buf());
+    let workspace = dir.join("workspace").display().to_string();
+    tokio::task::spawn_blocking(move || {
+        let flags = ["--token-delay-ms", "2", "--skip-approval", "append_file"];
+        Tandem::spawn_with(
+            &url,
+            &script,
+            &[&flags[..], &["--workspace-dir", &workspace]].concat(),
+        )
+    })
+    .await
+    .expect("the binary starts")
+}
+
+fn now_ms() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.expect("the clock is past 1970").as_millis() as i64
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}

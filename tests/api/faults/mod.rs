@@ -1,0 +1,31 @@
+//! Fault injection: what the server promises when things go wrong.
+//!
+//! - [`kills`]: the real binary is SIGKILLed at random moments while sessions stream;
+//!   nothing a viewer saw is lost or changed, replays are exact, runs continue and
+//!   non-idempotent tools never run twice.
+//! - [`paused`]: a thousand sessions paused on a question survive a restart and each is
+//!   answered exactly once.
+//! - [`races`]: two answers to one question at the same moment, over sockets and REST;
+//!   exactly one wins.
+//! - [`bad_input`], [`bad_paths`] and [`bad_frames`]: malformed bodies, ids, queries and
+//!   frames on every entry point get the documented error, change no log and disturb no
+//!   other viewer.
+//!
+//! The rest are their tools: the bad-input [`fixture`], the recording [`viewer`], the
+//! log checks in [`log_checks`] and [`tool_checks`], the kill script in [`kill_script`]
+//! and a raw WebSocket client in [`raw_ws`] for frames tungstenite will not send;
+//! [`check_tests`] proves the checks catch what they are there for.
+
+mod bad_frames;
+mod bad_input;
+mod bad_paths;
+mod check_tests;
+mod fixture;
+mod kill_script;
+mod kills;
+mod log_checks;
+mod paused;
+mod races;
+mod raw_ws;
+mod tool_checks;
+mod viewer;

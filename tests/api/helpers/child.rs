@@ -1,0 +1,91 @@
+//! The real `tandem` binary as a child process, for tests that must crash it (SIGKILL)
+//! and start it again on the same database file.
+//!
+//! The child is started with the script engine and one worker; extra flags are appended
+//! and, since later flags override earlier ones, may change any default. Its address is
+//! read from the "open http://…" line it logs once it listens. `TEST_LOG=1` echoes its
+//! log; otherwise the log is drained and dropped.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use super::TestApp;
+
+/// A running `tandem` process. Dropping it kills it.
+pub struct Tandem {
+    child: Child,
+    address: String,
+}
+
+impl Drop for Tandem {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Tandem {
+    /// Starts the binary on `url` with `script` and a 10 ms token delay.
+    pub fn spawn(url: &str, script: &Path) -> Self {
+        Self::spawn_with(url, script, &[])
+    }
+
+    /// Like [`Tandem::spawn`], with `extra` flags after the defaults.
+    pub fn spawn_with(url: &str, script: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["--bind", "127.0.0.1:0", "--database-url", url])
+            .args(["--engine", "script", "--web-dir", "/nonexistent"])
+            .arg("--script")
+            .arg(script)
+            .args(["--token-delay-ms", "10", "--workers", "1"])
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the tandem binary starts");
+        let echo = std::env::var_os("TEST_LOG").is_some();
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
+        let address = loop {
+            let line = match lines.next() {
+                Some(Ok(line)) => line,
+                _ => panic!("tandem exited before it logged its address"),
+            };
+            if echo {
+                eprintln!("[tandem] {line}");
+            }
+            if let Some(at) = line.find("open http://") {
+                let rest = &line[at + "open http://".len()..];
+                break rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                    .collect();
+            }
+        };
+        // Keep draining the log so the child never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if echo {
+                    eprintln!("[tandem] {line}");
+                }
+            }
+        });
+        Self { child, address }
+    }
+
+    /// `host:port` it listens on.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// A REST/socket client for it.
+    pub fn client(&self) -> TestApp {
+        TestApp::remote(&self.address)
+    }
+
+    /// Kills it with SIGKILL (no shutdown code runs) and reaps it.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("SIGKILL is delivered");
+        self.child.wait().expect("the killed child is reaped");
+    }
+}
