@@ -13,6 +13,7 @@ mod openai;
 mod replay;
 mod rest;
 mod restart;
+mod retention;
 mod startup;
 mod stop;
 mod storage;
