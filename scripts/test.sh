@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command: install what is missing (Chromium and the npm test packages too), then run
 # every check: formatting, clippy, Rust unit and integration tests, the web crate's tests,
-# the AG-UI conformance suite (real @ag-ui packages) and the browser story (Chromium).
+# the benchmark's smoke run, the AG-UI conformance suite (real @ag-ui packages) and the
+# browser story (Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -17,6 +18,8 @@ step "build the page and the server"
 scripts/build.sh debug
 step "Rust tests"
 cargo test --workspace
+step "benchmark smoke run (frames correct; figures not judged)"
+cargo run -p tandem-bench -- --smoke
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
   node --test --test-concurrency=1 tests/conformance tests/browser

@@ -20,6 +20,8 @@ pub enum EngineKind {
     Openai,
     /// The Anthropic Messages API.
     Anthropic,
+    /// Timestamped tokens for the benchmark (`--bench-tokens`, paced by `--token-delay-ms`).
+    Bench,
 }
 
 /// Tandem's settings.
@@ -42,7 +44,7 @@ pub struct Config {
         default_value = "sqlite://data/tandem.db"
     )]
     pub database_url: String,
-    /// The engine: `demo`, `script`, `openai` or `anthropic`.
+    /// The engine: `demo`, `script`, `openai`, `anthropic` or `bench`.
     #[arg(long, env = "TANDEM_ENGINE", value_enum, default_value = "demo")]
     pub engine: EngineKind,
     /// The script file the `script` engine replays.
@@ -51,6 +53,9 @@ pub struct Config {
     /// Pause before each streamed word, in milliseconds (0 streams at once).
     #[arg(long, env = "TANDEM_TOKEN_DELAY_MS", default_value_t = 25)]
     pub token_delay_ms: u64,
+    /// Tokens per model call of the `bench` engine.
+    #[arg(long, env = "TANDEM_BENCH_TOKENS", default_value_t = 100)]
+    pub bench_tokens: u64,
     /// Folder of the built page (Trunk's `dist`).
     #[arg(long, env = "TANDEM_WEB_DIR", default_value = "dist")]
     pub web_dir: PathBuf,
@@ -134,7 +139,7 @@ impl Config {
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),
-            EngineKind::Demo | EngineKind::Script => {}
+            EngineKind::Demo | EngineKind::Script | EngineKind::Bench => {}
         }
         Ok(())
     }

@@ -13,8 +13,10 @@ use tokio::sync::broadcast;
 
 use crate::domain::SessionId;
 
-/// Events kept per session for sockets that are momentarily behind.
-pub const LIVE_BUFFER: usize = 1024;
+/// Events kept per session for sockets that are momentarily behind. The buffer is
+/// allocated in full when a session gets its first viewer (about 64 bytes per event), so
+/// it is most of what an idle socket costs; a socket further behind reads the log.
+pub const LIVE_BUFFER: usize = 512;
 
 /// A committed event as sockets send it.
 #[derive(Debug, Clone)]

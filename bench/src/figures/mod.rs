@@ -1,0 +1,163 @@
+//! The eight figures of issue 5, each measured next to its baseline in the same run.
+//!
+//! A figure returns its table rows, or an error when it could not run or saw a
+//! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
+//! error into a failed row and a non-zero exit. A figure that cannot be measured on this
+//! machine (no Node, no Chromium) returns a "not measured" row instead. Figures never
+//! fail the run because of a number.
+
+mod capacity;
+mod latency;
+mod live;
+mod memory;
+mod page;
+mod persistence;
+mod restart;
+mod resume;
+mod streaming;
+
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+
+use crate::report::Row;
+
+/// How big each measurement is: the full run, or the smoke test's tiny version.
+#[derive(Debug, Clone)]
+pub struct Scale {
+    /// Events in the replayed backlog (figure 1) and repetitions.
+    pub backlog: usize,
+    pub stream_reps: usize,
+    /// Live sessions per latency measurement, tokens each (at 50/s), tokens ignored first.
+    pub latency_sessions: Vec<usize>,
+    pub latency_tokens: u64,
+    pub warmup_tokens: u64,
+    /// Concurrent sessions and measuring time of the persistence figure.
+    pub persist_sessions: usize,
+    pub persist_time: Duration,
+    /// Session counts tried for capacity, tokens per session, and the time budget.
+    pub capacity_steps: Vec<usize>,
+    pub capacity_tokens: u64,
+    pub capacity_budget: Duration,
+    /// (backlog, reconnects) pairs of the resume figure.
+    pub resume: Vec<(usize, usize)>,
+    /// Paused sessions in the database at restart.
+    pub restart_paused: usize,
+    /// Idle sockets, live sessions, paused sessions and the unread stream of figure 7.
+    pub idle_sockets: usize,
+    pub live_sessions: usize,
+    pub paused_sessions: usize,
+    pub unread_tokens: u64,
+    /// Events in the session the page paints, and page loads.
+    pub page_runs: usize,
+    pub page_reps: usize,
+}
+
+impl Scale {
+    /// The real measurement.
+    pub fn full() -> Self {
+        Self {
+            backlog: 100_000,
+            stream_reps: 3,
+            latency_sessions: vec![1, 100, 1000],
+            latency_tokens: 400,
+            warmup_tokens: 25,
+            persist_sessions: 500,
+            persist_time: Duration::from_secs(5),
+            capacity_steps: vec![50, 100, 250, 500, 1000, 1500, 2000, 3000, 4000],
+            capacity_tokens: 250,
+            capacity_budget: Duration::from_secs(180),
+            resume: vec![(1_000, 100), (100_000, 10)],
+            restart_paused: 10_000,
+            idle_sockets: 1_000,
+            live_sessions: 500,
+            paused_sessions: 1_000,
+            unread_tokens: 100_000,
+            page_runs: 20,
+            page_reps: 3,
+        }
+    }
+
+    /// Seconds, not minutes: only checks that everything runs and frames are right.
+    pub fn smoke() -> Self {
+        Self {
+            backlog: 2_000,
+            stream_reps: 1,
+            latency_sessions: vec![1, 10],
+            latency_tokens: 20,
+            warmup_tokens: 2,
+            persist_sessions: 20,
+            persist_time: Duration::from_millis(300),
+            capacity_steps: vec![20],
+            capacity_tokens: 20,
+            capacity_budget: Duration::from_secs(10),
+            resume: vec![(100, 3), (1_000, 2)],
+            restart_paused: 200,
+            idle_sockets: 20,
+            live_sessions: 10,
+            paused_sessions: 10,
+            unread_tokens: 2_000,
+            page_runs: 2,
+            page_reps: 1,
+        }
+    }
+}
+
+/// What every figure gets.
+pub struct Ctx {
+    pub scale: Scale,
+    pub smoke: bool,
+    /// The clients' runtime: one thread, apart from the app's.
+    pub client: Runtime,
+}
+
+/// A figure: its key (for `--only`), its title and how to measure it.
+pub struct Figure {
+    pub key: &'static str,
+    pub title: &'static str,
+    pub run: fn(&Ctx) -> anyhow::Result<Vec<Row>>,
+}
+
+/// Every figure, in the issue's order.
+pub const ALL: [Figure; 8] = [
+    Figure {
+        key: "streaming",
+        title: "1. streaming throughput",
+        run: streaming::run,
+    },
+    Figure {
+        key: "latency",
+        title: "2. token latency",
+        run: latency::run,
+    },
+    Figure {
+        key: "persistence",
+        title: "3. persistence throughput",
+        run: persistence::run,
+    },
+    Figure {
+        key: "capacity",
+        title: "4. capacity",
+        run: capacity::run,
+    },
+    Figure {
+        key: "resume",
+        title: "5. resume",
+        run: resume::run,
+    },
+    Figure {
+        key: "restart",
+        title: "6. restart",
+        run: restart::run,
+    },
+    Figure {
+        key: "memory",
+        title: "7. memory",
+        run: memory::run,
+    },
+    Figure {
+        key: "page",
+        title: "8. page",
+        run: page::run,
+    },
+];

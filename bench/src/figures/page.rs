@@ -1,0 +1,183 @@
+//! Figure 8, the page: gzipped size of the built WASM + JS (`dist/`, rebuilt with
+//! Trunk when older than the page's sources), and time to first transcript paint in
+//! headless Chromium for a session of about 2,000 events, measured by
+//! `tests/bench/page.mjs` against the real binary. Without Node or Chromium the paint
+//! is reported as not measured, with the reason.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{bail, Context};
+use flate2::write::GzEncoder;
+use serde_json::{json, Value};
+
+use super::Ctx;
+use crate::child::{repo_root, tandem_binary, Tandem};
+use crate::client::{self, Frame, Rest, SeqCheck};
+use crate::report::{Row, Verdict};
+use crate::stats::thousands;
+
+/// The target for WASM + JS, gzipped, in bytes (KB = 1000 bytes).
+const SIZE_TARGET: u64 = 600_000;
+/// Events per run of the painted session: 9 around the tokens, 91 tokens.
+const RUN_TOKENS: u64 = 91;
+const RUN_EVENTS: u64 = RUN_TOKENS + 9;
+
+pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+    let dist = repo_root().join("dist");
+    let note = refresh_dist(&dist, ctx.smoke);
+    let mut rows = vec![size_row(&dist, note)?];
+    rows.push(paint(ctx, &dist)?);
+    Ok(rows)
+}
+
+/// Rebuilds `dist/` when it is missing or older than the page's sources (not in smoke
+/// runs: Trunk takes minutes); returns a note on what was measured.
+fn refresh_dist(dist: &Path, smoke: bool) -> String {
+    let root = repo_root();
+    let sources = ["web", "shared/src", "Trunk.toml"].map(|p| root.join(p));
+    let newest_source = sources.iter().filter_map(|p| newest(p)).max();
+    let built = std::fs::metadata(dist.join("index.html"))
+        .and_then(|m| m.modified())
+        .ok();
+    let fresh = matches!((built, newest_source), (Some(b), Some(s)) if b >= s);
+    if fresh {
+        return "dist/ up to date".into();
+    }
+    if smoke {
+        return "dist/ older than the sources (smoke runs do not rebuild)".into();
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let path = format!(
+        "{home}/.cache/tandem-tools/node_modules/.bin:{home}/.cargo/bin:{}",
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let built = Command::new("trunk")
+        .args(["build", "--release", "--skip-version-check"])
+        .env("PATH", path)
+        .current_dir(&root)
+        .status();
+    match built {
+        Ok(status) if status.success() => "dist/ rebuilt by trunk".into(),
+        Ok(status) => format!("trunk build failed ({status}); measured the old dist/"),
+        Err(error) => format!("trunk not runnable ({error}); measured the old dist/"),
+    }
+}
+
+/// The newest modification time of a file or anything under a folder.
+fn newest(path: &Path) -> Option<SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|entry| newest(&entry.ok()?.path()))
+        .max()
+}
+
+fn size_row(dist: &Path, note: String) -> anyhow::Result<Row> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dist)
+        .with_context(|| format!("{} is missing: build the page with trunk", dist.display()))?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wasm" | "js")))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!("no .wasm or .js in {}", dist.display());
+    }
+    let (mut raw, mut gz, mut each) = (0u64, 0u64, Vec::new());
+    for file in &files {
+        let bytes = std::fs::read(file)?;
+        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&bytes)?;
+        let zipped = encoder.finish()?.len() as u64;
+        raw += bytes.len() as u64;
+        gz += zipped;
+        let name = file.file_name().map(|n| n.to_string_lossy().to_string());
+        each.push(json!({"file": name, "bytes": bytes.len(), "gzipped": zipped}));
+    }
+    let kb = |n: u64| format!("{:.0} KB", n as f64 / 1000.0);
+    Ok(Row::new("8. page: WASM + JS gzipped")
+        .tandem(format!("{} ({} raw; {note})", kb(gz), kb(raw)))
+        .target("< 600 KB", Verdict::of(gz < SIZE_TARGET))
+        .data(json!({"gzipped": gz, "raw": raw, "files": each, "note": note})))
+}
+
+/// Times the paint with `page.mjs`; "not measured" without Node or Chromium.
+fn paint(ctx: &Ctx, dist: &Path) -> anyhow::Result<Row> {
+    let title = "8. page: first transcript paint";
+    let script = repo_root().join("tests/bench/page.mjs");
+    let node = Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        return Ok(Row::not_measured(title, "node is not installed"));
+    }
+    let binary = tandem_binary()?;
+    let dir = tempfile::tempdir()?;
+    let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+    let web = dist.to_string_lossy().to_string();
+    let mut tandem = Tandem::spawn(&binary, &url, &["--web-dir", &web])?;
+    let runs = ctx.scale.page_runs;
+    let session = ctx.client.block_on(async {
+        let rest = Rest::new(&tandem.address);
+        tandem.wait_healthy(&rest.http).await?;
+        fill(&rest, runs as u64).await
+    })?;
+    let page_url = format!("http://{}/#/sessions/{session}", tandem.address);
+    let output = Command::new("node")
+        .arg(&script)
+        .args(["--url", &page_url, "--messages", &runs.to_string()])
+        .args(["--reps", &ctx.scale.page_reps.to_string()])
+        .current_dir(repo_root())
+        .output()?;
+    let result: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        anyhow::anyhow!("page.mjs said nothing readable ({e}): {stderr:.300}")
+    })?;
+    if let Some(why) = result["notMeasured"].as_str() {
+        return Ok(Row::not_measured(title, why));
+    }
+    if let Some(error) = result["error"].as_str() {
+        bail!("page.mjs failed: {error}");
+    }
+    let number = |key: &str| result[key].as_f64().unwrap_or(f64::NAN);
+    let events = runs as u64 * RUN_EVENTS;
+    Ok(
+        Row::new(format!("{title}, {} events (cold)", thousands(events)))
+            .tandem(format!(
+                "first message {:.0} ms, whole transcript {:.0} ms",
+                number("firstPaintMs"),
+                number("fullPaintMs")
+            ))
+            .data(json!({"events": events, "page": result})),
+    )
+}
+
+/// A session of `runs` runs, `RUN_EVENTS` events each, every frame checked.
+async fn fill(rest: &Rest, runs: u64) -> anyhow::Result<String> {
+    let session = rest.create_session().await?;
+    let mut socket = client::connect(&rest.address, &session, 0).await?;
+    let mut check = SeqCheck::after(0);
+    client::until_caught_up(&mut socket, &mut check).await?;
+    for _ in 0..runs {
+        client::say(&mut socket, &format!("run tokens={RUN_TOKENS} delay_ms=0")).await?;
+        loop {
+            let text = client::next_text(&mut socket, Duration::from_secs(30)).await?;
+            let frame = Frame::parse(&text)?;
+            check.take(frame.seq.unwrap_or(0))?;
+            if frame.ends_run() {
+                break;
+            }
+        }
+    }
+    if check.last != runs * RUN_EVENTS {
+        bail!(
+            "the session has {} events, expected {}",
+            check.last,
+            runs * RUN_EVENTS
+        );
+    }
+    Ok(session)
+}

@@ -1,0 +1,213 @@
+//! A [`Store`] that writes nothing: the baseline of the token-latency figure.
+//!
+//! It keeps what the rest of Tandem relies on — sessions exist, seqs are allocated
+//! without gaps, the status is derived from the events by Tandem's own
+//! [`derive_effects`], guards hold — in a map behind a `std::sync::Mutex` (never held
+//! across an `.await`), so the app runs the same path as on SQLite except for SQL. It
+//! keeps no events and no interrupts: a socket's backlog is always empty, and answers are
+//! refused. Only for the benchmark.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use shared::api::SessionStatus;
+use tandem::domain::SessionId;
+use tandem::store::{
+    derive_effects, Applied, Command, Guard, InterruptRow, Rejection, SessionRow, Store,
+    StoreError, StoredEvent, DEFAULT_TITLE,
+};
+
+/// Sessions in memory, events nowhere.
+#[derive(Default)]
+pub struct NoopStore {
+    sessions: Mutex<HashMap<SessionId, SessionRow>>,
+}
+
+impl NoopStore {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionRow>> {
+        self.sessions.lock().expect("no-op store lock poisoned")
+    }
+}
+
+/// Why `command` may not be applied to `row`, if it may not.
+fn refusal(row: Option<&SessionRow>, command: &Command) -> Option<Rejection> {
+    let Some(row) = row else {
+        return Some(Rejection::SessionMissing);
+    };
+    match &command.guard {
+        Guard::Append => None,
+        Guard::StartRun { .. } => {
+            (row.status != SessionStatus::Idle).then_some(Rejection::Busy(row.status))
+        }
+        Guard::InRun { run_id } => {
+            let active = row.status == SessionStatus::Running
+                && row.active_run_id.as_deref() == Some(run_id.as_str());
+            (!active).then_some(Rejection::RunEnded)
+        }
+        Guard::Resume { .. } => Some(Rejection::InterruptMissing),
+    }
+}
+
+impl Store for NoopStore {
+    async fn create_session(
+        &self,
+        id: SessionId,
+        title: Option<&str>,
+        now_ms: i64,
+    ) -> Result<SessionRow, StoreError> {
+        let row = SessionRow {
+            id,
+            title: title.unwrap_or(DEFAULT_TITLE).to_string(),
+            status: SessionStatus::Idle,
+            active_run_id: None,
+            last_seq: 0,
+            created_at: now_ms,
+            updated_at: now_ms,
+        };
+        self.sessions().insert(id, row.clone());
+        Ok(row)
+    }
+
+    async fn list_sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
+        let mut rows: Vec<SessionRow> = self.sessions().values().cloned().collect();
+        rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
+        Ok(rows)
+    }
+
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
+        Ok(self.sessions().get(&id).cloned())
+    }
+
+    async fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        let sessions = self.sessions();
+        Ok(sessions
+            .values()
+            .filter(|row| row.status == status)
+            .map(|row| row.id)
+            .collect())
+    }
+
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        Ok(self.sessions().remove(&id).is_some())
+    }
+
+    async fn events_after(
+        &self,
+        _id: SessionId,
+        _after: u64,
+        _limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn interrupt(
+        &self,
+        _session: SessionId,
+        _interrupt_id: &str,
+    ) -> Result<Option<InterruptRow>, StoreError> {
+        Ok(None)
+    }
+
+    async fn pending_interrupts(
+        &self,
+        _session: SessionId,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn expired_interrupts(
+        &self,
+        _now_ms: i64,
+        _limit: u32,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn delete_idle_before(
+        &self,
+        _cutoff_ms: i64,
+        _limit: u32,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut sessions = self.sessions();
+        let outcomes = batch
+            .iter()
+            .map(|command| {
+                if let Some(rejection) = refusal(sessions.get(&command.session), command) {
+                    return Applied::Rejected(rejection);
+                }
+                let row = sessions.get_mut(&command.session).expect("checked above");
+                if let Guard::StartRun { title, .. } = &command.guard {
+                    if row.title == DEFAULT_TITLE {
+                        row.title = title.clone();
+                    }
+                }
+                let first_seq = row.last_seq + 1;
+                row.last_seq += command.entries.len() as u64;
+                row.updated_at = now_ms;
+                if let Some((status, run_id)) = derive_effects(&command.entries).status {
+                    row.status = status;
+                    row.active_run_id = run_id;
+                }
+                Applied::Committed { first_seq }
+            })
+            .collect();
+        Ok(outcomes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::{Event, EventBody};
+    use tandem::store::LogEntry;
+
+    fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
+        let entries = bodies
+            .into_iter()
+            .map(|b| LogEntry::new(Event::at(b, 0)))
+            .collect();
+        Command {
+            session,
+            guard,
+            entries,
+        }
+    }
+
+    #[tokio::test]
+    async fn seqs_are_contiguous_and_status_follows_the_events() {
+        let store = NoopStore::default();
+        let id = SessionId::generate();
+        store.create_session(id, None, 0).await.unwrap();
+        let start = EventBody::RunStarted {
+            thread_id: id.to_string(),
+            run_id: "r".into(),
+            parent_run_id: None,
+            input: None,
+        };
+        let guard = Guard::StartRun {
+            run_id: "r".into(),
+            client_message_id: None,
+            title: "t".into(),
+        };
+        let first = command(id, guard.clone(), vec![start.clone(), start]);
+        let applied = store.apply(&[first.clone(), first], 1).await.unwrap();
+        assert_eq!(applied[0], Applied::Committed { first_seq: 1 });
+        assert!(matches!(applied[1], Applied::Rejected(Rejection::Busy(_))));
+        let text = EventBody::TextMessageContent {
+            message_id: "m".into(),
+            delta: "x".into(),
+        };
+        let next = command(id, Guard::Append, vec![text]);
+        let applied = store.apply(&[next], 2).await.unwrap();
+        assert_eq!(applied[0], Applied::Committed { first_seq: 3 });
+        let row = store.session(id).await.unwrap().unwrap();
+        assert_eq!((row.status, row.last_seq), (SessionStatus::Running, 3));
+    }
+}

@@ -1,0 +1,128 @@
+//! The real app in-process (`Application::build_with`), on a runtime of its own so the
+//! benchmark's clients do not share its threads: on SQLite (what ships) or on the
+//! [`NoopStore`] (the same path without SQL).
+//!
+//! The app uses the `bench` engine; each instance gets a fresh temporary database.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::ServerHandle;
+use clap::Parser;
+use tandem::store::{SqliteStore, Store};
+use tandem::{Application, Config};
+use tokio::runtime::Runtime;
+
+use crate::noop_store::NoopStore;
+
+/// How the app's `bench` engine streams.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Tokens per model call.
+    pub tokens: u64,
+    /// Milliseconds between tokens (0 = as fast as the run takes them).
+    pub delay_ms: u64,
+}
+
+/// A running in-process app.
+pub struct InProcess {
+    /// `host:port` it listens on.
+    pub address: String,
+    handle: ServerHandle,
+    runtime: Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl InProcess {
+    /// The app on a fresh SQLite file; also returns the store, for seeding and reading.
+    pub fn on_sqlite(pace: Pace) -> anyhow::Result<(Self, Arc<SqliteStore>)> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+        let runtime = app_runtime()?;
+        let store = runtime.block_on(SqliteStore::connect(&url, Duration::from_secs(5)))?;
+        let store = Arc::new(store);
+        let app = launch(runtime, dir, &url, pace, store.clone())?;
+        Ok((app, store))
+    }
+
+    /// The app on a store that writes nothing.
+    pub fn on_noop(pace: Pace) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("unused.db").display());
+        launch(
+            app_runtime()?,
+            dir,
+            &url,
+            pace,
+            Arc::new(NoopStore::default()),
+        )
+    }
+
+    /// Runs `future` on the app's runtime (seeding, reading the store).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// Stops the server and its runtime.
+    pub fn stop(self) {
+        self.runtime.block_on(self.handle.stop(false));
+        self.runtime.shutdown_timeout(Duration::from_secs(2));
+    }
+}
+
+/// One worker thread per core, as the binary's `#[tokio::main]` has.
+fn app_runtime() -> anyhow::Result<Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("tandem-app")
+        .build()?)
+}
+
+fn launch<S: Store>(
+    runtime: Runtime,
+    dir: tempfile::TempDir,
+    url: &str,
+    pace: Pace,
+    store: Arc<S>,
+) -> anyhow::Result<InProcess> {
+    let config = config(url, &dir, pace);
+    config.validate()?;
+    let (address, handle) = runtime.block_on(async move {
+        let app = Application::build_with(config, store).await?;
+        let address = app.address().to_string();
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        anyhow::Ok((address, handle))
+    })?;
+    Ok(InProcess {
+        address,
+        handle,
+        runtime,
+        _dir: dir,
+    })
+}
+
+fn config(url: &str, dir: &tempfile::TempDir, pace: Pace) -> Config {
+    let workspace = dir.path().join("workspace");
+    let tokens = pace.tokens.to_string();
+    let delay = pace.delay_ms.to_string();
+    Config::try_parse_from([
+        "tandem",
+        "--bind",
+        "127.0.0.1:0",
+        "--database-url",
+        url,
+        "--engine",
+        "bench",
+        "--bench-tokens",
+        &tokens,
+        "--token-delay-ms",
+        &delay,
+        "--web-dir",
+        "/nonexistent",
+        "--workspace-dir",
+        workspace.to_str().unwrap_or("workspace"),
+    ])
+    .expect("the benchmark passes valid flags")
+}
