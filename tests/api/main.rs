@@ -5,8 +5,8 @@ mod helpers;
 
 mod anthropic;
 mod approval;
-mod faults;
 mod expiry;
+mod faults;
 mod frames;
 mod interrupts;
 mod openai;

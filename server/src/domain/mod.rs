@@ -6,4 +6,4 @@ mod ids;
 mod time;
 
 pub use ids::{new_id, IdError, SessionId};
-pub use time::{now_ms, rfc3339_after, deadline_ms};
+pub use time::{deadline_ms, now_ms, rfc3339_after};
