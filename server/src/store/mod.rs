@@ -34,6 +34,15 @@ pub struct SessionRow {
     pub updated_at: i64,
 }
 
+/// A page of socket frames read from the log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FramePage {
+    /// One `{"kind":"event",…}` frame per event, in seq order.
+    pub frames: Vec<bytestring::ByteString>,
+    /// The seq of the last frame (the `after` asked for when the page is empty).
+    pub last_seq: u64,
+}
+
 /// An event as stored: its seq and its AG-UI JSON.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
@@ -152,6 +161,27 @@ pub trait Store: Send + Sync + 'static {
         after: u64,
         limit: u32,
     ) -> impl Future<Output = Result<Vec<StoredEvent>, StoreError>> + Send;
+
+    /// Up to `limit` events with `seq > after` as ready socket frames (see
+    /// [`crate::eventlog::event_frame`]), in seq order, with the last seq among them.
+    /// Backends may build the frames in the database, which makes replay much cheaper.
+    fn frames_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> impl Future<Output = Result<FramePage, StoreError>> + Send {
+        async move {
+            let rows = self.events_after(id, after, limit).await?;
+            Ok(FramePage {
+                last_seq: rows.last().map_or(after, |row| row.seq),
+                frames: rows
+                    .iter()
+                    .map(|row| crate::eventlog::event_frame(row.seq, &row.json))
+                    .collect(),
+            })
+        }
+    }
 
     /// One interrupt of a session, if it exists there.
     fn interrupt(

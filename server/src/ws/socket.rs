@@ -15,7 +15,6 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
 use crate::domain::SessionId;
-use crate::eventlog::event_frame;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -105,8 +104,8 @@ async fn catch_up<S: Store>(
     ws: &mut Session,
 ) -> Result<(), Gone> {
     loop {
-        let rows = match state.store.events_after(session, *sent, REPLAY_PAGE).await {
-            Ok(rows) => rows,
+        let page = match state.store.frames_after(session, *sent, REPLAY_PAGE).await {
+            Ok(page) => page,
             Err(error) => {
                 tracing::error!(%error, %session, "cannot read the log for a socket");
                 let frame = error_frame(
@@ -117,13 +116,12 @@ async fn catch_up<S: Store>(
                 return Err(Gone);
             }
         };
-        for row in &rows {
-            ws.text(event_frame(row.seq, &row.json))
-                .await
-                .map_err(|_| Gone)?;
-            *sent = row.seq;
+        let full = page.frames.len() == REPLAY_PAGE as usize;
+        for frame in page.frames {
+            ws.text(frame).await.map_err(|_| Gone)?;
         }
-        if rows.len() < REPLAY_PAGE as usize {
+        *sent = page.last_seq;
+        if !full {
             return Ok(());
         }
     }

@@ -18,8 +18,8 @@ mod housekeeping;
 use apply::apply_in_transaction;
 
 use super::{
-    Applied, Command, InterruptRow, InterruptState, SessionRow, Store, StoreError, StoredEvent,
-    DEFAULT_TITLE,
+    Applied, Command, FramePage, InterruptRow, InterruptState, SessionRow, Store, StoreError,
+    StoredEvent, DEFAULT_TITLE,
 };
 use crate::domain::SessionId;
 
@@ -198,6 +198,15 @@ impl Store for SqliteStore {
                 json,
             })
             .collect())
+    }
+
+    async fn frames_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<FramePage, StoreError> {
+        housekeeping::frames_after(&self.pool, id, after, limit).await
     }
 
     async fn interrupt(
