@@ -15,7 +15,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 use std::future::Future;
 
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
-pub use effects::derive_effects;
+pub use effects::{derive_effects, Effects};
 pub use sqlite::SqliteStore;
 
 use shared::api::SessionStatus;

@@ -1,10 +1,13 @@
 //! Applying a batch of commands inside one transaction: guards, seq allocation, derived
-//! status and interrupts, then the event rows with multi-row INSERTs.
+//! status and interrupts, then the event rows with multi-row INSERTs. A batch of plain
+//! appends (the token path) takes [`super::appends`], which advances every session of
+//! the batch with one statement.
 
+use shared::Interrupt;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::guards::check_guard;
-use crate::store::{derive_effects, Applied, Command, Rejection, StoreError};
+use crate::store::{derive_effects, Applied, Command, Guard, Rejection, StoreError};
 
 /// Rows per multi-row INSERT (3 parameters each, far below SQLite's limit).
 const INSERT_CHUNK: usize = 500;
@@ -16,6 +19,12 @@ pub(super) async fn apply_in_transaction(
     batch: &[Command],
     now_ms: i64,
 ) -> Result<Vec<Applied>, StoreError> {
+    if batch
+        .iter()
+        .all(|command| matches!(command.guard, Guard::Append))
+    {
+        return super::appends::apply_appends(conn, batch, now_ms).await;
+    }
     let mut applied = Vec::with_capacity(batch.len());
     let mut rows: Vec<(String, i64, &str)> = Vec::new();
     for command in batch {
@@ -39,6 +48,15 @@ pub(super) async fn apply_in_transaction(
             first_seq: first_seq as u64,
         });
     }
+    insert_rows(conn, &rows).await?;
+    Ok(applied)
+}
+
+/// Inserts event rows `(session, seq, json)`, many per statement.
+pub(super) async fn insert_rows(
+    conn: &mut SqliteConnection,
+    rows: &[(String, i64, &str)],
+) -> Result<(), StoreError> {
     for chunk in rows.chunks(INSERT_CHUNK) {
         let mut insert =
             QueryBuilder::<Sqlite>::new("INSERT INTO events (session_id, seq, event) ");
@@ -49,7 +67,7 @@ pub(super) async fn apply_in_transaction(
         });
         insert.build().execute(&mut *conn).await?;
     }
-    Ok(applied)
+    Ok(())
 }
 
 /// Bumps `last_seq` (and the derived status), records raised interrupts; returns the
@@ -91,7 +109,18 @@ async fn advance_session(
     let Some((last,)) = last else {
         return Ok(None);
     };
-    for (run_id, interrupt) in &effects.interrupts {
+    insert_interrupts(conn, session, &effects.interrupts, now_ms).await?;
+    Ok(Some(last - count + 1))
+}
+
+/// Records the interrupts a command raised.
+pub(super) async fn insert_interrupts(
+    conn: &mut SqliteConnection,
+    session: &str,
+    interrupts: &[(String, Interrupt)],
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    for (run_id, interrupt) in interrupts {
         let json = serde_json::to_string(interrupt).expect("interrupts serialise");
         sqlx::query(
             "INSERT INTO interrupts \
@@ -108,5 +137,5 @@ async fn advance_session(
         .execute(&mut *conn)
         .await?;
     }
-    Ok(Some(last - count + 1))
+    Ok(())
 }

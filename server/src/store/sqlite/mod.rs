@@ -11,6 +11,7 @@ use shared::api::SessionStatus;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
+mod appends;
 mod apply;
 mod guards;
 mod housekeeping;
