@@ -9,7 +9,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
-use super::write_file::inside;
+use super::write_file::{inside, with_folder};
 use super::{Tool, ToolSpec};
 
 /// Appends lines to files under one folder.
@@ -52,12 +52,7 @@ impl Tool for AppendFile {
         let line = arguments["line"].as_str().unwrap_or_default().to_string();
         let target = inside(&self.workspace, &path);
         Box::pin(async move {
-            let target = target?;
-            if let Some(folder) = target.parent() {
-                tokio::fs::create_dir_all(folder)
-                    .await
-                    .map_err(|e| format!("cannot create the folder for `{path}`: {e}"))?;
-            }
+            let target = with_folder(target?, &path).await?;
             let mut file = tokio::fs::OpenOptions::new()
                 .create(true)
                 .append(true)

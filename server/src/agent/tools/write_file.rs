@@ -61,18 +61,23 @@ impl Tool for WriteFile {
             .to_string();
         let target = inside(&self.workspace, &path);
         Box::pin(async move {
-            let target = target?;
-            if let Some(folder) = target.parent() {
-                tokio::fs::create_dir_all(folder)
-                    .await
-                    .map_err(|e| format!("cannot create the folder for `{path}`: {e}"))?;
-            }
+            let target = with_folder(target?, &path).await?;
             tokio::fs::write(&target, content.as_bytes())
                 .await
                 .map_err(|e| format!("cannot write `{path}`: {e}"))?;
             Ok(json!({"written": path, "bytes": content.len()}))
         })
     }
+}
+
+/// Creates the folder `target` goes in; `path` names it in errors.
+pub(super) async fn with_folder(target: PathBuf, path: &str) -> Result<PathBuf, String> {
+    if let Some(folder) = target.parent() {
+        tokio::fs::create_dir_all(folder)
+            .await
+            .map_err(|e| format!("cannot create the folder for `{path}`: {e}"))?;
+    }
+    Ok(target)
 }
 
 /// `relative` joined to `workspace`, refused if it would leave the workspace.
