@@ -73,7 +73,10 @@ async fn sockets_joining_mid_run_see_identical_gapless_sequences() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_viewer_that_stops_reading_delays_nobody_and_catches_up_later() {
-    let app = spawn_app(json!([{"text": "w ".repeat(15_000)}])).await;
+    // 15,000 words of 400 bytes: far more than the socket buffers hold, so the slow
+    // viewer's frames back up in the server and its live feed lags.
+    let word = format!("{} ", "w".repeat(400));
+    let app = spawn_app(json!([{ "text": word.repeat(15_000) }])).await;
     let session = app.create_session().await;
     let url = format!("ws://{}/api/sessions/{session}/ws?after=0", app.address);
     let mut slow = crate::helpers::Socket::connect_slow(&url).await;

@@ -34,11 +34,13 @@ impl Socket {
         Self { inner }
     }
 
-    /// Connects with a tiny TCP receive buffer, to play a viewer that stops reading.
+    /// Connects with a small TCP receive buffer (64 KiB, one loopback segment: smaller
+    /// than that, loopback's 64 KiB MSS stalls the window updates of any sender that
+    /// disables Nagle), to play a viewer that stops reading.
     pub async fn connect_slow(url: &str) -> Self {
         let address = url.trim_start_matches("ws://").split('/').next().unwrap();
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.set_recv_buffer_size(4096).unwrap();
+        socket.set_recv_buffer_size(64 * 1024).unwrap();
         let stream = socket.connect(address.parse().unwrap()).await.unwrap();
         let (inner, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
             .await
