@@ -117,39 +117,13 @@ async fn update_sessions(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use shared::{Event, EventBody};
-
-    use super::super::SqliteStore;
+    use super::super::test_support::{append, temp_store};
     use crate::domain::SessionId;
-    use crate::store::{Applied, Command, Guard, LogEntry, Rejection, Store};
-
-    fn append(session: SessionId, deltas: &[&str]) -> Command {
-        let entries = deltas
-            .iter()
-            .map(|delta| {
-                let body = EventBody::TextMessageContent {
-                    message_id: "m".into(),
-                    delta: (*delta).into(),
-                };
-                LogEntry::new(Event::at(body, 0))
-            })
-            .collect();
-        Command {
-            session,
-            guard: Guard::Append,
-            entries,
-        }
-    }
+    use crate::store::{Applied, Rejection, Store};
 
     #[tokio::test]
     async fn one_batch_of_appends_keeps_each_sessions_order_and_skips_missing_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        let store = SqliteStore::connect(&url, Duration::from_secs(1))
-            .await
-            .unwrap();
+        let (_dir, store) = temp_store().await;
         let a = SessionId::parse("0193a1f2-0000-7000-8000-00000000000a").unwrap();
         let b = SessionId::parse("0193a1f2-0000-7000-8000-00000000000b").unwrap();
         let missing = SessionId::parse("0193a1f2-0000-7000-8000-00000000000c").unwrap();

@@ -90,22 +90,14 @@ pub(super) async fn delete_idle_before(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use shared::{Event, EventBody};
-
-    use super::super::SqliteStore;
+    use super::super::test_support::{append, temp_store};
     use crate::domain::SessionId;
     use crate::eventlog::event_frame;
-    use crate::store::{Command, Guard, LogEntry, Store};
+    use crate::store::Store;
 
     #[tokio::test]
     async fn frames_built_by_sqlite_are_the_frames_built_in_rust() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        let store = SqliteStore::connect(&url, Duration::from_secs(1))
-            .await
-            .unwrap();
+        let (_dir, store) = temp_store().await;
         let id = SessionId::parse("0193a1f2-0000-7000-8000-000000000001").unwrap();
         store.create_session(id, None, 0).await.unwrap();
         let deltas = [
@@ -114,22 +106,7 @@ mod tests {
             "ünïcødé 🚲",
             "}{,",
         ];
-        let entries = deltas
-            .iter()
-            .map(|delta| {
-                let body = EventBody::TextMessageContent {
-                    message_id: "m".into(),
-                    delta: (*delta).into(),
-                };
-                LogEntry::new(Event::at(body, 7))
-            })
-            .collect();
-        let command = Command {
-            session: id,
-            guard: Guard::Append,
-            entries,
-        };
-        store.apply(&[command], 0).await.unwrap();
+        store.apply(&[append(id, &deltas)], 0).await.unwrap();
         for (after, limit) in [(0, 10), (1, 2), (4, 10)] {
             let page = store.frames_after(id, after, limit).await.unwrap();
             let rows = store.events_after(id, after, limit).await.unwrap();

@@ -15,6 +15,8 @@ mod appends;
 mod apply;
 mod guards;
 mod housekeeping;
+#[cfg(test)]
+mod test_support;
 
 use apply::apply_in_transaction;
 
