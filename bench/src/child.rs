@@ -102,6 +102,17 @@ impl Tandem {
         let child = Command::new(binary)
             .args(["--bind", &address, "--database-url", url])
             .args(["--engine", "bench", "--web-dir", "/nonexistent"])
+            .args(
+                [
+                    "--sessions-per-minute",
+                    "--messages-per-minute",
+                    "--sockets-per-user",
+                    "--max-concurrent-runs",
+                    "--max-queued-runs",
+                ]
+                .iter()
+                .flat_map(|flag| [*flag, crate::server::UNLIMITED]),
+            )
             .args(extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())

@@ -5,16 +5,17 @@
 //! [`derive_effects`], guards hold — in a map behind a `std::sync::Mutex` (never held
 //! across an `.await`), so the app runs the same path as on SQLite except for SQL. It
 //! keeps no events and no interrupts: a socket's backlog is always empty, and answers are
-//! refused. Only for the benchmark.
+//! refused. It knows only the `local` user (the benchmark runs with `--auth none`). Only
+//! for the benchmark.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use shared::api::SessionStatus;
-use tandem::domain::SessionId;
+use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::{
     derive_effects, Applied, Command, Guard, InterruptRow, Rejection, SessionRow, Store,
-    StoreError, StoredEvent, DEFAULT_TITLE,
+    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere.
@@ -48,15 +49,27 @@ fn refusal(row: Option<&SessionRow>, command: &Command) -> Option<Rejection> {
     }
 }
 
+/// The one user the no-op store knows.
+fn local() -> UserRow {
+    UserRow {
+        id: UserId::LOCAL,
+        name: UserName::parse_any(UserName::LOCAL).expect("a valid name"),
+        created_at: 0,
+        revoked_at: None,
+    }
+}
+
 impl Store for NoopStore {
     async fn create_session(
         &self,
+        owner: UserId,
         id: SessionId,
         title: Option<&str>,
         now_ms: i64,
     ) -> Result<SessionRow, StoreError> {
         let row = SessionRow {
             id,
+            owner,
             title: title.unwrap_or(DEFAULT_TITLE).to_string(),
             status: SessionStatus::Idle,
             active_run_id: None,
@@ -68,8 +81,13 @@ impl Store for NoopStore {
         Ok(row)
     }
 
-    async fn list_sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
-        let mut rows: Vec<SessionRow> = self.sessions().values().cloned().collect();
+    async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
+        let mut rows: Vec<SessionRow> = self
+            .sessions()
+            .values()
+            .filter(|row| row.owner == owner)
+            .cloned()
+            .collect();
         rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
         Ok(rows)
     }
@@ -134,6 +152,57 @@ impl Store for NoopStore {
         Ok(Vec::new())
     }
 
+    async fn create_user(
+        &self,
+        _id: UserId,
+        _name: &UserName,
+        _token: TokenHash,
+        _now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
+    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
+        Ok((id == UserId::LOCAL).then(local))
+    }
+
+    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
+        Ok(vec![local()])
+    }
+
+    async fn revoke_user(&self, _name: &UserName, _now_ms: i64) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
+    async fn user_for_token(
+        &self,
+        _token: TokenHash,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        Ok(None)
+    }
+
+    async fn create_sign_in(
+        &self,
+        _cookie: TokenHash,
+        _user: UserId,
+        _now_ms: i64,
+        _expires_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn user_for_sign_in(
+        &self,
+        _cookie: TokenHash,
+        _now_ms: i64,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        Ok(None)
+    }
+
+    async fn delete_sign_in(&self, _cookie: TokenHash) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut sessions = self.sessions();
         let outcomes = batch
@@ -184,7 +253,10 @@ mod tests {
     async fn seqs_are_contiguous_and_status_follows_the_events() {
         let store = NoopStore::default();
         let id = SessionId::generate();
-        store.create_session(id, None, 0).await.unwrap();
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
         let start = EventBody::RunStarted {
             thread_id: id.to_string(),
             run_id: "r".into(),

@@ -6,7 +6,7 @@
 
 use shared::{Event, EventBody, InputKind, InputRequest, Outcome, TextRole};
 use tandem::agent::tools::request_input;
-use tandem::domain::{new_id, now_ms, SessionId};
+use tandem::domain::{new_id, now_ms, SessionId, UserId};
 use tandem::store::{Applied, Command, Guard, LogEntry, Store};
 
 /// Commands applied per transaction while seeding.
@@ -19,7 +19,9 @@ const EVENTS_PER_COMMAND: usize = 1000;
 pub async fn backlog<S: Store>(store: &S, events: usize) -> anyhow::Result<SessionId> {
     anyhow::ensure!(events >= 5, "a backlog needs at least 5 events");
     let id = SessionId::generate();
-    store.create_session(id, Some("backlog"), now_ms()).await?;
+    store
+        .create_session(UserId::LOCAL, id, Some("backlog"), now_ms())
+        .await?;
     let (run, message) = (new_id("run"), new_id("msg"));
     let mut bodies = vec![
         run_started(id, &run),
@@ -51,7 +53,9 @@ pub async fn paused<S: Store>(store: &S, count: usize) -> anyhow::Result<Vec<(Se
     let mut commands = Vec::with_capacity(count);
     for _ in 0..count {
         let id = SessionId::generate();
-        store.create_session(id, Some("paused"), now_ms()).await?;
+        store
+            .create_session(UserId::LOCAL, id, Some("paused"), now_ms())
+            .await?;
         let (bodies, interrupt) = paused_run(id);
         commands.push(command(id, bodies));
         created.push((id, interrupt));

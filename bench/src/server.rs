@@ -103,6 +103,9 @@ fn launch<S: Store>(
     })
 }
 
+/// The per-user limits the benchmark lifts: it plays thousands of sessions of one user.
+pub const UNLIMITED: &str = "10000000";
+
 fn config(url: &str, dir: &tempfile::TempDir, pace: Pace) -> Config {
     let workspace = dir.path().join("workspace");
     let tokens = pace.tokens.to_string();
@@ -123,6 +126,16 @@ fn config(url: &str, dir: &tempfile::TempDir, pace: Pace) -> Config {
         "/nonexistent",
         "--workspace-dir",
         workspace.to_str().unwrap_or("workspace"),
+        "--sessions-per-minute",
+        UNLIMITED,
+        "--messages-per-minute",
+        UNLIMITED,
+        "--sockets-per-user",
+        UNLIMITED,
+        "--max-concurrent-runs",
+        UNLIMITED,
+        "--max-queued-runs",
+        UNLIMITED,
     ])
     .expect("the benchmark passes valid flags")
 }

@@ -40,6 +40,33 @@ pub enum ApiError {
     TooLarge(usize),
     #[error("storage failure: {0}")]
     Storage(String),
+    #[error("sign in first: send `Authorization: Bearer <token>` or sign in on the page")]
+    Unauthorized,
+    #[error(
+        "this server does not answer to the host `{0}`; add it to --allowed-hosts \
+         (TANDEM_ALLOWED_HOSTS) if it is yours"
+    )]
+    HostNotAllowed(String),
+    #[error(
+        "requests from the origin `{0}` may not change anything here or open sockets; add it \
+         to --allowed-origins (TANDEM_ALLOWED_ORIGINS) if it is yours"
+    )]
+    OriginNotAllowed(String),
+    #[error("send the body as JSON with `Content-Type: application/json`")]
+    UnsupportedMediaType,
+    #[error("too many {what}; try again in {retry_after_secs} s")]
+    RateLimited {
+        what: &'static str,
+        retry_after_secs: u64,
+    },
+    #[error("you already have {0} sockets open; close one first")]
+    TooManySockets(u32),
+    #[error("the server is at its limit of queued runs; try again in a moment")]
+    Saturated,
+    #[error("an internal error occurred; it has been logged")]
+    Internal,
+    #[error("this endpoint does not take that method; see /api/openapi.json")]
+    MethodNotAllowed,
 }
 
 impl ApiError {
@@ -59,6 +86,15 @@ impl ApiError {
             Self::InvalidPayload(_) => "invalid_payload",
             Self::TooLarge(_) => "payload_too_large",
             Self::Storage(_) => "storage_unavailable",
+            Self::Unauthorized => "unauthorized",
+            Self::HostNotAllowed(_) => "host_not_allowed",
+            Self::OriginNotAllowed(_) => "origin_not_allowed",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::TooManySockets(_) => "too_many_sockets",
+            Self::Saturated => "saturated",
+            Self::Internal => "internal",
+            Self::MethodNotAllowed => "method_not_allowed",
         }
     }
 
@@ -66,6 +102,18 @@ impl ApiError {
     pub fn details(&self) -> Option<Value> {
         match self {
             Self::InterruptAnswered(state) | Self::InterruptExpired(state) => Some(state.clone()),
+            _ => None,
+        }
+    }
+
+    /// Seconds a client should wait before trying again, for the errors that say so.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
+            Self::TooManySockets(_) => Some(5),
+            Self::Saturated | Self::Storage(_) => Some(1),
             _ => None,
         }
     }
@@ -117,11 +165,28 @@ impl ResponseError for ApiError {
             }
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::Storage(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
+            Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::RateLimited { .. } | Self::TooManySockets(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(self.body())
+        let mut response = HttpResponse::build(self.status_code());
+        if let Some(seconds) = self.retry_after() {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+        }
+        if matches!(self, Self::Unauthorized) {
+            response.insert_header((
+                actix_web::http::header::WWW_AUTHENTICATE,
+                "Bearer realm=\"tandem\"",
+            ));
+        }
+        response.json(self.body())
     }
 }

@@ -8,15 +8,22 @@
 //!   before it is committed.
 //! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
 //! - [`retention`]: deleting finished sessions past a configured age.
-//! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner.
+//! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
+//!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
+//! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
+//!   [`scrub`] keeps secrets out of what leaves the server.
 
 pub mod agent;
+pub mod auth;
 pub mod config;
 pub mod domain;
+pub mod edge;
 pub mod error;
 pub mod eventlog;
+pub mod limits;
 pub mod retention;
 pub mod routes;
+pub mod scrub;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -1,6 +1,8 @@
-//! The `tandem` binary: read the configuration, start logging, serve until stopped.
+//! The `tandem` binary: read the configuration, start logging, serve until stopped (or
+//! run `tandem users …` and exit).
 
 use clap::Parser;
+use tandem::config::Command;
 use tandem::{telemetry, Application, Config};
 
 #[tokio::main]
@@ -10,6 +12,16 @@ async fn main() -> anyhow::Result<()> {
     if let Err(error) = config.validate() {
         eprintln!("tandem: {error}");
         std::process::exit(2);
+    }
+    if let Some(Command::Users(command)) = &config.command {
+        let store =
+            tandem::store::SqliteStore::connect(&config.database_url, config.busy_timeout())
+                .await?;
+        if let Err(error) = tandem::auth::cli::run(&store, command, &mut std::io::stdout()).await {
+            eprintln!("tandem: {error}");
+            std::process::exit(1);
+        }
+        return Ok(());
     }
     let app = Application::build(config).await?;
     tracing::info!(address = %app.address(), "Tandem is listening: open http://{}", app.address());

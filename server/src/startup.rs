@@ -14,11 +14,16 @@ use shared::api::ServerInfo;
 use crate::agent::engines::{
     AnthropicEngine, BenchEngine, DemoEngine, Engine, OpenAiEngine, ScriptEngine,
 };
-use crate::agent::tools::ToolRegistry;
-use crate::agent::{RunDeps, Runner};
+use crate::agent::tools::schema::SchemaLimits;
+use crate::agent::tools::{ToolRegistry, Workspaces};
+use crate::agent::{RunDeps, RunLimits, RunSlots, Runner};
+use crate::auth::Auth;
 use crate::config::{Config, EngineKind};
+use crate::edge::EdgePolicy;
 use crate::eventlog::{Hub, Writer};
-use crate::state::AppState;
+use crate::limits::{RateLimits, SocketCounts};
+use crate::routes::Page;
+use crate::state::{AppState, InputLimits};
 use crate::store::{SqliteStore, Store};
 
 /// A built, listening application.
@@ -44,13 +49,18 @@ impl Application {
         let hub = Hub::default();
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
+        let limits = &config.limits;
         let runner = Runner::new(RunDeps {
             store: store.clone(),
             writer,
             engine: engine.clone(),
             tools: Arc::new(tools(&config)?),
-            max_model_calls: config.max_model_calls,
+            limits: run_limits(&config),
             input_timeout_secs: config.input_timeout_secs,
+            slots: RunSlots::new(
+                limits.max_concurrent_runs as usize,
+                limits.max_queued_runs as usize,
+            ),
             runtime: tokio::runtime::Handle::current(),
         });
         let recovered = runner.recover_interrupted_runs().await?;
@@ -71,6 +81,7 @@ impl Application {
             );
         }
         let info = engine.info();
+        let auth = web::Data::new(Auth::new(config.access.auth, store.clone()));
         let state = web::Data::new(AppState {
             store,
             runner,
@@ -81,6 +92,14 @@ impl Application {
                 version: env!("CARGO_PKG_VERSION").into(),
             },
             heartbeat: config.heartbeat(),
+            auth_mode: config.access.auth,
+            sign_in_ttl: Duration::from_secs(config.access.sign_in_ttl_hours * 3600),
+            limits: InputLimits {
+                max_body_bytes: limits.max_body_bytes as usize,
+                max_frame_bytes: limits.max_frame_bytes as usize,
+            },
+            rates: RateLimits::new(limits.sessions_per_minute, limits.messages_per_minute),
+            sockets: SocketCounts::new(limits.sockets_per_user),
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(
@@ -89,12 +108,21 @@ impl Application {
             )
         })?;
         let local = listener.local_addr()?;
-        let web_dir = config.web_dir.clone();
+        let page = Page::load(config.web_dir.clone());
+        let edge = web::Data::new(EdgePolicy::new(
+            &local.to_string(),
+            config.access.hosts(),
+            config.access.origins(),
+            page.content_security_policy(),
+        ));
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
+                .app_data(auth.clone())
+                .app_data(edge.clone())
                 .wrap(middleware::Compress::default())
-                .configure(|cfg| crate::routes::configure::<S>(cfg, web_dir.clone()))
+                .wrap(middleware::from_fn(crate::edge::guard))
+                .configure(|cfg| crate::routes::configure::<S>(cfg, page.clone()))
         })
         .shutdown_timeout(1)
         .client_request_timeout(Duration::from_secs(10))
@@ -148,9 +176,28 @@ fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
     })
 }
 
+/// What one run may amount to, from the configured limits.
+fn run_limits(config: &Config) -> RunLimits {
+    let limits = &config.limits;
+    RunLimits {
+        max_model_calls: limits.max_model_calls,
+        max_run_events: limits.max_run_events,
+        max_tool_result_bytes: limits.max_tool_result_bytes as usize,
+        max_message_bytes: limits.max_message_bytes as usize,
+        schema: SchemaLimits {
+            max_bytes: limits.max_schema_bytes as usize,
+            max_depth: limits.max_schema_depth as usize,
+        },
+    }
+}
+
 /// The built-in tools with the configured approval settings.
 fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
-    let mut tools = ToolRegistry::builtin(config.workspace_dir.clone());
+    let workspaces = Workspaces::new(
+        config.workspace_dir.clone(),
+        config.limits.workspace_quota_bytes,
+    );
+    let mut tools = ToolRegistry::builtin(Arc::new(workspaces));
     for name in config.require_approval.iter().filter(|n| !n.is_empty()) {
         tools.set_approval(name.trim(), true)?;
     }

@@ -1,11 +1,14 @@
 //! What every handler shares.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use shared::api::ServerInfo;
 
 use crate::agent::Runner;
+use crate::auth::AuthMode;
 use crate::eventlog::Hub;
+use crate::limits::{RateLimits, SocketCounts};
 use crate::ws::Heartbeat;
 
 /// The application state, generic over the storage backend.
@@ -15,4 +18,19 @@ pub struct AppState<S> {
     pub hub: Hub,
     pub info: ServerInfo,
     pub heartbeat: Heartbeat,
+    pub auth_mode: AuthMode,
+    /// How long a browser sign-in lasts.
+    pub sign_in_ttl: Duration,
+    pub limits: InputLimits,
+    pub rates: RateLimits,
+    pub sockets: SocketCounts,
+}
+
+/// Sizes of what clients send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputLimits {
+    /// Largest REST body, in bytes.
+    pub max_body_bytes: usize,
+    /// Largest socket message, in bytes.
+    pub max_frame_bytes: usize,
 }

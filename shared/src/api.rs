@@ -136,6 +136,25 @@ pub struct ServerInfo {
     pub version: String,
 }
 
+/// `POST /api/auth/login` body: an API token to exchange for the sign-in cookie.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoginBody {
+    pub token: String,
+}
+
+/// `GET /api/auth/me` (and the reply to a sign-in): who the caller is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentUser {
+    pub id: String,
+    pub name: String,
+    /// The server's mode: `none` (nobody signs in) or `token`.
+    pub auth: String,
+    /// How this request proved who it is: `none`, `token` or `cookie`.
+    pub signed_in_with: String,
+}
+
 /// The body of every error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorBody {

@@ -7,6 +7,7 @@
 
 pub mod agui;
 pub mod api;
+pub mod custom;
 pub mod envelope;
 pub mod input;
 

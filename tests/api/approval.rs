@@ -60,7 +60,7 @@ impl Paused {
     }
 
     fn written(&self, name: &str) -> Option<String> {
-        std::fs::read_to_string(self.workspace.path().join(name)).ok()
+        std::fs::read_to_string(self.workspace.path().join("local").join(name)).ok()
     }
 }
 
@@ -293,7 +293,7 @@ async fn a_pending_approval_survives_a_restart_and_the_call_runs_once() {
         .count();
     assert_eq!(writes, 1, "the approved call ran exactly once");
     assert_eq!(
-        std::fs::read_to_string(workspace.join("a.txt")).unwrap(),
+        std::fs::read_to_string(workspace.join("local/a.txt")).unwrap(),
         "hi"
     );
     assert_valid_session(&log, true);

@@ -156,7 +156,7 @@ async fn a_configured_default_deadline_applies_to_questions_and_approvals() {
         .as_str()
         .unwrap()
         .contains("did not run"));
-    assert!(!workspace.path().join("a.txt").exists());
+    assert!(!workspace.path().join("local/a.txt").exists());
     let id = &interrupt.id;
     let (status, _) = app
         .post(

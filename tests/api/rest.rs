@@ -68,11 +68,27 @@ async fn bad_input_gets_clear_json_errors() {
     let raw = app
         .http
         .post(app.url(&messages))
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await
         .unwrap();
     assert_eq!(raw.status(), 400);
+    // A body a cross-site form or `text/plain` fetch could send is refused unread.
+    for content_type in [
+        None,
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ] {
+        let mut request = app.http.post(app.url(&messages)).body(r#"{"text":"hi"}"#);
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let reply = request.send().await.unwrap();
+        assert_eq!(reply.status(), 415, "{content_type:?}");
+        let body: serde_json::Value = reply.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "unsupported_media_type");
+    }
     let huge = app
         .http
         .post(app.url(&messages))

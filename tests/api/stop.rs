@@ -73,13 +73,14 @@ async fn stop_during_text_keeps_the_partial_answer_and_the_session_goes_on() {
 /// The app on the Anthropic engine, talking to a fixture server with these replies.
 async fn on_provider(replies: Vec<Reply>) -> (TestApp, ProviderServer) {
     let provider = ProviderServer::start(replies).await;
+    let key = crate::helpers::key_file("sk-ant-test");
     let flags = [
         "--engine",
         "anthropic",
         "--anthropic-base-url",
         provider.url.as_str(),
-        "--anthropic-api-key",
-        "sk-ant-test",
+        "--anthropic-api-key-file",
+        &key,
     ];
     (spawn_app_with(json!([]), &flags).await, provider)
 }

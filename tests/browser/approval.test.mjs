@@ -114,8 +114,8 @@ describe('approving and rejecting a tool call', () => {
     await writeCard(page).and(page.locator('[data-status=done]')).waitFor();
     await replyAfterCard(page).last().waitFor();
     await idle(page);
-    assert.ok(existsSync(path.join(workspace, 'notes/edited.txt')), 'the edited path was written');
-    assert.ok(!existsSync(path.join(workspace, 'notes/tandem.txt')), 'the original path was not');
+    assert.ok(existsSync(path.join(workspace, 'local/notes/edited.txt')), 'the edited path was written');
+    assert.ok(!existsSync(path.join(workspace, 'local/notes/tandem.txt')), 'the original path was not');
     await shot(page, '23-approved-with-edits');
 
     // The record is rebuilt from the log after a reload.
@@ -145,7 +145,7 @@ describe('approving and rejecting a tool call', () => {
       await replyAfterCard(p).last().waitFor();
       await idle(p);
     }
-    assert.ok(!existsSync(path.join(workspace, 'notes/tandem.txt')), 'nothing was written');
+    assert.ok(!existsSync(path.join(workspace, 'local/notes/tandem.txt')), 'nothing was written');
     await shot(page, '24-rejected');
     await tab2.close();
   });

@@ -12,7 +12,7 @@ use serde_json::json;
 use shared::{Event, EventBody};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
-use tandem::domain::{now_ms, SessionId};
+use tandem::domain::{now_ms, SessionId, UserId};
 use tandem::eventlog::{Hub, Writer};
 use tandem::store::{Command, Guard, LogEntry, SqliteStore, Store};
 
@@ -70,7 +70,9 @@ async fn writer_rate(
     let mut ids = Vec::with_capacity(sessions);
     for _ in 0..sessions {
         let id = SessionId::generate();
-        store.create_session(id, None, now_ms()).await?;
+        store
+            .create_session(UserId::LOCAL, id, None, now_ms())
+            .await?;
         ids.push(id);
     }
     let started = Instant::now();

@@ -40,6 +40,7 @@ impl<S: Store> Runner<S> {
             request_input::check_payload(&row.interrupt, response.get("payload"))
                 .map_err(ApiError::InvalidPayload)?;
         }
+        self.check_room()?;
         let run_id = new_id("run");
         let mut events = vec![self.run_started(session, &run_id)];
         events.extend(self.resolution(&row, status, &response)?);

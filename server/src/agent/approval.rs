@@ -15,7 +15,7 @@ use crate::domain::{new_id, rfc3339_after};
 /// The interrupt reason of a call waiting for approval.
 pub const REASON: &str = "tool_approval";
 /// The `CUSTOM` event name a decision is recorded under.
-pub const APPROVAL_EVENT: &str = "tandem.tool_approval";
+pub const APPROVAL_EVENT: &str = shared::custom::TOOL_APPROVAL;
 /// Longest rejection reason accepted, in characters.
 const MAX_REASON: usize = 2000;
 
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn edits_are_checked_against_the_tool_schema() {
-        let tools = ToolRegistry::builtin(std::env::temp_dir());
+        let tools = ToolRegistry::scratch();
         let interrupt = pending(&tools);
         let bad = json!({"approved": true, "arguments": {"path": 3}});
         assert!(decide(&interrupt, ResumeStatus::Resolved, Some(&bad), &tools).is_err());
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn unchanged_arguments_are_not_an_edit_and_decline_is_a_rejection() {
-        let tools = ToolRegistry::builtin(std::env::temp_dir());
+        let tools = ToolRegistry::scratch();
         let interrupt = pending(&tools);
         let same = json!({"approved": true, "arguments": {"path": "a.txt", "content": "x"}});
         let approval = decide(&interrupt, ResumeStatus::Resolved, Some(&same), &tools).unwrap();

@@ -14,13 +14,15 @@ mod recorder;
 mod recovery;
 mod run_loop;
 mod runner;
+pub mod slots;
 mod tool_phase;
 pub mod tools;
 
 use std::sync::Arc;
 
 pub use open_items::OpenItems;
-pub use runner::{Runner, MAX_MESSAGE_BYTES};
+pub use runner::Runner;
+pub use slots::RunSlots;
 
 use crate::eventlog::Writer;
 
@@ -30,10 +32,38 @@ pub struct RunDeps<S> {
     pub writer: Writer,
     pub engine: Arc<dyn engines::Engine>,
     pub tools: Arc<tools::ToolRegistry>,
-    /// Model calls one run may make before it fails with `max_model_calls`.
-    pub max_model_calls: u32,
+    pub limits: RunLimits,
     /// Deadline for answers to interrupts that set none, in seconds.
     pub input_timeout_secs: Option<u64>,
+    /// The slots runs execute in (`--max-concurrent-runs`).
+    pub slots: RunSlots,
     /// The runtime runs are spawned on (not an HTTP worker's).
     pub runtime: tokio::runtime::Handle,
+}
+
+/// What one run, and the input that starts it, may amount to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Model calls one run may make before it fails with `max_model_calls`.
+    pub max_model_calls: u32,
+    /// Events one run may append before it fails with `max_run_events`.
+    pub max_run_events: u64,
+    /// Longest tool result kept in the log, in bytes.
+    pub max_tool_result_bytes: usize,
+    /// Longest user message, in bytes.
+    pub max_message_bytes: usize,
+    /// Bounds of a schema a model puts in a question.
+    pub schema: tools::schema::SchemaLimits,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        Self {
+            max_model_calls: 10,
+            max_run_events: 100_000,
+            max_tool_result_bytes: 64 * 1024,
+            max_message_bytes: 32 * 1024,
+            schema: Default::default(),
+        }
+    }
 }

@@ -17,6 +17,8 @@ use crate::store::{Applied, Command, Guard, LogEntry};
 pub enum RunAbort {
     #[error("the session was deleted")]
     SessionGone,
+    #[error("the run reached its limit of {0} events")]
+    EventLimit(u64),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -31,11 +33,15 @@ pub struct Recorder {
     message_id: String,
     /// Tokens the run's model calls used, as far as the provider reported them.
     usage: Option<TokenUsage>,
+    /// Events this run may append (`None` once lifted to close the run).
+    max_events: Option<u64>,
+    /// Events this run has appended.
+    emitted: u64,
 }
 
 impl Recorder {
-    /// A recorder for `run_id` in `session`.
-    pub fn new(writer: Writer, session: SessionId, run_id: String) -> Self {
+    /// A recorder for `run_id` in `session` that appends at most `max_events` events.
+    pub fn new(writer: Writer, session: SessionId, run_id: String, max_events: u64) -> Self {
         Self {
             writer,
             session,
@@ -43,7 +49,14 @@ impl Recorder {
             open: OpenItems::default(),
             message_id: new_id("msg"),
             usage: None,
+            max_events: Some(max_events),
+            emitted: 0,
         }
+    }
+
+    /// Lets the run append past its event limit, to close what is open and end.
+    pub fn lift_event_limit(&mut self) {
+        self.max_events = None;
     }
 
     /// Adds one model call's token usage to the run's.
@@ -86,6 +99,10 @@ impl Recorder {
         if bodies.is_empty() {
             return Ok(());
         }
+        let count = bodies.len() as u64;
+        if let Some(max) = self.max_events.filter(|max| self.emitted + count > *max) {
+            return Err(RunAbort::EventLimit(max));
+        }
         let now = now_ms();
         let entries: Vec<LogEntry> = bodies
             .into_iter()
@@ -106,6 +123,7 @@ impl Recorder {
         };
         match self.writer.submit(command).await? {
             Applied::Committed { .. } => {
+                self.emitted += count;
                 structural.iter().for_each(|body| self.open.observe(body));
                 Ok(())
             }

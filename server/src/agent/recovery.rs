@@ -23,9 +23,9 @@ use crate::store::{Command, Guard, LogEntry, Store};
 /// How many times one run is continued after a crash before it fails.
 pub const MAX_RECOVERIES: u64 = 3;
 /// The marker before a recovered run's continuation.
-pub const RECOVERED_EVENT: &str = "tandem.run_recovered";
+pub const RECOVERED_EVENT: &str = shared::custom::RUN_RECOVERED;
 /// A persisted stop request for a run.
-pub const STOP_EVENT: &str = "tandem.stop_requested";
+pub const STOP_EVENT: &str = shared::custom::STOP_REQUESTED;
 /// The result of a call cut off while the model was still writing it.
 const CUT_OFF: &str = "the model was still writing this call when Tandem stopped; it did not run";
 /// The result of a call that was running and may not run twice.
@@ -57,18 +57,20 @@ impl<S: Store> Runner<S> {
                 .filter_map(|row| serde_json::from_str(&row.json).ok())
                 .collect();
             let repair = repair(&events, &self.deps.tools);
-            let now = now_ms();
-            let entries = repair
-                .events
-                .into_iter()
-                .map(|body| LogEntry::new(Event::at(body, now)))
-                .collect();
-            let command = Command {
-                session,
-                guard: Guard::Append,
-                entries,
-            };
-            self.deps.writer.submit(command).await?;
+            if !repair.events.is_empty() {
+                let now = now_ms();
+                let entries = repair
+                    .events
+                    .into_iter()
+                    .map(|body| LogEntry::new(Event::at(body, now)))
+                    .collect();
+                let command = Command {
+                    session,
+                    guard: Guard::Append,
+                    entries,
+                };
+                self.deps.writer.submit(command).await?;
+            }
             match repair.continue_run {
                 Some(run_id) => {
                     tracing::warn!(%session, run = run_id, "continuing a run the last shutdown cut short");
@@ -83,6 +85,13 @@ impl<S: Store> Runner<S> {
 
 /// Decides how to repair the last run of a session's log.
 pub fn repair(events: &[Event], tools: &ToolRegistry) -> Repair {
+    if let Some(run_id) = waiting_for_slot(events) {
+        // Nothing ran yet: it simply takes its place in the queue again.
+        return Repair {
+            events: Vec::new(),
+            continue_run: Some(run_id),
+        };
+    }
     let mut open = OpenItems::default();
     let (mut run_id, mut attempts, mut stopped) = (String::new(), 0, false);
     let mut names = std::collections::HashMap::new();
@@ -172,6 +181,16 @@ pub fn repair(events: &[Event], tools: &ToolRegistry) -> Repair {
     Repair {
         events: closing,
         continue_run: Some(run_id),
+    }
+}
+
+/// The run whose last event says it waits for a slot, if that is how the log ends.
+fn waiting_for_slot(events: &[Event]) -> Option<String> {
+    match &events.last()?.body {
+        EventBody::Custom { name, value } if name == shared::custom::RUN_QUEUED => {
+            value.get("runId")?.as_str().map(str::to_string)
+        }
+        _ => None,
     }
 }
 

@@ -41,7 +41,7 @@ fn step_finished() -> Event {
 }
 
 fn tools() -> ToolRegistry {
-    ToolRegistry::builtin(std::env::temp_dir())
+    ToolRegistry::scratch()
 }
 
 fn names(repair: &Repair) -> Vec<&'static str> {
@@ -149,4 +149,17 @@ fn a_run_that_keeps_crashing_fails_cleanly() {
         repair.events.last(),
         Some(EventBody::RunError { code: Some(code), .. }) if code == "recovery_limit"
     ));
+}
+
+#[test]
+fn a_run_that_was_only_queued_takes_its_place_again_without_a_marker() {
+    let mut events = started();
+    events.truncate(1);
+    events.push(ev(EventBody::Custom {
+        name: shared::custom::RUN_QUEUED.into(),
+        value: json!({"runId": "r1", "position": 3}),
+    }));
+    let repair = repair(&events, &tools());
+    assert!(repair.events.is_empty(), "{:?}", names(&repair));
+    assert_eq!(repair.continue_run.as_deref(), Some("r1"));
 }

@@ -4,25 +4,37 @@
 //! calls without results, it runs them in order, pausing (ending the run with an
 //! interrupt; nothing stays in memory) on `request_input` or on a call that needs a
 //! person's approval. Otherwise it streams one model call into the log and finishes if
-//! the model called no tool. A resumed run picks up the remaining calls the same way. Every exit path leaves the run closed with a terminal event.
+//! the model called no tool. A resumed run picks up the remaining calls the same way.
+//! Every exit path leaves the run closed with a terminal event: a run that panics ends
+//! with `RUN_ERROR internal`, one that reaches its event limit with `max_run_events`.
+//!
+//! Before its first model call a run takes one of the server's run slots
+//! ([`super::slots`]); while none is free it waits, recorded as `CUSTOM tandem.run_queued`.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
+use serde_json::json;
 use shared::{EventBody, Outcome};
 use tokio_util::sync::CancellationToken;
 
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::recorder::{Recorder, RunAbort};
+use super::slots::{Admission, RunSlot};
 use super::tool_phase;
+use super::tools::ToolContext;
 use super::RunDeps;
+use crate::domain::{UserId, UserName};
 use crate::store::Store;
 
 /// How long a run keeps trying to record its failure after a storage error.
 const STORAGE_GIVE_UP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 /// The tool-result text of a call stopped by the person.
 pub(super) const STOPPED: &str = super::recovery::CANCELLED;
+/// What viewers read when a run failed on a bug.
+const INTERNAL: &str = "the run failed unexpectedly; the error has been logged";
 
 /// How a model call or tool phase ended when it did not simply complete.
 pub(super) enum Halt {
@@ -38,12 +50,39 @@ pub async fn drive<S: Store>(
     deps: Arc<RunDeps<S>>,
     mut recorder: Recorder,
     cancel: CancellationToken,
+    admission: Admission,
 ) {
-    match run(&deps, &mut recorder, &cancel).await {
+    let outcome = AssertUnwindSafe(run(&deps, &mut recorder, &cancel, admission))
+        .catch_unwind()
+        .await;
+    let mut result = match outcome {
+        Ok(result) => result,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(
+                run = recorder.run_id(),
+                panic = what,
+                "a run panicked; ending it"
+            );
+            recorder.lift_event_limit();
+            fail(&mut recorder, "internal", INTERNAL).await
+        }
+    };
+    if let Err(RunAbort::EventLimit(max)) = result {
+        recorder.lift_event_limit();
+        let message = format!("the run reached its limit of {max} events without finishing");
+        result = fail(&mut recorder, "max_run_events", &message).await;
+    }
+    match result {
         Ok(()) => {}
         Err(RunAbort::SessionGone) => {
             tracing::debug!(run = recorder.run_id(), "session deleted mid-run")
         }
+        Err(RunAbort::EventLimit(_)) => unreachable!("the limit was lifted"),
         Err(RunAbort::Write(error)) => {
             tracing::error!(%error, run = recorder.run_id(), "the log cannot be written; ending the run once it can");
             end_after_storage_failure(&mut recorder).await;
@@ -51,16 +90,62 @@ pub async fn drive<S: Store>(
     }
 }
 
+/// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile.
+async fn take_slot(
+    recorder: &mut Recorder,
+    admission: Admission,
+    cancel: &CancellationToken,
+) -> Result<Option<RunSlot>, RunAbort> {
+    let (position, ready) = match admission {
+        Admission::Now(slot) => return Ok(Some(slot)),
+        Admission::Queued { position, ready } => (position, ready),
+    };
+    recorder
+        .emit(EventBody::Custom {
+            name: shared::custom::RUN_QUEUED.into(),
+            value: json!({"runId": recorder.run_id(), "position": position}),
+        })
+        .await?;
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Ok(None),
+        slot = ready => Ok(slot.ok()),
+    }
+}
+
+/// Who the run works for: the owner of its session, whose workspace its tools use.
+async fn tool_context<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &Recorder,
+) -> Result<ToolContext, RunAbort> {
+    let store_error = |e: crate::store::StoreError| RunAbort::Write(e.into());
+    let owner = deps
+        .store
+        .session(recorder.session())
+        .await
+        .map_err(store_error)?
+        .ok_or(RunAbort::SessionGone)?
+        .owner;
+    let user = match deps.store.user(owner).await.map_err(store_error)? {
+        Some(row) => row.name,
+        None if owner == UserId::LOCAL => UserName::parse_any(UserName::LOCAL).expect("valid"),
+        None => return Err(RunAbort::SessionGone),
+    };
+    Ok(ToolContext { user })
+}
+
 /// Retries ending the run as failed until the log accepts it (or gives up after
 /// [`STORAGE_GIVE_UP`]; the next start then repairs the run).
 async fn end_after_storage_failure(recorder: &mut Recorder) {
     let started = std::time::Instant::now();
     let mut wait = std::time::Duration::from_secs(1);
-    let message = "the event log could not be written (the database was busy or full);                    this run stopped. Send a message to continue.";
+    let message = "the event log could not be written (the database was busy or full); \
+                   this run stopped. Send a message to continue.";
+    recorder.lift_event_limit();
     while started.elapsed() < STORAGE_GIVE_UP {
         tokio::time::sleep(wait).await;
         match fail(recorder, "storage_unavailable", message).await {
-            Ok(()) | Err(RunAbort::SessionGone) => return,
+            Ok(()) | Err(RunAbort::SessionGone | RunAbort::EventLimit(_)) => return,
             Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
         }
     }
@@ -74,7 +159,12 @@ async fn run<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     cancel: &CancellationToken,
+    admission: Admission,
 ) -> Result<(), RunAbort> {
+    let Some(_slot) = take_slot(recorder, admission, cancel).await? else {
+        return finish_cancelled(recorder).await;
+    };
+    let context = tool_context(deps, recorder).await?;
     let mut model_calls = 0;
     loop {
         if cancel.is_cancelled() {
@@ -82,7 +172,7 @@ async fn run<S: Store>(
         }
         let history = load_history(deps, recorder).await?;
         if !history.pending.is_empty() {
-            match tool_phase::run_tools(deps, recorder, &history, cancel).await? {
+            match tool_phase::run_tools(deps, recorder, &history, &context, cancel).await? {
                 Ok(None) => continue,
                 Ok(Some(interrupt)) => {
                     let interrupts = vec![interrupt];
@@ -91,10 +181,10 @@ async fn run<S: Store>(
                 Err(_) => return finish_cancelled(recorder).await,
             }
         }
-        if model_calls == deps.max_model_calls {
+        if model_calls == deps.limits.max_model_calls {
             let message = format!(
                 "the run reached its limit of {} model calls without finishing",
-                deps.max_model_calls
+                deps.limits.max_model_calls
             );
             return fail(recorder, "max_model_calls", &message).await;
         }

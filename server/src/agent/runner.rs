@@ -19,8 +19,6 @@ use crate::domain::{new_id, now_ms, SessionId};
 use crate::error::ApiError;
 use crate::store::{Applied, Command, Guard, InterruptState, LogEntry, Rejection, Store};
 
-/// Longest user message accepted, in bytes.
-pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 /// Longest `clientMessageId` accepted.
 const MAX_CLIENT_ID: usize = 128;
 
@@ -64,7 +62,12 @@ impl<S: Store> Runner<S> {
         text: String,
         client_message_id: Option<String>,
     ) -> Result<RunAccepted, ApiError> {
-        check_message(&text, client_message_id.as_deref())?;
+        check_message(
+            &text,
+            client_message_id.as_deref(),
+            self.deps.limits.max_message_bytes,
+        )?;
+        self.check_room()?;
         let run_id = new_id("run");
         let message_id = new_id("msg");
         let title = title_of(&text);
@@ -137,6 +140,15 @@ impl<S: Store> Runner<S> {
         }
     }
 
+    /// Refuses new work while the queue of runs waiting for a slot is full.
+    pub(super) fn check_room(&self) -> Result<(), ApiError> {
+        if self.deps.slots.has_room() {
+            Ok(())
+        } else {
+            Err(ApiError::Saturated)
+        }
+    }
+
     pub(super) fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
         EventBody::RunStarted {
             thread_id: session.to_string(),
@@ -197,11 +209,19 @@ impl<S: Store> Runner<S> {
             .await?)
     }
 
+    /// Starts a run's loop. Its place in the queue for a slot is taken here, before the
+    /// task exists, so runs start in the order they were spawned.
     fn spawn(&self, session: SessionId, run_id: String, cancel: CancellationToken) {
-        let recorder = Recorder::new(self.deps.writer.clone(), session, run_id.clone());
+        let admission = self.deps.slots.admit();
+        let recorder = Recorder::new(
+            self.deps.writer.clone(),
+            session,
+            run_id.clone(),
+            self.deps.limits.max_run_events,
+        );
         let (deps, runner) = (self.deps.clone(), self.clone());
         self.deps.runtime.spawn(async move {
-            run_loop::drive(deps, recorder, cancel).await;
+            run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
         });
     }
@@ -237,13 +257,17 @@ impl<S: Store> Runner<S> {
     }
 }
 
-fn check_message(text: &str, client_message_id: Option<&str>) -> Result<(), ApiError> {
+fn check_message(
+    text: &str,
+    client_message_id: Option<&str>,
+    max_bytes: usize,
+) -> Result<(), ApiError> {
     if text.trim().is_empty() {
         return Err(ApiError::InvalidMessage("the message is empty".into()));
     }
-    if text.len() > MAX_MESSAGE_BYTES {
+    if text.len() > max_bytes {
         return Err(ApiError::InvalidMessage(format!(
-            "the message is longer than {MAX_MESSAGE_BYTES} bytes"
+            "the message is longer than {max_bytes} bytes"
         )));
     }
     if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {

@@ -13,7 +13,7 @@ use super::approval;
 use super::conversation::History;
 use super::recorder::{Recorder, RunAbort};
 use super::run_loop::{Halt, STOPPED};
-use super::tools::{self, request_input};
+use super::tools::{self, request_input, ToolContext};
 use super::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
@@ -24,8 +24,10 @@ pub(super) async fn run_tools<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,
+    context: &ToolContext,
     cancel: &CancellationToken,
 ) -> Result<Result<Option<Interrupt>, Halt>, RunAbort> {
+    let max_result = deps.limits.max_tool_result_bytes;
     let first_question = history
         .turn_calls
         .iter()
@@ -38,7 +40,7 @@ pub(super) async fn run_tools<S: Store>(
                     "only one request_input per turn; ask again after this one is answered",
                 )
             } else {
-                match request_input::parse(&call.arguments) {
+                match request_input::parse(&call.arguments, &deps.limits.schema) {
                     Ok(request) => {
                         return Ok(Ok(Some(request_input::interrupt(
                             &request,
@@ -53,7 +55,7 @@ pub(super) async fn run_tools<S: Store>(
             let arguments = match deps.tools.check(&call.name, &call.arguments) {
                 Ok(arguments) => arguments,
                 Err(message) => {
-                    record_result(recorder, &call.id, error_content(&message)).await?;
+                    record_result(recorder, &call.id, error_content(&message), max_result).await?;
                     continue;
                 }
             };
@@ -74,7 +76,7 @@ pub(super) async fn run_tools<S: Store>(
                             recorder.close_all(STOPPED).await?;
                             return Ok(Err(Halt::Cancelled));
                         }
-                        result = deps.tools.run(&call.name, arguments) => result,
+                        result = deps.tools.run(&call.name, arguments, context) => result,
                     };
                     match (result, edited) {
                         (Ok(value), Some(edited)) => {
@@ -86,7 +88,7 @@ pub(super) async fn run_tools<S: Store>(
                 }
             }
         };
-        record_result(recorder, &call.id, content).await?;
+        record_result(recorder, &call.id, content, max_result).await?;
     }
     Ok(Ok(None))
 }
@@ -95,16 +97,18 @@ fn error_content(message: &str) -> String {
     json!({ "error": message }).to_string()
 }
 
+/// Records a call's result, truncated to `max_bytes` with a marker if longer.
 async fn record_result(
     recorder: &mut Recorder,
     tool_call_id: &str,
     content: String,
+    max_bytes: usize,
 ) -> Result<(), RunAbort> {
     recorder
         .emit(EventBody::ToolCallResult {
             message_id: new_id("msg"),
             tool_call_id: tool_call_id.into(),
-            content,
+            content: tools::truncate_result(content, max_bytes),
             role: Some(ToolRole::Tool),
         })
         .await

@@ -1,13 +1,28 @@
 //! Configuration from CLI flags and `TANDEM_*` environment variables, with defaults in
 //! code. Validated once at start with messages that say what to fix.
 
+mod access;
+mod limits;
 mod provider;
 
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
+pub use access::{is_loopback, AccessArgs, AccessError};
+pub use limits::LimitArgs;
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
+
+use crate::auth::cli::UsersCommand;
+
+/// What `tandem` does besides serving.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Manages the users of `--auth token`: `add NAME` (prints their token once), `list`,
+    /// `revoke NAME`.
+    #[command(subcommand)]
+    Users(UsersCommand),
+}
 
 /// Which engine answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -37,11 +52,12 @@ pub struct Config {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// Database URL; `sqlite://path` (created if missing).
+    /// Database URL; `sqlite://path` (created if missing, readable by its owner only).
     #[arg(
         long,
         env = "TANDEM_DATABASE_URL",
-        default_value = "sqlite://data/tandem.db"
+        default_value = "sqlite://data/tandem.db",
+        global = true
     )]
     pub database_url: String,
     /// The engine: `demo`, `script`, `openai`, `anthropic` or `bench`.
@@ -59,9 +75,6 @@ pub struct Config {
     /// Folder of the built page (Trunk's `dist`).
     #[arg(long, env = "TANDEM_WEB_DIR", default_value = "dist")]
     pub web_dir: PathBuf,
-    /// Model calls one run may make before it fails.
-    #[arg(long, env = "TANDEM_MAX_MODEL_CALLS", default_value_t = 10)]
-    pub max_model_calls: u32,
     /// How often sockets are pinged, in milliseconds.
     #[arg(long, env = "TANDEM_HEARTBEAT_INTERVAL_MS", default_value_t = 10_000)]
     pub heartbeat_interval_ms: u64,
@@ -71,7 +84,7 @@ pub struct Config {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "TANDEM_WORKERS")]
     pub workers: Option<usize>,
-    /// Folder the file tools work in.
+    /// Folder the file tools work in; each user gets a folder of their own inside it.
     #[arg(long, env = "TANDEM_WORKSPACE_DIR", default_value = "data/workspace")]
     pub workspace_dir: PathBuf,
     /// Tools that must be approved by a person before they run (comma-separated).
@@ -96,6 +109,15 @@ pub struct Config {
     /// Model provider settings (used by the `openai` and `anthropic` engines).
     #[command(flatten)]
     pub provider: ProviderArgs,
+    /// Authentication, host names and origins.
+    #[command(flatten)]
+    pub access: AccessArgs,
+    /// Limits per request, user and run.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// A command instead of serving.
+    #[command(subcommand)]
+    pub command: Option<Command>,
 }
 
 /// A setting that cannot work.
@@ -103,14 +125,14 @@ pub struct Config {
 pub enum ConfigError {
     #[error("the script engine needs a script: set TANDEM_SCRIPT or pass --script <file>")]
     MissingScript,
-    #[error("--max-model-calls (TANDEM_MAX_MODEL_CALLS) must be at least 1")]
-    NoModelCalls,
     #[error("--client-timeout-ms must be longer than --heartbeat-interval-ms (and that above 0)")]
     Heartbeat,
     #[error("unsupported database URL `{0}`: use sqlite://<path>")]
     Database(String),
     #[error(transparent)]
     Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Access(#[from] AccessError),
 }
 
 impl Config {
@@ -122,19 +144,26 @@ impl Config {
         }
     }
 
-    /// Checks settings that clap cannot.
+    /// How long a write waits for a lock another process holds.
+    pub fn busy_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.sqlite_busy_timeout_ms)
+    }
+
+    /// Checks settings that clap cannot. A command (`tandem users …`) needs only the
+    /// database.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if !self.database_url.starts_with("sqlite:") {
+            return Err(ConfigError::Database(self.database_url.clone()));
+        }
+        if self.command.is_some() {
+            return Ok(());
+        }
+        self.access.validate(&self.bind)?;
         if self.engine == EngineKind::Script && self.script.is_none() {
             return Err(ConfigError::MissingScript);
         }
-        if self.max_model_calls == 0 {
-            return Err(ConfigError::NoModelCalls);
-        }
         if self.heartbeat_interval_ms == 0 || self.client_timeout_ms <= self.heartbeat_interval_ms {
             return Err(ConfigError::Heartbeat);
-        }
-        if !self.database_url.starts_with("sqlite:") {
-            return Err(ConfigError::Database(self.database_url.clone()));
         }
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),

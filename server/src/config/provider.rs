@@ -2,6 +2,7 @@
 //! [`Secret`] type that keeps API keys out of logs and `Debug` output.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use clap::Args;
 
 use crate::agent::engines::http::RetryPolicy;
 
-/// An API key. `Debug` and `Display` never show it.
+/// An API key or another secret setting. `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
 
@@ -23,6 +24,12 @@ impl Secret {
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(***)")
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(text: &str) -> Self {
+        Self(text.trim().to_string())
     }
 }
 
@@ -45,9 +52,14 @@ pub struct ProviderArgs {
     /// Base URL of an OpenAI-compatible API (Ollama: http://localhost:11434/v1).
     #[arg(long, env = "OPENAI_BASE_URL", default_value = OPENAI_URL)]
     pub openai_base_url: String,
-    /// API key for the OpenAI-compatible API (optional for local servers).
-    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
-    pub openai_api_key: Option<Secret>,
+    /// A file holding the API key of the OpenAI-compatible API (else `OPENAI_API_KEY` is
+    /// read; optional for local servers). Keys are never taken as flags: flags show in
+    /// the process list.
+    #[arg(long, env = "OPENAI_API_KEY_FILE")]
+    pub openai_api_key_file: Option<PathBuf>,
+    /// Refused with an explanation: keys on the command line leak to the process list.
+    #[arg(long, hide = true)]
+    pub openai_api_key: Option<String>,
     /// Base URL of the Anthropic API.
     #[arg(
         long,
@@ -55,9 +67,12 @@ pub struct ProviderArgs {
         default_value = "https://api.anthropic.com"
     )]
     pub anthropic_base_url: String,
-    /// API key for Anthropic.
-    #[arg(long, env = "ANTHROPIC_API_KEY", hide_env_values = true)]
-    pub anthropic_api_key: Option<Secret>,
+    /// A file holding the Anthropic API key (else `ANTHROPIC_API_KEY` is read).
+    #[arg(long, env = "ANTHROPIC_API_KEY_FILE")]
+    pub anthropic_api_key_file: Option<PathBuf>,
+    /// Refused with an explanation, like `--openai-api-key`.
+    #[arg(long, hide = true)]
+    pub anthropic_api_key: Option<String>,
     /// Sampling temperature (provider default if unset).
     #[arg(long, env = "TANDEM_TEMPERATURE")]
     pub temperature: Option<f32>,
@@ -73,7 +88,7 @@ pub struct ProviderArgs {
         env = "TANDEM_EXTRA_HEADERS",
         value_delimiter = ';'
     )]
-    pub extra_headers: Vec<String>,
+    pub extra_headers: Vec<Secret>,
     /// How long to wait for a connection to the provider, in ms.
     #[arg(long, env = "TANDEM_CONNECT_TIMEOUT_MS", default_value_t = 10_000)]
     pub connect_timeout_ms: u64,
@@ -97,7 +112,8 @@ pub struct ProviderSettings {
     pub temperature: Option<f32>,
     pub max_tokens: u32,
     pub thinking_budget: Option<u32>,
-    pub extra_headers: Vec<(String, String)>,
+    /// Extra request headers; their values may be credentials, so they are secrets.
+    pub extra_headers: Vec<(String, Secret)>,
     pub connect_timeout: Duration,
     pub read_timeout: Duration,
     pub retry: RetryPolicy,
@@ -106,9 +122,16 @@ pub struct ProviderSettings {
 /// A provider setting that cannot work.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
-    #[error("the {0} engine needs an API key: set {1} (or pass --{2})")]
+    #[error("the {0} engine needs an API key: set {1} (or pass --{2} <file>)")]
     MissingKey(&'static str, &'static str, &'static str),
-    #[error("--extra-header `{0}` must look like `Name: value` with a valid HTTP name and value")]
+    #[error(
+        "API keys are not taken as flags (the process list would show them): set {0} or \
+         pass --{1} <file>"
+    )]
+    KeyOnCommandLine(&'static str, &'static str),
+    #[error("cannot read the API key file {0}: {1}")]
+    KeyFile(String, String),
+    #[error("--extra-header `{0}…` must look like `Name: value` with a valid HTTP name and value")]
     BadHeader(String),
     #[error("the API key contains characters an HTTP header cannot carry")]
     BadKey,
@@ -121,24 +144,38 @@ pub enum ProviderError {
 impl ProviderArgs {
     /// Settings for the OpenAI-compatible engine. A key is required only for OpenAI's own API.
     pub fn openai(&self) -> Result<ProviderSettings, ProviderError> {
+        if self.openai_api_key.is_some() {
+            return Err(ProviderError::KeyOnCommandLine(
+                "OPENAI_API_KEY",
+                "openai-api-key-file",
+            ));
+        }
+        let key = read_key("OPENAI_API_KEY", self.openai_api_key_file.as_deref())?;
         let url = self.openai_base_url.trim_end_matches('/').to_string();
-        if url == OPENAI_URL && self.openai_api_key.is_none() {
+        if url == OPENAI_URL && key.is_none() {
             return Err(ProviderError::MissingKey(
                 "openai",
                 "OPENAI_API_KEY",
-                "openai-api-key",
+                "openai-api-key-file",
             ));
         }
-        self.settings(url, self.openai_api_key.clone(), "gpt-4.1-mini")
+        self.settings(url, key, "gpt-4.1-mini")
     }
 
     /// Settings for the Anthropic engine.
     pub fn anthropic(&self) -> Result<ProviderSettings, ProviderError> {
-        let Some(key) = self.anthropic_api_key.clone() else {
+        if self.anthropic_api_key.is_some() {
+            return Err(ProviderError::KeyOnCommandLine(
+                "ANTHROPIC_API_KEY",
+                "anthropic-api-key-file",
+            ));
+        }
+        let key = read_key("ANTHROPIC_API_KEY", self.anthropic_api_key_file.as_deref())?;
+        let Some(key) = key else {
             return Err(ProviderError::MissingKey(
                 "anthropic",
                 "ANTHROPIC_API_KEY",
-                "anthropic-api-key",
+                "anthropic-api-key-file",
             ));
         };
         if let Some(budget) = self.thinking_budget {
@@ -162,12 +199,23 @@ impl ProviderArgs {
         let extra_headers = self
             .extra_headers
             .iter()
+            .map(Secret::expose)
             .filter(|header| !header.trim().is_empty())
             .map(|header| match header.split_once(':') {
                 Some((name, value)) if valid_header(name.trim(), value.trim()) => {
-                    Ok((name.trim().to_string(), value.trim().to_string()))
+                    Ok((name.trim().to_string(), Secret(value.trim().to_string())))
                 }
-                _ => Err(ProviderError::BadHeader(header.clone())),
+                // Only the name is shown: the value may be a credential.
+                _ => Err(ProviderError::BadHeader(
+                    header
+                        .split(':')
+                        .next()
+                        .unwrap_or_default()
+                        .trim()
+                        .chars()
+                        .take(60)
+                        .collect(),
+                )),
             })
             .collect::<Result<_, _>>()?;
         if let Some(key) = &api_key {
@@ -194,6 +242,32 @@ impl ProviderArgs {
     }
 }
 
+/// The key from `file` if given, else from the environment variable `env`; empty means
+/// none.
+fn read_key(env: &str, file: Option<&Path>) -> Result<Option<Secret>, ProviderError> {
+    let text = match file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| ProviderError::KeyFile(path.display().to_string(), e.to_string()))?,
+        None => std::env::var(env).unwrap_or_default(),
+    };
+    let key = text.trim();
+    Ok((!key.is_empty()).then(|| Secret(key.to_string())))
+}
+
+impl ProviderSettings {
+    /// Every secret these settings hold (the key and the extra header values), for
+    /// scrubbing text that leaves the server.
+    pub fn secrets(&self) -> Vec<Secret> {
+        let headers = self.extra_headers.iter().map(|(_, value)| value.clone());
+        self.api_key.iter().cloned().chain(headers).collect()
+    }
+
+    /// A scrubber for text that mentions this provider.
+    pub fn scrubber(&self) -> crate::scrub::Scrubber {
+        crate::scrub::Scrubber::new(self.secrets())
+    }
+}
+
 fn valid_header(name: &str, value: &str) -> bool {
     reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok()
         && reqwest::header::HeaderValue::from_str(value).is_ok()
@@ -216,20 +290,47 @@ mod tests {
         Flags::parse_from(all).provider
     }
 
-    #[test]
-    fn keys_never_show_in_debug_output() {
-        let parsed = args(&["--anthropic-api-key", "sk-ant-secret"]);
-        let settings = parsed.anthropic().unwrap();
-        assert!(!format!("{parsed:?}{settings:?}").contains("sk-ant-secret"));
-        assert_eq!(settings.api_key.unwrap().expose(), "sk-ant-secret");
+    fn key_file(key: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, format!("{key}\n")).unwrap();
+        (dir, path.display().to_string())
     }
 
     #[test]
-    fn a_missing_key_says_what_to_set() {
-        let error = args(&[]).anthropic().unwrap_err().to_string();
+    fn keys_and_header_values_never_show_in_debug_output() {
+        let (_dir, file) = key_file("sk-ant-secret");
+        let parsed = args(&[
+            "--anthropic-api-key-file",
+            &file,
+            "--extra-header",
+            "X-Team-Auth: hidden-value",
+        ]);
+        let settings = parsed.anthropic().unwrap();
+        let debug = format!("{parsed:?}{settings:?}");
+        assert!(
+            !debug.contains("sk-ant-secret") && !debug.contains("hidden-value"),
+            "{debug}"
+        );
+        assert_eq!(settings.api_key.as_ref().unwrap().expose(), "sk-ant-secret");
+        assert_eq!(settings.secrets().len(), 2);
+    }
+
+    #[test]
+    fn a_missing_key_says_what_to_set_and_keys_as_flags_are_refused() {
+        let (_dir, missing) = key_file("");
+        let error = args(&["--anthropic-api-key-file", &missing])
+            .anthropic()
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("ANTHROPIC_API_KEY"), "{error}");
         let local = args(&["--openai-base-url", "http://localhost:11434/v1"]);
         assert!(local.openai().is_ok(), "local servers need no key");
+        let flag = args(&["--anthropic-api-key", "sk-ant-x"])
+            .anthropic()
+            .unwrap_err();
+        assert!(flag.to_string().contains("process list"), "{flag}");
+        assert!(!flag.to_string().contains("sk-ant-x"));
     }
 
     #[test]
@@ -244,7 +345,8 @@ mod tests {
             bad.openai().unwrap_err(),
             ProviderError::BadHeader("nocolon".into())
         );
-        let budget = args(&["--anthropic-api-key", "k", "--thinking-budget", "10"]);
+        let (_dir, file) = key_file("k");
+        let budget = args(&["--anthropic-api-key-file", &file, "--thinking-budget", "10"]);
         assert!(budget.anthropic().is_err());
     }
 }

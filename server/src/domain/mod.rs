@@ -4,6 +4,10 @@
 
 mod ids;
 mod time;
+mod token_hash;
+mod user;
 
 pub use ids::{new_id, IdError, SessionId};
 pub use time::{deadline_ms, now_ms, rfc3339_after};
+pub use token_hash::TokenHash;
+pub use user::{UserError, UserId, UserName};

@@ -1,32 +1,85 @@
 //! Reading JSON bodies with our own limit and error shape (actix's extractors would
 //! answer oversized or malformed bodies in their own format).
+//!
+//! A body must be declared `Content-Type: application/json`: a cross-site page can send
+//! `text/plain` or a form without asking, but not JSON.
 
-use actix_web::web;
+use actix_web::http::header;
+use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// Largest request body accepted.
-pub const MAX_BODY: usize = 64 * 1024;
-
-/// Reads and parses a JSON body; an empty body parses as `empty` if given.
+/// Reads and parses a JSON body of at most `max_bytes`; an empty body parses as `empty`
+/// if given (and then needs no content type).
 pub async fn read_json<T: DeserializeOwned>(
+    request: &HttpRequest,
     mut payload: web::Payload,
+    max_bytes: usize,
     empty: Option<T>,
 ) -> Result<T, ApiError> {
+    let declared_json = match request.headers().get(header::CONTENT_TYPE) {
+        None => false,
+        Some(value) => {
+            if !is_json(value.to_str().unwrap_or_default()) {
+                return Err(ApiError::UnsupportedMediaType);
+            }
+            true
+        }
+    };
     let mut bytes = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk =
             chunk.map_err(|e| ApiError::BadRequest(format!("cannot read the body: {e}")))?;
-        if bytes.len() + chunk.len() > MAX_BODY {
-            return Err(ApiError::TooLarge(MAX_BODY));
+        if bytes.len() + chunk.len() > max_bytes {
+            return Err(ApiError::TooLarge(max_bytes));
         }
         bytes.extend_from_slice(&chunk);
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return empty.ok_or_else(|| ApiError::BadRequest("the request needs a JSON body".into()));
     }
-    serde_json::from_slice(&bytes)
+    if !declared_json {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    parse_json(&bytes)
+}
+
+/// Parses a JSON body (the part of [`read_json`] the fuzzer drives).
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes)
         .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))
+}
+
+/// `application/json` or `application/<something>+json`, with any parameters.
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_json_media_types_pass() {
+        assert!(is_json("application/json"));
+        assert!(is_json("Application/JSON; charset=utf-8"));
+        assert!(is_json("application/merge-patch+json"));
+        for other in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data",
+            "",
+        ] {
+            assert!(!is_json(other), "{other}");
+        }
+    }
 }

@@ -3,6 +3,7 @@
 use actix_web::{web, HttpResponse};
 use shared::api::ServerInfo;
 
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
@@ -13,8 +14,16 @@ pub async fn healthz() -> HttpResponse {
 }
 
 /// `GET /api/info`: engine and model, for the page's label.
-pub async fn info<S: Store>(state: web::Data<AppState<S>>) -> web::Json<ServerInfo> {
+pub async fn info<S: Store>(
+    state: web::Data<AppState<S>>,
+    _caller: Caller,
+) -> web::Json<ServerInfo> {
     web::Json(state.info.clone())
+}
+
+/// A method an endpoint does not take.
+pub async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::MethodNotAllowed)
 }
 
 /// Any other `/api` path.

@@ -1,23 +1,103 @@
 //! REST routes under `/api`, `/healthz`, and the built page.
 //!
-//! Handlers parse and validate input, call the runner or the store, and render JSON.
-//! They hold no state of their own.
+//! [`ROUTES`] is the one table of every endpoint with who may call it; `configure`
+//! registers exactly its entries, and the test suite generates its auth and isolation
+//! checks from it, so a route cannot be added without them. Handlers parse and validate
+//! input, call the runner or the store, and render JSON; a handler of a
+//! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
+//! only through [`owned_session`].
 
+mod auth;
 mod body;
 mod health;
+pub mod openapi;
 mod page;
 mod runs;
 mod sessions;
 
 use actix_web::web;
 
+use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::store::Store;
+use crate::state::AppState;
+use crate::store::{SessionRow, Store};
 
 pub use body::read_json;
+pub use page::Page;
 
-/// Registers every route for backend `S`; `web_dir` holds the built page.
-pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, web_dir: std::path::PathBuf) {
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone who reaches the server (the edge still checks `Host` and `Origin`).
+    Public,
+    /// A signed-in user (any user under `--auth none`), who sees only their sessions.
+    User,
+}
+
+/// One endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteInfo {
+    pub method: &'static str,
+    /// The path pattern, actix style (`{id}`).
+    pub path: &'static str,
+    pub access: Access,
+}
+
+const fn route(method: &'static str, path: &'static str, access: Access) -> RouteInfo {
+    RouteInfo {
+        method,
+        path,
+        access,
+    }
+}
+
+/// Every endpoint Tandem serves besides the page's files.
+pub const ROUTES: &[RouteInfo] = &[
+    route("GET", "/healthz", Access::Public),
+    route("GET", "/api/openapi.json", Access::Public),
+    route("POST", "/api/auth/login", Access::Public),
+    route("POST", "/api/auth/logout", Access::Public),
+    route("GET", "/api/auth/me", Access::User),
+    route("GET", "/api/info", Access::User),
+    route("POST", "/api/sessions", Access::User),
+    route("GET", "/api/sessions", Access::User),
+    route("GET", "/api/sessions/{id}", Access::User),
+    route("DELETE", "/api/sessions/{id}", Access::User),
+    route("GET", "/api/sessions/{id}/events", Access::User),
+    route("POST", "/api/sessions/{id}/messages", Access::User),
+    route(
+        "POST",
+        "/api/sessions/{id}/interrupts/{interrupt}",
+        Access::User,
+    ),
+    route("POST", "/api/sessions/{id}/cancel", Access::User),
+    route("GET", "/api/sessions/{id}/ws", Access::User),
+];
+
+/// The handler of one table entry.
+fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
+    match (info.method, info.path) {
+        ("GET", "/healthz") => web::get().to(health::healthz),
+        ("GET", "/api/openapi.json") => web::get().to(openapi::document),
+        ("POST", "/api/auth/login") => web::post().to(auth::login::<S>),
+        ("POST", "/api/auth/logout") => web::post().to(auth::logout::<S>),
+        ("GET", "/api/auth/me") => web::get().to(auth::me::<S>),
+        ("GET", "/api/info") => web::get().to(health::info::<S>),
+        ("POST", "/api/sessions") => web::post().to(sessions::create::<S>),
+        ("GET", "/api/sessions") => web::get().to(sessions::list::<S>),
+        ("GET", "/api/sessions/{id}") => web::get().to(sessions::get::<S>),
+        ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
+        ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
+        ("POST", "/api/sessions/{id}/messages") => web::post().to(runs::post_message::<S>),
+        ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
+        ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
+        ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),
+        (method, path) => unreachable!("no handler for {method} {path}"),
+    }
+}
+
+/// Registers every route of [`ROUTES`] for backend `S`, then the page.
+pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
     cfg.app_data(
         web::QueryConfig::default().error_handler(|error, _| {
             ApiError::BadRequest(format!("invalid query: {error}")).into()
@@ -27,29 +107,36 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, web_dir: std::path::Pat
         web::PathConfig::default().error_handler(|error, _| {
             ApiError::BadRequest(format!("invalid path: {error}")).into()
         }),
-    )
-    .route("/healthz", web::get().to(health::healthz))
-    .route("/api/info", web::get().to(health::info::<S>))
-    .service(
-        web::scope("/api/sessions")
-            .route("", web::post().to(sessions::create::<S>))
-            .route("", web::get().to(sessions::list::<S>))
-            .route("/{id}", web::get().to(sessions::get::<S>))
-            .route("/{id}", web::delete().to(sessions::delete::<S>))
-            .route("/{id}/events", web::get().to(sessions::events::<S>))
-            .route("/{id}/messages", web::post().to(runs::post_message::<S>))
-            .route(
-                "/{id}/interrupts/{interrupt}",
-                web::post().to(runs::answer::<S>),
-            )
-            .route("/{id}/cancel", web::post().to(runs::cancel::<S>))
-            .route("/{id}/ws", web::get().to(crate::ws::connect::<S>)),
-    )
-    .service(web::scope("/api").default_service(web::to(health::api_not_found)));
-    page::configure(cfg, web_dir);
+    );
+    // One resource per path with all its methods; any other method answers 405.
+    let mut paths: Vec<&str> = ROUTES.iter().map(|info| info.path).collect();
+    paths.dedup();
+    for path in paths {
+        let mut resource = web::resource(path).default_service(web::to(health::method_not_allowed));
+        for info in ROUTES.iter().filter(|info| info.path == path) {
+            resource = resource.route(handler::<S>(info));
+        }
+        cfg.service(resource);
+    }
+    cfg.service(web::scope("/api").default_service(web::to(health::api_not_found)));
+    page.configure(cfg);
 }
 
 /// Parses a session id from a path segment.
 pub(crate) fn session_id(text: &str) -> Result<crate::domain::SessionId, ApiError> {
     crate::domain::SessionId::parse(text).map_err(|e| ApiError::BadRequest(e.to_string()))
+}
+
+/// The caller's session named by a path segment. A session of another user is answered
+/// exactly like one that does not exist.
+pub(crate) async fn owned_session<S: Store>(
+    state: &AppState<S>,
+    caller: &Caller,
+    id: &str,
+) -> Result<SessionRow, ApiError> {
+    let id = session_id(id)?;
+    match state.store.session(id).await? {
+        Some(row) if row.owner == caller.user => Ok(row),
+        _ => Err(ApiError::SessionNotFound(id.to_string())),
+    }
 }

@@ -1,9 +1,10 @@
 //! Run endpoints: post a message, answer an interrupt, cancel.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{PostMessage, ResumeBody, RunAccepted};
 
-use super::{read_json, session_id};
+use super::{owned_session, read_json};
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
@@ -11,11 +12,14 @@ use crate::store::Store;
 /// `POST /api/sessions/{id}/messages` → 202 `{runId}`.
 pub async fn post_message<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
     path: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let id = session_id(&path)?;
-    let message: PostMessage = read_json(body, None).await?;
+    let id = owned_session(&state, &caller, &path).await?.id;
+    let message: PostMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    state.rates.send_message(caller.user)?;
     let accepted = state
         .runner
         .post_message(id, message.text, message.client_message_id)
@@ -26,12 +30,14 @@ pub async fn post_message<S: Store>(
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` → 202 `{runId}` (200 if repeated).
 pub async fn answer<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let (id, interrupt_id) = path.into_inner();
-    let id = session_id(&id)?;
-    let answer: ResumeBody = read_json(body, None).await?;
+    let id = owned_session(&state, &caller, &id).await?.id;
+    let answer: ResumeBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     if answer
         .interrupt_id
         .as_ref()
@@ -51,9 +57,11 @@ pub async fn answer<S: Store>(
 /// `POST /api/sessions/{id}/cancel` → 202.
 pub async fn cancel<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    state.runner.cancel(session_id(&path)?).await?;
+    let id = owned_session(&state, &caller, &path).await?.id;
+    state.runner.cancel(id).await?;
     Ok(HttpResponse::Accepted().json(serde_json::json!({"status": "cancelling"})))
 }
 

@@ -2,11 +2,12 @@
 
 use std::fmt::Write;
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use shared::api::{CreateSession, SessionDetail, SessionList, SessionSummary};
 
-use super::{read_json, session_id};
+use super::{owned_session, read_json};
+use crate::auth::Caller;
 use crate::domain::{now_ms, SessionId};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -20,27 +21,33 @@ const MAX_EVENTS_PAGE: u32 = 10_000;
 /// `POST /api/sessions` `{title?}` → 201 with the summary.
 pub async fn create<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let request: CreateSession = read_json(body, Some(CreateSession::default())).await?;
+    let max = state.limits.max_body_bytes;
+    let request: CreateSession =
+        read_json(&request, body, max, Some(CreateSession::default())).await?;
     let title = request.title.as_deref().map(str::trim);
     if title.is_some_and(|t| t.is_empty() || t.chars().count() > MAX_TITLE) {
         return Err(ApiError::BadRequest(format!(
             "title must be 1 to {MAX_TITLE} characters"
         )));
     }
+    state.rates.create_session(caller.user)?;
     let row = state
         .store
-        .create_session(SessionId::generate(), title, now_ms())
+        .create_session(caller.user, SessionId::generate(), title, now_ms())
         .await?;
     Ok(HttpResponse::Created().json(summary(row)))
 }
 
-/// `GET /api/sessions`.
+/// `GET /api/sessions`: the caller's sessions.
 pub async fn list<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
 ) -> Result<web::Json<SessionList>, ApiError> {
-    let rows = state.store.list_sessions().await?;
+    let rows = state.store.list_sessions(caller.user).await?;
     Ok(web::Json(SessionList {
         sessions: rows.into_iter().map(summary).collect(),
     }))
@@ -49,15 +56,11 @@ pub async fn list<S: Store>(
 /// `GET /api/sessions/{id}`: summary and pending interrupts.
 pub async fn get<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
     path: web::Path<String>,
 ) -> Result<web::Json<SessionDetail>, ApiError> {
-    let id = session_id(&path)?;
-    let row = state
-        .store
-        .session(id)
-        .await?
-        .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
-    let pending = state.store.pending_interrupts(id).await?;
+    let row = owned_session(&state, &caller, &path).await?;
+    let pending = state.store.pending_interrupts(row.id).await?;
     Ok(web::Json(SessionDetail {
         summary: summary(row),
         pending_interrupts: pending.into_iter().map(|p| p.interrupt).collect(),
@@ -67,9 +70,10 @@ pub async fn get<S: Store>(
 /// `DELETE /api/sessions/{id}` → 204.
 pub async fn delete<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = session_id(&path)?;
+    let id = owned_session(&state, &caller, &path).await?.id;
     state.runner.delete(id).await?;
     state.hub.close(id);
     Ok(HttpResponse::NoContent().finish())
@@ -87,10 +91,11 @@ pub struct EventsQuery {
 /// `GET /api/sessions/{id}/events?after=&limit=` → `{events:[{seq,event}], lastSeq}`.
 pub async fn events<S: Store>(
     state: web::Data<AppState<S>>,
+    caller: Caller,
     path: web::Path<String>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = session_id(&path)?;
+    let id = owned_session(&state, &caller, &path).await?.id;
     let limit = query.limit.unwrap_or(1000);
     if limit == 0 || limit > MAX_EVENTS_PAGE {
         return Err(ApiError::BadRequest(format!(

@@ -8,6 +8,7 @@
 mod command;
 mod effects;
 mod sqlite;
+mod users;
 
 /// The title of a session that has none yet.
 pub const DEFAULT_TITLE: &str = "New session";
@@ -17,15 +18,18 @@ use std::future::Future;
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, Effects};
 pub use sqlite::SqliteStore;
+pub use users::UserRow;
 
 use shared::api::SessionStatus;
 
-use crate::domain::SessionId;
+use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
 /// A session row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionRow {
     pub id: SessionId,
+    /// The user who created it; nobody else can see it.
+    pub owner: UserId,
     pub title: String,
     pub status: SessionStatus,
     pub active_run_id: Option<String>,
@@ -125,16 +129,20 @@ pub enum StoreError {
 /// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
 /// transaction and allocate `seq`s inside it.
 pub trait Store: Send + Sync + 'static {
-    /// Creates a session; without a title it is named by its first message.
+    /// Creates a session of `owner`; without a title it is named by its first message.
     fn create_session(
         &self,
+        owner: UserId,
         id: SessionId,
         title: Option<&str>,
         now_ms: i64,
     ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
 
-    /// All sessions, most recently updated first.
-    fn list_sessions(&self) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+    /// The sessions of `owner`, most recently updated first.
+    fn list_sessions(
+        &self,
+        owner: UserId,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
 
     /// One session, if it exists.
     fn session(
@@ -142,7 +150,7 @@ pub trait Store: Send + Sync + 'static {
         id: SessionId,
     ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
 
-    /// Ids of the sessions in `status`.
+    /// Ids of the sessions in `status`, least recently updated first.
     fn sessions_with_status(
         &self,
         status: SessionStatus,
@@ -210,6 +218,59 @@ pub trait Store: Send + Sync + 'static {
         cutoff_ms: i64,
         limit: u32,
     ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Creates a user with its first API token (only the token's hash is given); false if
+    /// the name is taken (also by a revoked user).
+    fn create_user(
+        &self,
+        id: UserId,
+        name: &UserName,
+        token: TokenHash,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// One user, revoked or not.
+    fn user(&self, id: UserId) -> impl Future<Output = Result<Option<UserRow>, StoreError>> + Send;
+
+    /// Every user, `local` included, oldest first.
+    fn list_users(&self) -> impl Future<Output = Result<Vec<UserRow>, StoreError>> + Send;
+
+    /// Revokes a user: their tokens and sign-ins are deleted and they cannot sign in
+    /// again; their sessions stay. False if no active user has that name.
+    fn revoke_user(
+        &self,
+        name: &UserName,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The active user an API token belongs to, with the stored hash that matched.
+    fn user_for_token(
+        &self,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<Option<(UserRow, TokenHash)>, StoreError>> + Send;
+
+    /// Records a browser sign-in (the hash of its cookie) valid until `expires_at_ms`;
+    /// expired sign-ins are deleted on the way.
+    fn create_sign_in(
+        &self,
+        cookie: TokenHash,
+        user: UserId,
+        now_ms: i64,
+        expires_at_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The active user of an unexpired sign-in, with the stored hash that matched.
+    fn user_for_sign_in(
+        &self,
+        cookie: TokenHash,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Option<(UserRow, TokenHash)>, StoreError>> + Send;
+
+    /// Deletes a sign-in (signing out); false if there was none.
+    fn delete_sign_in(
+        &self,
+        cookie: TokenHash,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Applies a batch of commands in one transaction, checking each guard against the
     /// state left by the commands before it. One result per command, in order.

@@ -3,27 +3,27 @@
 
 use shared::{ClientFrame, ServerFrame};
 
-use crate::domain::SessionId;
+use super::socket::Viewer;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
 
 /// Handles one text frame; returns the error frame to send, if any.
-pub async fn handle<S: Store>(
-    state: &AppState<S>,
-    session: SessionId,
-    text: &str,
-) -> Option<String> {
-    let outcome = match serde_json::from_str::<ClientFrame>(text) {
-        Err(error) => Err(invalid(format!("not a valid client frame: {error}"))),
+pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) -> Option<String> {
+    let session = viewer.session;
+    let outcome = match parse(text) {
+        Err(error) => Err(error),
         Ok(ClientFrame::UserMessage {
             text,
             client_message_id,
-        }) => state
-            .runner
-            .post_message(session, text, client_message_id)
-            .await
-            .map(drop),
+        }) => match state.rates.send_message(viewer.user) {
+            Err(limited) => Err(limited),
+            Ok(()) => state
+                .runner
+                .post_message(session, text, client_message_id)
+                .await
+                .map(drop),
+        },
         Ok(ClientFrame::Resume {
             interrupt_id,
             status,
@@ -40,9 +40,10 @@ pub async fn handle<S: Store>(
         .map(|error| error_frame(error.code(), &error.to_string()))
 }
 
-/// A frame with `code` `invalid_frame`.
-pub fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest(message)
+/// Parses a client frame (the part the fuzzer drives).
+pub fn parse(text: &str) -> Result<ClientFrame, ApiError> {
+    serde_json::from_str::<ClientFrame>(text)
+        .map_err(|error| ApiError::BadRequest(format!("not a valid client frame: {error}")))
 }
 
 /// Serialises an error frame. `bad_request` is reported as `invalid_frame` on sockets.

@@ -1,10 +1,12 @@
 //! The session socket, `GET /api/sessions/{id}/ws?after=<seq>`.
 //!
-//! The handshake checks the session and hands the connection to [`socket::serve`],
-//! which replays the log after `after`, says `caught_up`, then follows live events and
-//! takes client frames. Sockets never own agent state.
+//! The handshake authenticates the caller (cookie or bearer token; the edge has already
+//! refused foreign origins), checks the session is theirs, takes one of their socket
+//! places and hands the connection to [`socket::serve`], which replays the log after
+//! `after`, says `caught_up`, then follows live events and takes client frames. Sockets
+//! never own agent state.
 
-mod client_frames;
+pub mod client_frames;
 mod socket;
 
 use std::time::Duration;
@@ -12,8 +14,9 @@ use std::time::Duration;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
+use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::routes::session_id;
+use crate::routes::owned_session;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -37,9 +40,6 @@ impl Default for Heartbeat {
         }
     }
 }
-/// Largest client frame accepted; larger ones close the socket with 1009.
-pub const MAX_FRAME: usize = 64 * 1024;
-
 /// The socket's query.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,32 +48,31 @@ pub struct SocketQuery {
     after: u64,
 }
 
-/// Upgrades to a WebSocket after checking the session exists.
+/// Upgrades to a WebSocket after checking the session is the caller's.
 pub async fn connect<S: Store>(
     request: HttpRequest,
     body: web::Payload,
+    caller: Caller,
     path: web::Path<String>,
     query: web::Query<SocketQuery>,
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
-    let session = session_id(&path)?;
-    let Some(row) = state.store.session(session).await? else {
-        return Err(ApiError::SessionNotFound(session.to_string()));
-    };
+    let row = owned_session(&state, &caller, &path).await?;
+    let place = state.sockets.open(caller.user)?;
     // An `after` beyond the log names events that do not exist; follow from the end.
     let after = query.after.min(row.last_seq);
     let (response, ws, stream) = actix_ws::handle(&request, body)
         .map_err(|e| ApiError::BadRequest(format!("not a WebSocket request: {e}")))?;
+    let max = state.limits.max_frame_bytes;
     let stream = stream
-        .max_frame_size(MAX_FRAME)
+        .max_frame_size(max)
         .aggregate_continuations()
-        .max_continuation_size(MAX_FRAME);
-    actix_web::rt::spawn(socket::serve(
-        state.into_inner(),
-        session,
-        after,
-        ws,
-        stream,
-    ));
+        .max_continuation_size(max);
+    let viewer = socket::Viewer {
+        session: row.id,
+        user: caller.user,
+        _place: place,
+    };
+    actix_web::rt::spawn(socket::serve(state.into_inner(), viewer, after, ws, stream));
     Ok(response)
 }

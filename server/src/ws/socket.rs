@@ -14,7 +14,8 @@ use shared::ServerFrame;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
-use crate::domain::SessionId;
+use crate::domain::{SessionId, UserId};
+use crate::limits::SocketSlot;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -24,15 +25,23 @@ const REPLAY_PAGE: u32 = 1000;
 /// Why the loop ended without a close frame to send (the peer is gone).
 struct Gone;
 
+/// Who is watching what: the session, the user acting on it, and their socket place
+/// (freed when the socket ends).
+pub struct Viewer {
+    pub session: SessionId,
+    pub user: UserId,
+    pub _place: SocketSlot,
+}
+
 /// Serves the socket until either side ends it.
 pub async fn serve<S: Store>(
     state: Arc<AppState<S>>,
-    session: SessionId,
+    viewer: Viewer,
     after: u64,
     mut ws: Session,
     mut stream: AggregatedMessageStream,
 ) {
-    let reason = match run(&state, session, after, &mut ws, &mut stream).await {
+    let reason = match run(&state, &viewer, after, &mut ws, &mut stream).await {
         Ok(reason) => reason,
         Err(Gone) => return,
     };
@@ -41,11 +50,12 @@ pub async fn serve<S: Store>(
 
 async fn run<S: Store>(
     state: &AppState<S>,
-    session: SessionId,
+    viewer: &Viewer,
     after: u64,
     ws: &mut Session,
     stream: &mut AggregatedMessageStream,
 ) -> Result<Option<CloseReason>, Gone> {
+    let session = viewer.session;
     let mut live = state.hub.subscribe(session);
     let mut sent = after;
     catch_up(state, session, &mut sent, ws).await?;
@@ -61,7 +71,7 @@ async fn run<S: Store>(
                 match message {
                     None => return Err(Gone),
                     Some(Ok(AggregatedMessage::Text(text))) => {
-                        if let Some(frame) = client_frames::handle(state, session, &text).await {
+                        if let Some(frame) = client_frames::handle(state, viewer, &text).await {
                             ws.text(frame).await.map_err(|_| Gone)?;
                         }
                     }
@@ -130,10 +140,7 @@ async fn catch_up<S: Store>(
 fn protocol_close(error: actix_ws::ProtocolError) -> CloseReason {
     let too_big = CloseReason {
         code: CloseCode::Size,
-        description: Some(format!(
-            "messages are limited to {} bytes",
-            super::MAX_FRAME
-        )),
+        description: Some("the message is larger than this server accepts".into()),
     };
     match error {
         actix_ws::ProtocolError::Overflow => too_big,

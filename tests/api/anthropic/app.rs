@@ -9,19 +9,20 @@ use shared::{Event, EventBody, Outcome};
 use super::{assert_well_formed, KEY};
 use crate::helpers::provider::{fixture, ProviderServer, Reply};
 use crate::helpers::socket::interrupt_id;
-use crate::helpers::{assert_valid_session, spawn_app_with, types, TestApp};
+use crate::helpers::{assert_valid_session, key_file, spawn_app_with, types, TestApp};
 
 const SIGNATURE: &str = "EqQBCkYIBxgCKkCb8v3m0kX7Lk1kZ2l2ZW4gYSBzaWduYXR1cmUgZm9yIHRoZSB0aGlua2luZyBibG9jaxIMdGFuZGVtLXRlc3QaDGxvY2FsLWZpeHR1cmU=";
 
 /// The app on the Anthropic engine at `server`, with more flags.
 async fn app_for(server: &ProviderServer, extra: &[&str]) -> TestApp {
+    let key = key_file(KEY);
     let mut flags = vec![
         "--engine",
         "anthropic",
         "--anthropic-base-url",
         &server.url,
-        "--anthropic-api-key",
-        KEY,
+        "--anthropic-api-key-file",
+        &key,
         "--retry-base-ms",
         "10",
     ];

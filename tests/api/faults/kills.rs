@@ -198,7 +198,7 @@ impl Harness {
             repairs.cut_off += found.cut_off;
             problems.extend(viewer.problems());
         }
-        let file = self.dir.path().join("workspace").join(APPEND_FILE);
+        let file = self.dir.path().join("workspace/local").join(APPEND_FILE);
         let file = std::fs::read_to_string(file).unwrap_or_default();
         let appended = tool_checks::check_file(&file, &lines, &mut problems);
         if self.tally.kills >= STREAK * 2 && recovery.limits == 0 {

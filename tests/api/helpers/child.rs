@@ -39,6 +39,7 @@ impl Tandem {
             .arg("--script")
             .arg(script)
             .args(["--token-delay-ms", "10", "--workers", "1"])
+            .args(super::UNLIMITED)
             .args(extra)
             .env("RUST_LOG", "info")
             .stderr(Stdio::piped())

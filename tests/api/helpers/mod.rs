@@ -24,6 +24,20 @@ pub struct TestApp {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// Per-user limits high enough that only the tests of limits meet them (later flags win).
+pub const UNLIMITED: &[&str] = &[
+    "--sessions-per-minute",
+    "1000000",
+    "--messages-per-minute",
+    "1000000",
+    "--sockets-per-user",
+    "100000",
+    "--max-concurrent-runs",
+    "100000",
+    "--max-queued-runs",
+    "100000",
+];
+
 /// Builds the config tests use: script engine, no pacing, one worker.
 pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config {
     let workspace = script.with_extension("workspace");
@@ -47,8 +61,22 @@ pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config 
     if !extra.contains(&"--token-delay-ms") {
         args.extend_from_slice(&["--token-delay-ms", "0"]);
     }
+    // Tests drive hundreds of sessions from one user; the limit tests set their own.
+    args.extend_from_slice(UNLIMITED);
     args.extend_from_slice(extra);
     Config::parse_from(args)
+}
+
+/// A file holding `key`, for `--openai-api-key-file` / `--anthropic-api-key-file` (keys
+/// are never flags). The files live in one folder for the whole test process.
+pub fn key_file(key: &str) -> String {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
+    let path = dir
+        .path()
+        .join(format!("key-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::write(&path, key).unwrap();
+    path.display().to_string()
 }
 
 /// Writes a script file with these turns.

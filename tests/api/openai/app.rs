@@ -7,13 +7,14 @@ use super::*;
 async fn app_with(replies: Vec<Reply>, extra: &[&str]) -> (TestApp, ProviderServer) {
     let server = ProviderServer::start(replies).await;
     let base = format!("{}/v1", server.url);
+    let key = crate::helpers::key_file(KEY);
     let mut flags = vec![
         "--engine",
         "openai",
         "--openai-base-url",
         &base,
-        "--openai-api-key",
-        KEY,
+        "--openai-api-key-file",
+        &key,
         "--retry-base-ms",
         "10",
         "--extra-header",

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::answer::{is_expired_result, Answer, NO_ANSWER_REASON};
 
 /// The `name` of the `CUSTOM` event the server appends when an approval is answered.
-pub const TOOL_APPROVAL_EVENT: &str = "tandem.tool_approval";
+pub const TOOL_APPROVAL_EVENT: &str = shared::custom::TOOL_APPROVAL;
 
 /// The payload of an approval answer, or a message saying why the edited arguments are not
 /// usable. Approving sends `arguments` only when `edited_text` parses to a JSON object that

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::EngineError;
 use crate::config::ProviderSettings;
+use crate::scrub::Scrubber;
 
 /// Longest `retry-after` Tandem waits; a provider asking for more fails the call.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -49,18 +50,21 @@ pub fn client(settings: &ProviderSettings) -> Result<reqwest::Client, reqwest::E
 }
 
 /// Sends the request `build` makes until a 2xx arrives or retrying stops making sense.
+/// Error messages pass through `scrubber` before they are logged or returned.
 pub async fn send_with_retry(
     build: impl Fn() -> RequestBuilder,
     policy: &RetryPolicy,
     provider: &str,
+    scrubber: &Scrubber,
 ) -> Result<Response, EngineError> {
     let mut attempt = 0;
     loop {
-        let failure = match build().send().await {
+        let mut failure = match build().send().await {
             Ok(response) if response.status().is_success() => return Ok(response),
             Ok(response) => Failure::from_response(response, provider).await,
             Err(error) => Failure::transport(&error, provider),
         };
+        failure.error.message = scrubber.clean(&failure.error.message);
         attempt += 1;
         let wait = match failure.wait(attempt, policy) {
             Some(wait) => wait,

@@ -15,6 +15,7 @@ use futures_util::{stream, Stream, StreamExt};
 use reqwest::Response;
 
 use super::{EngineError, EngineEvent, EngineStream};
+use crate::scrub::Scrubber;
 
 /// Reads one provider's stream.
 pub trait Decoder: Send + 'static {
@@ -38,13 +39,20 @@ enum State<D> {
     Finished,
 }
 
-/// The engine stream of one call: `connect` yields the 2xx response.
+/// The engine stream of one call: `connect` yields the 2xx response. Every error's
+/// message passes through `scrubber` (it reaches every viewer as `RUN_ERROR`).
 pub fn drive<D: Decoder>(
     connect: impl Future<Output = Result<Response, EngineError>> + Send + 'static,
     decoder: D,
+    scrubber: Scrubber,
 ) -> EngineStream {
     let start = State::Connecting(Box::pin(connect), decoder);
-    Box::pin(stream::unfold(start, step))
+    Box::pin(stream::unfold(start, step).map(move |item| {
+        item.map_err(|mut error| {
+            error.message = scrubber.clean(&error.message);
+            error
+        })
+    }))
 }
 
 async fn step<D: Decoder>(

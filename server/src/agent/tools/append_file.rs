@@ -1,26 +1,28 @@
-//! The `append_file` tool: appends one line to a text file inside the workspace folder.
+//! The `append_file` tool: appends one line to a text file in the caller's workspace.
 //!
 //! It changes things and is not idempotent (running it twice appends twice), so it needs
 //! approval by default and is never re-run after a crash cut it short.
 
-use std::path::PathBuf;
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
 
-use super::write_file::{inside, with_folder};
-use super::{Tool, ToolSpec};
+use super::workspace::{check_path, Workspaces, WriteMode, MAX_PATH_BYTES};
+use super::{Tool, ToolContext, ToolSpec};
 
-/// Appends lines to files under one folder.
+/// Longest line, in bytes.
+const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Appends lines to files in users' workspaces.
 pub struct AppendFile {
-    workspace: PathBuf,
+    workspaces: Arc<Workspaces>,
 }
 
 impl AppendFile {
-    /// A tool that appends under `workspace` (created on first write).
-    pub fn new(workspace: PathBuf) -> Self {
-        Self { workspace }
+    /// A tool that appends in `workspaces`.
+    pub fn new(workspaces: Arc<Workspaces>) -> Self {
+        Self { workspaces }
     }
 }
 
@@ -34,8 +36,8 @@ impl Tool for AppendFile {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "minLength": 1, "maxLength": 255},
-                    "line": {"type": "string", "maxLength": 65536, "pattern": "^[^\\n]*$"}
+                    "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES},
+                    "line": {"type": "string", "maxLength": MAX_LINE_BYTES, "pattern": "^[^\\n]*$"}
                 },
                 "required": ["path", "line"],
                 "additionalProperties": false
@@ -47,24 +49,30 @@ impl Tool for AppendFile {
         true
     }
 
-    fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn check(&self, arguments: &Value) -> Result<(), String> {
+        check_path(arguments["path"].as_str().unwrap_or_default())?;
+        let bytes = arguments["line"].as_str().map_or(0, str::len);
+        if bytes > MAX_LINE_BYTES {
+            return Err(format!(
+                "`line` is {bytes} bytes; the most is {MAX_LINE_BYTES}"
+            ));
+        }
+        Ok(())
+    }
+
+    fn call(
+        &self,
+        arguments: Value,
+        context: &ToolContext,
+    ) -> BoxFuture<'static, Result<Value, String>> {
         let path = arguments["path"].as_str().unwrap_or_default().to_string();
         let line = arguments["line"].as_str().unwrap_or_default().to_string();
-        let target = inside(&self.workspace, &path);
+        let (workspaces, user) = (self.workspaces.clone(), context.user.clone());
         Box::pin(async move {
-            let target = with_folder(target?, &path).await?;
-            let mut file = tokio::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&target)
-                .await
-                .map_err(|e| format!("cannot open `{path}`: {e}"))?;
-            file.write_all(format!("{line}\n").as_bytes())
-                .await
-                .map_err(|e| format!("cannot append to `{path}`: {e}"))?;
-            file.sync_data()
-                .await
-                .map_err(|e| format!("cannot sync `{path}`: {e}"))?;
+            let bytes = format!("{line}\n").into_bytes();
+            workspaces
+                .write(&user, &path, bytes, WriteMode::Append)
+                .await?;
             Ok(json!({"appended": path}))
         })
     }
@@ -73,17 +81,21 @@ impl Tool for AppendFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::UserName;
 
     #[tokio::test]
     async fn each_call_appends_a_line() {
         let dir = tempfile::tempdir().unwrap();
-        let tool = AppendFile::new(dir.path().to_path_buf());
+        let tool = AppendFile::new(Arc::new(Workspaces::new(dir.path().to_path_buf(), 1 << 20)));
+        let context = ToolContext {
+            user: UserName::parse("ann").unwrap(),
+        };
         for line in ["one", "two"] {
-            tool.call(json!({"path": "log.txt", "line": line}))
+            tool.call(json!({"path": "log.txt", "line": line}), &context)
                 .await
                 .unwrap();
         }
-        let text = std::fs::read_to_string(dir.path().join("log.txt")).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("ann/log.txt")).unwrap();
         assert_eq!(text, "one\ntwo\n");
     }
 }

@@ -28,7 +28,11 @@ impl Tool for Calculator {
         }
     }
 
-    fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(
+        &self,
+        arguments: Value,
+        _: &super::ToolContext,
+    ) -> BoxFuture<'static, Result<Value, String>> {
         let expression = arguments["expression"]
             .as_str()
             .unwrap_or_default()

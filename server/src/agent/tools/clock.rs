@@ -17,7 +17,11 @@ impl Tool for Clock {
         }
     }
 
-    fn call(&self, _arguments: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(
+        &self,
+        _arguments: Value,
+        _: &super::ToolContext,
+    ) -> BoxFuture<'static, Result<Value, String>> {
         let now = chrono::Utc::now();
         Box::pin(async move {
             Ok(json!({

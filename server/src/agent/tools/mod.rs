@@ -7,13 +7,14 @@
 //! registry also knows which tools need a person's approval before they run.
 
 mod append_file;
-mod calculator;
+pub mod calculator;
 mod clock;
 pub mod request_input;
+pub mod schema;
+pub mod workspace;
 mod write_file;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,7 +25,10 @@ use serde_json::{json, Value};
 pub use append_file::AppendFile;
 pub use calculator::Calculator;
 pub use clock::Clock;
+pub use workspace::Workspaces;
 pub use write_file::WriteFile;
+
+use crate::domain::UserName;
 
 /// How long a tool may run before its call fails.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,12 +42,28 @@ pub struct ToolSpec {
     pub parameters: Value,
 }
 
+/// What a call knows about who it runs for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolContext {
+    /// The owner of the session: file tools work in their workspace.
+    pub user: UserName,
+}
+
 /// A callable tool.
 pub trait Tool: Send + Sync + 'static {
     /// Name, description and argument schema.
     fn spec(&self) -> ToolSpec;
-    /// Runs the tool on validated arguments.
-    fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>>;
+    /// Checks what the schema cannot say (e.g. that a path stays in the workspace);
+    /// runs on the model's arguments and again on a person's edits.
+    fn check(&self, _arguments: &Value) -> Result<(), String> {
+        Ok(())
+    }
+    /// Runs the tool on checked arguments.
+    fn call(
+        &self,
+        arguments: Value,
+        context: &ToolContext,
+    ) -> BoxFuture<'static, Result<Value, String>>;
     /// Whether the tool changes something outside the conversation; such tools need a
     /// person's approval unless configured otherwise.
     fn changes_things(&self) -> bool {
@@ -74,17 +94,24 @@ pub struct UnknownTool(pub String, pub String);
 
 impl ToolRegistry {
     /// The built-in tools: `calculator`, `clock`, and `write_file` and `append_file`
-    /// (under `workspace`).
-    pub fn builtin(workspace: PathBuf) -> Self {
+    /// (in `workspaces`).
+    pub fn builtin(workspaces: Arc<Workspaces>) -> Self {
         let mut registry = Self {
             tools: BTreeMap::new(),
             needs_approval: BTreeSet::new(),
         };
         registry.register(Arc::new(Calculator));
         registry.register(Arc::new(Clock));
-        registry.register(Arc::new(WriteFile::new(workspace.clone())));
-        registry.register(Arc::new(AppendFile::new(workspace)));
+        registry.register(Arc::new(WriteFile::new(workspaces.clone())));
+        registry.register(Arc::new(AppendFile::new(workspaces)));
         registry
+    }
+
+    /// The built-in tools on a scratch workspace under the temp folder, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn scratch() -> Self {
+        let root = std::env::temp_dir().join("tandem-tool-tests");
+        Self::builtin(Arc::new(Workspaces::new(root, 1 << 20)))
     }
 
     /// Adds a tool; its schema must compile. Tools that change things need approval.
@@ -135,9 +162,9 @@ impl ToolRegistry {
     }
 
     /// Runs a call and returns the result content (JSON text).
-    pub async fn invoke(&self, name: &str, arguments: &str) -> String {
+    pub async fn invoke(&self, name: &str, arguments: &str, context: &ToolContext) -> String {
         let result = match self.check(name, arguments) {
-            Ok(arguments) => self.run(name, arguments).await,
+            Ok(arguments) => self.run(name, arguments, context).await,
             Err(message) => Err(message),
         };
         result_content(result)
@@ -150,13 +177,16 @@ impl ToolRegistry {
         Ok(arguments)
     }
 
-    /// Checks arguments against the tool's schema.
+    /// Checks arguments against the tool's schema and its own rules.
     pub fn validate(&self, name: &str, arguments: &Value) -> Result<(), String> {
         let registered = self.registered(name)?;
-        match registered.validator.validate(arguments) {
-            Ok(()) => Ok(()),
-            Err(error) => Err(format!("invalid arguments for `{name}`: {error}")),
+        if let Err(error) = registered.validator.validate(arguments) {
+            return Err(format!("invalid arguments for `{name}`: {error}"));
         }
+        registered
+            .tool
+            .check(arguments)
+            .map_err(|problem| format!("invalid arguments for `{name}`: {problem}"))
     }
 
     fn registered(&self, name: &str) -> Result<&Registered, String> {
@@ -167,8 +197,13 @@ impl ToolRegistry {
     }
 
     /// Runs a tool on arguments already checked.
-    pub async fn run(&self, name: &str, arguments: Value) -> Result<Value, String> {
-        let call = self.registered(name)?.tool.call(arguments);
+    pub async fn run(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: &ToolContext,
+    ) -> Result<Value, String> {
+        let call = self.registered(name)?.tool.call(arguments, context);
         // A separate task isolates a panicking tool: the panic becomes a JoinError.
         match tokio::time::timeout(TOOL_TIMEOUT, tokio::spawn(call)).await {
             Err(_) => Err(format!("`{name}` did not finish within {TOOL_TIMEOUT:?}")),
@@ -176,6 +211,31 @@ impl ToolRegistry {
             Ok(Err(_)) => Err(format!("`{name}` was stopped")),
             Ok(Ok(result)) => result,
         }
+    }
+}
+
+/// A result kept to at most `max` bytes: a longer one becomes a JSON marker with its
+/// original size and the start of its text, so the model and the page see what happened.
+pub fn truncate_result(content: String, max: usize) -> String {
+    if content.len() <= max {
+        return content;
+    }
+    // Escaping can grow the preview (quotes, control characters): halve until it fits.
+    let mut keep = max.saturating_sub(100).min(content.len());
+    loop {
+        while !content.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        let marker = json!({
+            "truncated": true,
+            "originalBytes": content.len(),
+            "preview": &content[..keep],
+        })
+        .to_string();
+        if marker.len() <= max || keep == 0 {
+            return marker;
+        }
+        keep /= 2;
     }
 }
 
@@ -208,8 +268,14 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }
         }
-        fn call(&self, _: Value) -> BoxFuture<'static, Result<Value, String>> {
+        fn call(&self, _: Value, _: &ToolContext) -> BoxFuture<'static, Result<Value, String>> {
             Box::pin(async { panic!("boom") })
+        }
+    }
+
+    fn context() -> ToolContext {
+        ToolContext {
+            user: UserName::parse("tester").unwrap(),
         }
     }
 
@@ -220,17 +286,20 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_tools_bad_arguments_and_panics_become_error_results() {
-        let mut registry = ToolRegistry::builtin(std::env::temp_dir());
+        let mut registry = ToolRegistry::scratch();
         registry.register(Arc::new(Panics));
-        assert!(error_of(&registry.invoke("nope", "{}").await).contains("unknown tool"));
-        assert!(error_of(&registry.invoke("calculator", "{").await).contains("not valid JSON"));
-        assert!(error_of(&registry.invoke("calculator", "{\"x\":1}").await).contains("invalid"));
-        assert!(error_of(&registry.invoke("panics", "{}").await).contains("unexpectedly"));
+        let c = &context();
+        assert!(error_of(&registry.invoke("nope", "{}", c).await).contains("unknown tool"));
+        assert!(error_of(&registry.invoke("calculator", "{", c).await).contains("not valid JSON"));
+        assert!(error_of(&registry.invoke("calculator", "{\"x\":1}", c).await).contains("invalid"));
+        assert!(error_of(&registry.invoke("panics", "{}", c).await).contains("unexpectedly"));
+        let dotfile = registry.invoke("write_file", r#"{"path":".ssh/x","content":""}"#, c);
+        assert!(error_of(&dotfile.await).contains("invalid arguments"));
     }
 
     #[test]
     fn tools_that_change_things_need_approval_unless_configured() {
-        let mut registry = ToolRegistry::builtin(std::env::temp_dir());
+        let mut registry = ToolRegistry::scratch();
         assert!(registry.needs_approval("write_file"));
         assert!(!registry.needs_approval("calculator"));
         registry.set_approval("write_file", false).unwrap();
@@ -240,11 +309,24 @@ mod tests {
         assert!(registry.set_approval("nope", true).is_err());
     }
 
+    #[test]
+    fn long_results_are_truncated_with_a_marker_that_stays_json() {
+        let short = "{\"a\":1}".to_string();
+        assert_eq!(truncate_result(short.clone(), 1000), short);
+        let long = json!({"text": "ü\"".repeat(5000)}).to_string();
+        let cut = truncate_result(long.clone(), 1000);
+        assert!(cut.len() <= 1000, "{}", cut.len());
+        let marker: Value = serde_json::from_str(&cut).unwrap();
+        assert_eq!(marker["truncated"], true);
+        assert_eq!(marker["originalBytes"], long.len());
+        assert!(long.starts_with(marker["preview"].as_str().unwrap()));
+    }
+
     #[tokio::test]
     async fn a_good_call_returns_its_value() {
-        let registry = ToolRegistry::builtin(std::env::temp_dir());
+        let registry = ToolRegistry::scratch();
         let content = registry
-            .invoke("calculator", r#"{"expression":"6*7"}"#)
+            .invoke("calculator", r#"{"expression":"6*7"}"#, &context())
             .await;
         assert_eq!(
             serde_json::from_str::<Value>(&content).unwrap()["result"],

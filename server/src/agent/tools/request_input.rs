@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 use shared::{InputKind, InputRequest, Interrupt, ResumeStatus};
 
+use super::schema::{self, SchemaLimits};
 use super::ToolSpec;
 use crate::domain::{new_id, rfc3339_after};
 
@@ -38,8 +39,8 @@ pub fn spec() -> ToolSpec {
     }
 }
 
-/// Parses and checks the model's arguments.
-pub fn parse(arguments: &str) -> Result<InputRequest, String> {
+/// Parses and checks the model's arguments; the answer's schema must fit `limits`.
+pub fn parse(arguments: &str, limits: &SchemaLimits) -> Result<InputRequest, String> {
     let value = super::parse_arguments(arguments)?;
     let request: InputRequest = serde_json::from_value(value)
         .map_err(|e| format!("invalid arguments for `{NAME}`: {e}"))?;
@@ -61,11 +62,14 @@ pub fn parse(arguments: &str) -> Result<InputRequest, String> {
             if !has_properties {
                 return Err("kind `form` needs a `schema` object with `properties`".into());
             }
-            jsonschema::validator_for(schema.expect("checked"))
-                .map_err(|e| format!("`schema` is not a valid JSON Schema: {e}"))?;
         }
         InputKind::Text | InputKind::Confirm => {}
     }
+    let answer_schema = response_schema(&request);
+    limits
+        .check(&answer_schema)
+        .and_then(|()| schema::compile(&answer_schema).map(drop))
+        .map_err(|problem| format!("the question's answer schema was refused: {problem}"))?;
     Ok(request)
 }
 
@@ -145,7 +149,7 @@ pub fn check_payload(interrupt: &Interrupt, payload: Option<&Value>) -> Result<(
     let Some(schema) = &interrupt.response_schema else {
         return Ok(());
     };
-    let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+    let validator = schema::compile(schema)?;
     let problems: Vec<String> = validator
         .iter_errors(payload)
         .take(5)
@@ -168,6 +172,10 @@ pub fn check_payload(interrupt: &Interrupt, payload: Option<&Value>) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(arguments: &str) -> Result<InputRequest, String> {
+        super::parse(arguments, &SchemaLimits::default())
+    }
 
     fn request(args: Value) -> InputRequest {
         parse(&args.to_string()).unwrap()
@@ -210,6 +218,24 @@ mod tests {
             .contains("properties"));
         assert!(parse(r#"{"prompt":"x","kind":"guess"}"#).is_err());
         assert!(parse(r#"{"prompt":" ","kind":"text"}"#).is_err());
+    }
+
+    #[test]
+    fn hostile_form_schemas_are_refused() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..40 {
+            deep = json!({"type": "object", "properties": {"x": deep}});
+        }
+        let args = json!({"prompt": "x", "kind": "form", "schema": deep});
+        assert!(parse(&args.to_string()).unwrap_err().contains("deeper"));
+        let wide: serde_json::Map<String, Value> = (0..2000)
+            .map(|i| (format!("field{i}"), json!({"type": "string"})))
+            .collect();
+        let args = json!({"prompt": "x", "kind": "form", "schema": {"properties": wide}});
+        assert!(parse(&args.to_string()).unwrap_err().contains("bytes"));
+        let choices: Vec<String> = (0..5000).map(|i| format!("option {i}")).collect();
+        let args = json!({"prompt": "x", "kind": "choice", "choices": choices});
+        assert!(parse(&args.to_string()).is_err());
     }
 
     #[test]

@@ -1,28 +1,29 @@
-//! The `write_file` tool: writes a text file inside the workspace folder.
+//! The `write_file` tool: writes a text file in the caller's workspace folder.
 //!
 //! It changes things, so it needs a person's approval by default; writing the same file
-//! twice gives the same result, so it is idempotent. Paths are relative to the workspace
-//! and may not leave it (no absolute paths, no `..`).
+//! twice gives the same result, so it is idempotent. Where it may write is decided by
+//! [`super::workspace`].
 
-use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{Tool, ToolSpec};
+use super::workspace::{check_path, Workspaces, WriteMode, MAX_PATH_BYTES};
+use super::{Tool, ToolContext, ToolSpec};
 
 /// Largest file the tool writes, in bytes.
-const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
 
-/// Writes files under one folder.
+/// Writes files in users' workspaces.
 pub struct WriteFile {
-    workspace: PathBuf,
+    workspaces: Arc<Workspaces>,
 }
 
 impl WriteFile {
-    /// A tool that writes under `workspace` (created on first write).
-    pub fn new(workspace: PathBuf) -> Self {
-        Self { workspace }
+    /// A tool that writes in `workspaces`.
+    pub fn new(workspaces: Arc<Workspaces>) -> Self {
+        Self { workspaces }
     }
 }
 
@@ -36,7 +37,7 @@ impl Tool for WriteFile {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "minLength": 1, "maxLength": 255},
+                    "path": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_BYTES},
                     "content": {"type": "string", "maxLength": MAX_CONTENT_BYTES}
                 },
                 "required": ["path", "content"],
@@ -53,70 +54,61 @@ impl Tool for WriteFile {
         true
     }
 
-    fn call(&self, arguments: Value) -> BoxFuture<'static, Result<Value, String>> {
+    fn check(&self, arguments: &Value) -> Result<(), String> {
+        check_path(arguments["path"].as_str().unwrap_or_default())?;
+        let bytes = arguments["content"].as_str().map_or(0, str::len);
+        if bytes > MAX_CONTENT_BYTES {
+            return Err(format!(
+                "`content` is {bytes} bytes; the most is {MAX_CONTENT_BYTES}"
+            ));
+        }
+        Ok(())
+    }
+
+    fn call(
+        &self,
+        arguments: Value,
+        context: &ToolContext,
+    ) -> BoxFuture<'static, Result<Value, String>> {
         let path = arguments["path"].as_str().unwrap_or_default().to_string();
         let content = arguments["content"]
             .as_str()
             .unwrap_or_default()
             .to_string();
-        let target = inside(&self.workspace, &path);
+        let (workspaces, user) = (self.workspaces.clone(), context.user.clone());
         Box::pin(async move {
-            let target = with_folder(target?, &path).await?;
-            tokio::fs::write(&target, content.as_bytes())
-                .await
-                .map_err(|e| format!("cannot write `{path}`: {e}"))?;
-            Ok(json!({"written": path, "bytes": content.len()}))
+            let bytes = workspaces
+                .write(&user, &path, content.into_bytes(), WriteMode::Replace)
+                .await?;
+            Ok(json!({"written": path, "bytes": bytes}))
         })
     }
-}
-
-/// Creates the folder `target` goes in; `path` names it in errors.
-pub(super) async fn with_folder(target: PathBuf, path: &str) -> Result<PathBuf, String> {
-    if let Some(folder) = target.parent() {
-        tokio::fs::create_dir_all(folder)
-            .await
-            .map_err(|e| format!("cannot create the folder for `{path}`: {e}"))?;
-    }
-    Ok(target)
-}
-
-/// `relative` joined to `workspace`, refused if it would leave the workspace.
-pub(super) fn inside(workspace: &Path, relative: &str) -> Result<PathBuf, String> {
-    let path = Path::new(relative);
-    let plain = path
-        .components()
-        .all(|part| matches!(part, Component::Normal(_)));
-    if !plain {
-        return Err(format!(
-            "`{relative}` must be a relative path inside the workspace (no `/` at the start, no `..`)"
-        ));
-    }
-    Ok(workspace.join(path))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_stay_inside_the_workspace() {
-        let root = Path::new("/w");
-        assert_eq!(inside(root, "a/b.txt").unwrap(), Path::new("/w/a/b.txt"));
-        assert!(inside(root, "../x").is_err());
-        assert!(inside(root, "/etc/passwd").is_err());
-        assert!(inside(root, "a/../../x").is_err());
-    }
+    use crate::domain::UserName;
 
     #[tokio::test]
-    async fn writes_the_file() {
+    async fn writes_the_file_in_the_callers_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let tool = WriteFile::new(dir.path().to_path_buf());
+        let tool = WriteFile::new(Arc::new(Workspaces::new(dir.path().to_path_buf(), 1 << 20)));
+        let context = ToolContext {
+            user: UserName::parse("ann").unwrap(),
+        };
         let result = tool
-            .call(json!({"path": "n/note.txt", "content": "hi"}))
+            .call(json!({"path": "n/note.txt", "content": "hi"}), &context)
             .await
             .unwrap();
         assert_eq!(result["bytes"], 2);
-        let text = std::fs::read_to_string(dir.path().join("n/note.txt")).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("ann/n/note.txt")).unwrap();
         assert_eq!(text, "hi");
+        assert!(tool.check(&json!({"path": ".env", "content": ""})).is_err());
+        let big = "é".repeat(MAX_CONTENT_BYTES / 2 + 1);
+        assert!(
+            tool.check(&json!({"path": "a", "content": big})).is_err(),
+            "bytes, not chars"
+        );
     }
 }

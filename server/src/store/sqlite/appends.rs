@@ -118,7 +118,7 @@ async fn update_sessions(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{append, temp_store};
-    use crate::domain::SessionId;
+    use crate::domain::{SessionId, UserId};
     use crate::store::{Applied, Rejection, Store};
 
     #[tokio::test]
@@ -128,7 +128,10 @@ mod tests {
         let b = SessionId::parse("0193a1f2-0000-7000-8000-00000000000b").unwrap();
         let missing = SessionId::parse("0193a1f2-0000-7000-8000-00000000000c").unwrap();
         for id in [a, b] {
-            store.create_session(id, None, 0).await.unwrap();
+            store
+                .create_session(UserId::LOCAL, id, None, 0)
+                .await
+                .unwrap();
         }
         store.apply(&[append(a, &["a0"])], 0).await.unwrap();
         let batch = [

@@ -91,7 +91,7 @@ pub(super) async fn delete_idle_before(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{append, temp_store};
-    use crate::domain::SessionId;
+    use crate::domain::{SessionId, UserId};
     use crate::eventlog::event_frame;
     use crate::store::Store;
 
@@ -99,7 +99,10 @@ mod tests {
     async fn frames_built_by_sqlite_are_the_frames_built_in_rust() {
         let (_dir, store) = temp_store().await;
         let id = SessionId::parse("0193a1f2-0000-7000-8000-000000000001").unwrap();
-        store.create_session(id, None, 0).await.unwrap();
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
         let deltas = [
             "plain",
             "quotes \" and \\ and \u{1e} and \n",

@@ -17,17 +17,28 @@ mod guards;
 mod housekeeping;
 #[cfg(test)]
 mod test_support;
+mod users;
 
 use apply::apply_in_transaction;
 
 use super::{
     Applied, Command, FramePage, InterruptRow, InterruptState, SessionRow, Store, StoreError,
-    StoredEvent, DEFAULT_TITLE,
+    StoredEvent, UserRow, DEFAULT_TITLE,
 };
-use crate::domain::SessionId;
+use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
-type SessionTuple = (String, String, String, Option<String>, i64, i64, i64);
-const SESSION_COLUMNS: &str = "id, title, status, active_run_id, last_seq, created_at, updated_at";
+type SessionTuple = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+);
+const SESSION_COLUMNS: &str =
+    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at";
 
 /// A [`Store`] on a SQLite file.
 #[derive(Clone)]
@@ -45,13 +56,8 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(busy_timeout);
-        if let Some(parent) = options.get_filename().parent() {
-            if !parent.as_os_str().is_empty() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    StoreError::Corrupt(format!("cannot create {}: {e}", parent.display()))
-                })?;
-            }
-        }
+        create_private(options.get_filename())
+            .map_err(|e| StoreError::Corrupt(format!("cannot create the database file: {e}")))?;
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options)
@@ -66,10 +72,35 @@ impl SqliteStore {
     }
 }
 
+/// Creates the database file (and its folder) readable by the owner only, if missing.
+/// SQLite gives its `-wal` and `-shm` files the database file's permissions.
+fn create_private(file: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    if file.as_os_str().is_empty() || file.as_os_str() == ":memory:" {
+        return Ok(());
+    }
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)?;
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(file)
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other.map(drop),
+    }
+}
+
 fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
-    let (id, title, status, active_run_id, last_seq, created_at, updated_at) = row;
+    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at) = row;
     Ok(SessionRow {
         id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        owner: UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?,
         title,
         status: SessionStatus::parse(&status)
             .ok_or_else(|| StoreError::Corrupt(format!("status `{status}`")))?,
@@ -115,6 +146,7 @@ const INTERRUPT_COLUMNS: &str =
 impl Store for SqliteStore {
     async fn create_session(
         &self,
+        owner: UserId,
         id: SessionId,
         title: Option<&str>,
         now_ms: i64,
@@ -122,10 +154,11 @@ impl Store for SqliteStore {
         let auto_title = title.is_none();
         let title = title.unwrap_or(DEFAULT_TITLE);
         sqlx::query(
-            "INSERT INTO sessions (id, title, auto_title, created_at, updated_at) \
-             VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO sessions (id, owner_id, title, auto_title, created_at, updated_at) \
+             VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(id.to_string())
+        .bind(owner.to_string())
         .bind(title)
         .bind(auto_title)
         .bind(now_ms)
@@ -134,6 +167,7 @@ impl Store for SqliteStore {
         .await?;
         Ok(SessionRow {
             id,
+            owner,
             title: title.to_string(),
             status: SessionStatus::Idle,
             active_run_id: None,
@@ -143,10 +177,15 @@ impl Store for SqliteStore {
         })
     }
 
-    async fn list_sessions(&self) -> Result<Vec<SessionRow>, StoreError> {
-        let sql =
-            format!("SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC");
-        let rows: Vec<SessionTuple> = sqlx::query_as(&sql).fetch_all(&self.pool).await?;
+    async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ? \
+             ORDER BY updated_at DESC, id DESC"
+        );
+        let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
+            .bind(owner.to_string())
+            .fetch_all(&self.pool)
+            .await?;
         rows.into_iter().map(session_from).collect()
     }
 
@@ -163,10 +202,11 @@ impl Store for SqliteStore {
         &self,
         status: SessionStatus,
     ) -> Result<Vec<SessionId>, StoreError> {
-        let ids: Vec<(String,)> = sqlx::query_as("SELECT id FROM sessions WHERE status = ?")
-            .bind(status.as_str())
-            .fetch_all(&self.pool)
-            .await?;
+        let ids: Vec<(String,)> =
+            sqlx::query_as("SELECT id FROM sessions WHERE status = ? ORDER BY updated_at, id")
+                .bind(status.as_str())
+                .fetch_all(&self.pool)
+                .await?;
         ids.into_iter()
             .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
             .collect()
@@ -256,6 +296,57 @@ impl Store for SqliteStore {
         limit: u32,
     ) -> Result<Vec<SessionId>, StoreError> {
         housekeeping::delete_idle_before(&self.pool, cutoff_ms, limit).await
+    }
+
+    async fn create_user(
+        &self,
+        id: UserId,
+        name: &UserName,
+        token: TokenHash,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        users::create_user(&self.pool, id, name, token, now_ms).await
+    }
+
+    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
+        users::user(&self.pool, id).await
+    }
+
+    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
+        users::list_users(&self.pool).await
+    }
+
+    async fn revoke_user(&self, name: &UserName, now_ms: i64) -> Result<bool, StoreError> {
+        users::revoke_user(&self.pool, name, now_ms).await
+    }
+
+    async fn user_for_token(
+        &self,
+        token: TokenHash,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        users::user_for_token(&self.pool, token).await
+    }
+
+    async fn create_sign_in(
+        &self,
+        cookie: TokenHash,
+        user: UserId,
+        now_ms: i64,
+        expires_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        users::create_sign_in(&self.pool, cookie, user, now_ms, expires_at_ms).await
+    }
+
+    async fn user_for_sign_in(
+        &self,
+        cookie: TokenHash,
+        now_ms: i64,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        users::user_for_sign_in(&self.pool, cookie, now_ms).await
+    }
+
+    async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
+        users::delete_sign_in(&self.pool, cookie).await
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {

@@ -77,8 +77,11 @@ impl Engine for AnthropicEngine {
                 .body(body.clone())
         };
         let policy = self.settings.retry.clone();
-        let connect = async move { http::send_with_retry(build, &policy, PROVIDER).await };
-        sse::drive(connect, stream::AnthropicDecoder::default())
+        let scrubber = self.settings.scrubber();
+        let retry_scrubber = scrubber.clone();
+        let connect =
+            async move { http::send_with_retry(build, &policy, PROVIDER, &retry_scrubber).await };
+        sse::drive(connect, stream::AnthropicDecoder::default(), scrubber)
     }
 }
 
@@ -103,7 +106,8 @@ fn headers(settings: &ProviderSettings) -> Result<HeaderMap, String> {
     for (name, value) in &settings.extra_headers {
         let bad = || format!("the extra header `{name}` is not a valid HTTP header");
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?;
-        let value = HeaderValue::from_str(value).map_err(|_| bad())?;
+        let mut value = HeaderValue::from_str(value.expose()).map_err(|_| bad())?;
+        value.set_sensitive(true);
         extra.append(name, value);
     }
     for name in extra.keys() {

@@ -54,6 +54,8 @@ impl Engine for OpenAiEngine {
         let (headers, provider) = (self.headers.clone(), self.provider.clone());
         let policy = self.settings.retry.clone();
         let decoder = ChunkDecoder::new(provider.clone(), self.settings.model.clone());
+        let scrubber = self.settings.scrubber();
+        let retry_scrubber = scrubber.clone();
         let connect = async move {
             let headers = headers?;
             let build = || {
@@ -62,9 +64,9 @@ impl Engine for OpenAiEngine {
                     .headers(headers.clone())
                     .body(body.clone())
             };
-            http::send_with_retry(build, &policy, &provider).await
+            http::send_with_retry(build, &policy, &provider, &retry_scrubber).await
         };
-        sse::drive(connect, decoder)
+        sse::drive(connect, decoder, scrubber)
     }
 }
 
@@ -84,7 +86,7 @@ fn headers(settings: &ProviderSettings) -> Result<HeaderMap, EngineError> {
     for (name, value) in &settings.extra_headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| config_error(&format!("`{name}` is not a valid HTTP header name")))?;
-        let mut value = HeaderValue::from_str(value).map_err(|_| {
+        let mut value = HeaderValue::from_str(value.expose()).map_err(|_| {
             config_error(&format!("the `{name}` header's value is not valid in HTTP"))
         })?;
         value.set_sensitive(true);

@@ -1,0 +1,60 @@
+//! [`Caller`]: the user a request acts for, as a handler argument.
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+
+use super::{sign_in, Auth};
+use crate::domain::{TokenHash, UserId, UserName};
+use crate::error::ApiError;
+
+/// How the caller proved who they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// `--auth none`: nobody signs in.
+    None,
+    /// An API token in `Authorization: Bearer`.
+    Bearer,
+    /// The page's sign-in cookie (its hash).
+    Cookie(TokenHash),
+}
+
+/// The user a request acts for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub user: UserId,
+    pub name: UserName,
+    pub credential: Credential,
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let auth = request.app_data::<web::Data<Auth>>().cloned();
+        let bearer = bearer_token(request);
+        let cookie = sign_in::cookie_value(request);
+        Box::pin(async move {
+            let auth = auth.ok_or(ApiError::Unauthorized)?;
+            auth.authenticate(bearer, cookie).await
+        })
+    }
+}
+
+/// The token of an `Authorization: Bearer …` header; `Err` if the header is there but
+/// is not a bearer token.
+fn bearer_token(request: &HttpRequest) -> Option<Result<String, ()>> {
+    let value = request.headers().get(header::AUTHORIZATION)?;
+    let text = value.to_str().map_err(drop);
+    Some(text.and_then(|text| {
+        let (scheme, token) = text.trim().split_once(' ').ok_or(())?;
+        let token = token.trim();
+        if scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && token.len() <= 256 {
+            Ok(token.to_string())
+        } else {
+            Err(())
+        }
+    }))
+}

@@ -1,0 +1,66 @@
+//! Limits that keep one user, one run or one hostile input from taking the server down.
+//! Every one has a default that suits a team on one box and a documented error when hit.
+
+use clap::Args;
+
+/// Limit flags and environment variables.
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Largest REST request body, in bytes (413 `payload_too_large` beyond).
+    #[arg(long, env = "TANDEM_MAX_BODY_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(1024..=16 * 1024 * 1024))]
+    pub max_body_bytes: u32,
+    /// Largest socket message, in bytes (the socket closes with 1009 beyond).
+    #[arg(long, env = "TANDEM_MAX_FRAME_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(1024..=16 * 1024 * 1024))]
+    pub max_frame_bytes: u32,
+    /// Longest user message, in bytes (422 `invalid_message` beyond).
+    #[arg(long, env = "TANDEM_MAX_MESSAGE_BYTES", default_value_t = 32 * 1024,
+          value_parser = clap::value_parser!(u32).range(1..=16 * 1024 * 1024))]
+    pub max_message_bytes: u32,
+    /// Sessions one user may create per minute (429 `rate_limited` beyond).
+    #[arg(long, env = "TANDEM_SESSIONS_PER_MINUTE", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub sessions_per_minute: u32,
+    /// Messages one user may send per minute, over REST and sockets together (429).
+    #[arg(long, env = "TANDEM_MESSAGES_PER_MINUTE", default_value_t = 120,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub messages_per_minute: u32,
+    /// Sockets one user may have open at once (429 `too_many_sockets` beyond).
+    #[arg(long, env = "TANDEM_SOCKETS_PER_USER", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub sockets_per_user: u32,
+    /// Runs that execute at once across the server; more wait, queued in the log.
+    #[arg(long, env = "TANDEM_MAX_CONCURRENT_RUNS", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_concurrent_runs: u32,
+    /// Runs that may wait for a slot; past this, new work gets 503 `saturated`.
+    #[arg(long, env = "TANDEM_MAX_QUEUED_RUNS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued_runs: u32,
+    /// Model calls one run may make before it fails with `max_model_calls`.
+    #[arg(long, env = "TANDEM_MAX_MODEL_CALLS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_model_calls: u32,
+    /// Events one run may append before it fails with `max_run_events`.
+    #[arg(long, env = "TANDEM_MAX_RUN_EVENTS", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u64).range(10..))]
+    pub max_run_events: u64,
+    /// Largest tool result kept in the log, in bytes; longer ones are truncated with a
+    /// marker the model and the page see.
+    #[arg(long, env = "TANDEM_MAX_TOOL_RESULT_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(256..))]
+    pub max_tool_result_bytes: u32,
+    /// Largest JSON Schema a model may put in a question (`request_input`'s `schema`), in
+    /// bytes.
+    #[arg(long, env = "TANDEM_MAX_SCHEMA_BYTES", default_value_t = 16 * 1024,
+          value_parser = clap::value_parser!(u32).range(64..))]
+    pub max_schema_bytes: u32,
+    /// Deepest nesting of such a schema.
+    #[arg(long, env = "TANDEM_MAX_SCHEMA_DEPTH", default_value_t = 12,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_schema_depth: u32,
+    /// Bytes each user's workspace folder may hold (the file tools refuse writes beyond).
+    #[arg(long, env = "TANDEM_WORKSPACE_QUOTA_BYTES", default_value_t = 100 * 1024 * 1024)]
+    pub workspace_quota_bytes: u64,
+}

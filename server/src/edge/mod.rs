@@ -1,0 +1,109 @@
+//! The edge: what every request passes before a handler, and every response gets.
+//!
+//! - **Host** ([`hosts`]): the `Host` header must name this server (its bind address,
+//!   `localhost`, an IP literal, or `--allowed-hosts`), else 421. A page on another site
+//!   cannot reach a loopback Tandem through DNS rebinding: its requests carry its own
+//!   host name.
+//! - **Origin** ([`origins`]): a request that changes something, and every WebSocket
+//!   upgrade, is refused with 403 when it comes from a browser page of another origin
+//!   (its `Origin`, or `Sec-Fetch-Site` without one) that `--allowed-origins` does not
+//!   list. Cross-site WebSocket hijacking and CSRF stop here, whatever the credentials.
+//! - **Headers** ([`headers`]): CSP, `nosniff`, `Referrer-Policy`, framing refused; API
+//!   responses are not cached.
+//! - **Panics** ([`panics`]): a panicking handler answers 500 `internal`; the worker and
+//!   every other request go on.
+//!
+//! It must not know about sessions or users: authentication is the handlers' [`Caller`]
+//! argument (crate::auth).
+
+mod headers;
+mod hosts;
+mod origins;
+mod panics;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{header, Method};
+use actix_web::middleware::Next;
+use actix_web::{web, ResponseError};
+
+pub use headers::content_security_policy;
+pub use origins::origin_authority;
+
+use crate::error::ApiError;
+
+/// What the edge lets through.
+#[derive(Debug, Clone)]
+pub struct EdgePolicy {
+    /// Host names besides `localhost`, IP literals and the bind host.
+    hosts: Vec<String>,
+    /// Origins besides the server's own (`scheme://host[:port]`, lowercase).
+    origins: Vec<String>,
+    /// The page's Content-Security-Policy.
+    csp: String,
+}
+
+impl EdgePolicy {
+    /// A policy for a server bound to `bind`, with the extra hosts and origins configured.
+    pub fn new(bind: &str, mut hosts: Vec<String>, origins: Vec<String>, csp: String) -> Self {
+        if let Some((host, _port)) = bind.rsplit_once(':') {
+            hosts.push(host.trim_matches(['[', ']']).to_ascii_lowercase());
+        }
+        Self {
+            hosts,
+            origins,
+            csp,
+        }
+    }
+}
+
+/// The middleware (`middleware::from_fn(edge::guard)`).
+pub async fn guard(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let policy = request
+        .app_data::<web::Data<EdgePolicy>>()
+        .expect("the edge policy is registered")
+        .clone();
+    let api = request.path().starts_with("/api/");
+    let mut response = match refusal(&policy, &request) {
+        Some(error) => request.into_response(error.error_response()),
+        None => panics::call_catching(request, next).await?,
+    };
+    headers::secure(response.headers_mut(), &policy.csp, api);
+    Ok(response)
+}
+
+/// Why the edge refuses a request, if it does.
+fn refusal(policy: &EdgePolicy, request: &ServiceRequest) -> Option<ApiError> {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| request.uri().authority().map(|a| a.to_string()))
+        .unwrap_or_default();
+    if !hosts::allowed(&policy.hosts, &host) {
+        return Some(ApiError::HostNotAllowed(host.chars().take(100).collect()));
+    }
+    let upgrade = headers
+        .get(header::UPGRADE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.eq_ignore_ascii_case("websocket"));
+    let safe = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    if safe && !upgrade {
+        return None;
+    }
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    match origins::allowed(&policy.origins, &host, origin, fetch_site) {
+        true => None,
+        false => Some(ApiError::OriginNotAllowed(
+            origin.unwrap_or("(none)").chars().take(100).collect(),
+        )),
+    }
+}

@@ -1,0 +1,74 @@
+//! Signing the page in and out, and who the caller is.
+//!
+//! `POST /api/auth/login {token}` exchanges an API token for the sign-in cookie (a fresh
+//! random value; only its hash is stored, with an expiry); `POST /api/auth/logout`
+//! deletes that row and the cookie; `GET /api/auth/me` names the caller.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use shared::api::{CurrentUser, LoginBody};
+
+use super::read_json;
+use crate::auth::{sign_in, Auth, AuthMode, Caller, Credential, SecretToken};
+use crate::domain::{now_ms, TokenHash};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// `POST /api/auth/login` `{token}` → 200 with the user and the cookie.
+pub async fn login<S: Store>(
+    state: web::Data<AppState<S>>,
+    auth: web::Data<Auth>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let login: LoginBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    if auth.mode() == AuthMode::None {
+        return Err(ApiError::BadRequest(
+            "this server runs without sign-in (--auth none); nothing to sign in to".into(),
+        ));
+    }
+    let token = login.token.trim().to_string();
+    let caller = auth.authenticate(Some(Ok(token)), None).await?;
+    let cookie = SecretToken::cookie();
+    let ttl = state.sign_in_ttl;
+    let expires = now_ms().saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+    state
+        .store
+        .create_sign_in(cookie.hash(), caller.user, now_ms(), expires)
+        .await?;
+    Ok(HttpResponse::Ok()
+        .cookie(sign_in::issue(cookie.expose(), ttl, &request))
+        .json(current(&caller, auth.mode())))
+}
+
+/// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared.
+pub async fn logout<S: Store>(
+    state: web::Data<AppState<S>>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(value) = sign_in::cookie_value(&request) {
+        state.store.delete_sign_in(TokenHash::of(&value)).await?;
+    }
+    Ok(HttpResponse::NoContent()
+        .cookie(sign_in::clear(&request))
+        .finish())
+}
+
+/// `GET /api/auth/me` → who the caller is.
+pub async fn me<S: Store>(state: web::Data<AppState<S>>, caller: Caller) -> web::Json<CurrentUser> {
+    web::Json(current(&caller, state.auth_mode))
+}
+
+fn current(caller: &Caller, mode: AuthMode) -> CurrentUser {
+    CurrentUser {
+        id: caller.user.to_string(),
+        name: caller.name.to_string(),
+        auth: mode.as_str().into(),
+        signed_in_with: match caller.credential {
+            Credential::None => "none",
+            Credential::Bearer => "token",
+            Credential::Cookie(_) => "cookie",
+        }
+        .into(),
+    }
+}

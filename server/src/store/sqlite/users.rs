@@ -1,0 +1,224 @@
+//! Users, API tokens and browser sign-ins on SQLite. Only hashes of secrets are stored;
+//! a revoked user matches no token and no sign-in.
+
+use sqlx::SqlitePool;
+
+use crate::domain::{TokenHash, UserId, UserName};
+use crate::store::{StoreError, UserRow};
+
+type UserTuple = (String, String, i64, Option<i64>);
+const USER_COLUMNS: &str = "users.id, users.name, users.created_at, users.revoked_at";
+
+fn user_from((id, name, created_at, revoked_at): UserTuple) -> Result<UserRow, StoreError> {
+    let corrupt = |e: &dyn std::fmt::Display| StoreError::Corrupt(e.to_string());
+    Ok(UserRow {
+        id: UserId::parse(&id).map_err(|e| corrupt(&e))?,
+        name: UserName::parse_any(&name).map_err(|e| corrupt(&e))?,
+        created_at,
+        revoked_at,
+    })
+}
+
+/// A user row with the hash that found it.
+type MatchedTuple = (String, String, i64, Option<i64>, Vec<u8>);
+
+fn matched(row: Option<MatchedTuple>) -> MatchResult {
+    let Some((id, name, created_at, revoked_at, hash)) = row else {
+        return Ok(None);
+    };
+    let hash = TokenHash::from_bytes(&hash)
+        .ok_or_else(|| StoreError::Corrupt("a stored hash is not 32 bytes".into()))?;
+    Ok(Some((user_from((id, name, created_at, revoked_at))?, hash)))
+}
+
+type MatchResult = Result<Option<(UserRow, TokenHash)>, StoreError>;
+
+pub(super) async fn create_user(
+    pool: &SqlitePool,
+    id: UserId,
+    name: &UserName,
+    token: TokenHash,
+    now_ms: i64,
+) -> Result<bool, StoreError> {
+    let mut tx = pool.begin().await?;
+    let inserted = sqlx::query(
+        "INSERT INTO users (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(id.to_string())
+    .bind(name.as_str())
+    .bind(now_ms)
+    .execute(&mut *tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Ok(false);
+    }
+    sqlx::query("INSERT INTO api_tokens (hash, user_id, created_at) VALUES (?, ?, ?)")
+        .bind(&token.as_bytes()[..])
+        .bind(id.to_string())
+        .bind(now_ms)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+pub(super) async fn user(pool: &SqlitePool, id: UserId) -> Result<Option<UserRow>, StoreError> {
+    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?");
+    let row: Option<UserTuple> = sqlx::query_as(&sql)
+        .bind(id.to_string())
+        .fetch_optional(pool)
+        .await?;
+    row.map(user_from).transpose()
+}
+
+pub(super) async fn list_users(pool: &SqlitePool) -> Result<Vec<UserRow>, StoreError> {
+    let sql = format!("SELECT {USER_COLUMNS} FROM users ORDER BY created_at, name");
+    let rows: Vec<UserTuple> = sqlx::query_as(&sql).fetch_all(pool).await?;
+    rows.into_iter().map(user_from).collect()
+}
+
+pub(super) async fn revoke_user(
+    pool: &SqlitePool,
+    name: &UserName,
+    now_ms: i64,
+) -> Result<bool, StoreError> {
+    let mut tx = pool.begin().await?;
+    let revoked: Option<(String,)> = sqlx::query_as(
+        "UPDATE users SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL RETURNING id",
+    )
+    .bind(now_ms)
+    .bind(name.as_str())
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((id,)) = revoked else {
+        return Ok(false);
+    };
+    for table in ["api_tokens", "sign_ins"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE user_id = ?"))
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+pub(super) async fn user_for_token(pool: &SqlitePool, token: TokenHash) -> MatchResult {
+    let sql = format!(
+        "SELECT {USER_COLUMNS}, api_tokens.hash FROM api_tokens \
+         JOIN users ON users.id = api_tokens.user_id \
+         WHERE api_tokens.hash = ? AND users.revoked_at IS NULL"
+    );
+    matched(
+        sqlx::query_as(&sql)
+            .bind(&token.as_bytes()[..])
+            .fetch_optional(pool)
+            .await?,
+    )
+}
+
+pub(super) async fn create_sign_in(
+    pool: &SqlitePool,
+    cookie: TokenHash,
+    user: UserId,
+    now_ms: i64,
+    expires_at_ms: i64,
+) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("DELETE FROM sign_ins WHERE expires_at <= ?")
+        .bind(now_ms)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("INSERT INTO sign_ins (hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
+        .bind(&cookie.as_bytes()[..])
+        .bind(user.to_string())
+        .bind(now_ms)
+        .bind(expires_at_ms)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub(super) async fn user_for_sign_in(
+    pool: &SqlitePool,
+    cookie: TokenHash,
+    now_ms: i64,
+) -> MatchResult {
+    let sql = format!(
+        "SELECT {USER_COLUMNS}, sign_ins.hash FROM sign_ins \
+         JOIN users ON users.id = sign_ins.user_id \
+         WHERE sign_ins.hash = ? AND sign_ins.expires_at > ? AND users.revoked_at IS NULL"
+    );
+    matched(
+        sqlx::query_as(&sql)
+            .bind(&cookie.as_bytes()[..])
+            .bind(now_ms)
+            .fetch_optional(pool)
+            .await?,
+    )
+}
+
+pub(super) async fn delete_sign_in(
+    pool: &SqlitePool,
+    cookie: TokenHash,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query("DELETE FROM sign_ins WHERE hash = ?")
+        .bind(&cookie.as_bytes()[..])
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::temp_store;
+    use crate::domain::{SessionId, TokenHash, UserId, UserName};
+    use crate::store::Store;
+
+    #[tokio::test]
+    async fn tokens_and_sign_ins_find_their_user_until_revoked() {
+        let (_dir, store) = temp_store().await;
+        let alice = UserName::parse("alice").unwrap();
+        let id = UserId::generate();
+        let token = TokenHash::of("tdm_a");
+        assert!(store.create_user(id, &alice, token, 1).await.unwrap());
+        assert!(!store
+            .create_user(UserId::generate(), &alice, token, 1)
+            .await
+            .unwrap());
+        let (user, stored) = store.user_for_token(token).await.unwrap().unwrap();
+        assert_eq!((user.id, stored), (id, token));
+        assert!(store
+            .user_for_token(TokenHash::of("x"))
+            .await
+            .unwrap()
+            .is_none());
+
+        let cookie = TokenHash::of("cookie");
+        store.create_sign_in(cookie, id, 10, 20).await.unwrap();
+        assert!(store.user_for_sign_in(cookie, 19).await.unwrap().is_some());
+        assert!(store.user_for_sign_in(cookie, 20).await.unwrap().is_none());
+        assert!(store.delete_sign_in(cookie).await.unwrap());
+
+        store.create_sign_in(cookie, id, 10, 20).await.unwrap();
+        assert!(store.revoke_user(&alice, 15).await.unwrap());
+        assert!(!store.revoke_user(&alice, 15).await.unwrap());
+        assert!(store.user_for_token(token).await.unwrap().is_none());
+        assert!(store.user_for_sign_in(cookie, 16).await.unwrap().is_none());
+        let users = store.list_users().await.unwrap();
+        assert_eq!(users.len(), 2, "local and alice");
+        assert_eq!(users[1].revoked_at, Some(15));
+    }
+
+    #[tokio::test]
+    async fn each_owner_lists_only_their_sessions() {
+        let (_dir, store) = temp_store().await;
+        let (a, b) = (UserId::generate(), UserId::generate());
+        let session = SessionId::generate();
+        store.create_session(a, session, None, 0).await.unwrap();
+        assert_eq!(store.list_sessions(a).await.unwrap().len(), 1);
+        assert!(store.list_sessions(b).await.unwrap().is_empty());
+        assert_eq!(store.session(session).await.unwrap().unwrap().owner, a);
+    }
+}

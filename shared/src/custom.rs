@@ -1,0 +1,18 @@
+//! Tandem's own `CUSTOM` events: their names, declared once for the server and the page.
+//!
+//! | name | value |
+//! |---|---|
+//! | [`STOP_REQUESTED`] | `{runId}`: a person asked to stop the run |
+//! | [`RUN_RECOVERED`] | `{runId, attempt}`: the run continues after a crash |
+//! | [`TOOL_APPROVAL`] | `{interruptId, toolCallId, approved, edited, reason?, arguments?}` |
+//! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
+
+/// A persisted stop request.
+pub const STOP_REQUESTED: &str = "tandem.stop_requested";
+/// The marker before a recovered run's continuation.
+pub const RUN_RECOVERED: &str = "tandem.run_recovered";
+/// A person's decision on a tool call that needed approval.
+pub const TOOL_APPROVAL: &str = "tandem.tool_approval";
+/// The run waits for one of the server's run slots (`--max-concurrent-runs`); its next
+/// event means it has one. `position` is 1 for the next run to start.
+pub const RUN_QUEUED: &str = "tandem.run_queued";
