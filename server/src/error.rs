@@ -67,6 +67,8 @@ pub enum ApiError {
     Internal,
     #[error("this endpoint does not take that method; see /api/openapi.json")]
     MethodNotAllowed,
+    #[error("that token is not valid: mistyped, or its user was revoked")]
+    InvalidToken,
 }
 
 impl ApiError {
@@ -95,6 +97,7 @@ impl ApiError {
             Self::Saturated => "saturated",
             Self::Internal => "internal",
             Self::MethodNotAllowed => "method_not_allowed",
+            Self::InvalidToken => "invalid_token",
         }
     }
 
@@ -166,7 +169,7 @@ impl ResponseError for ApiError {
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

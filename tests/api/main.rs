@@ -3,17 +3,20 @@
 
 mod helpers;
 
+mod access;
 mod anthropic;
 mod approval;
 mod expiry;
 mod faults;
 mod frames;
 mod interrupts;
+mod limits;
 mod openai;
 mod replay;
 mod rest;
 mod restart;
 mod retention;
+mod secrets;
 mod startup;
 mod stop;
 mod storage;

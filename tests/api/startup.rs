@@ -46,3 +46,80 @@ fn bad_provider_settings_are_refused_before_anything_runs() {
     assert!(!ok);
     assert!(text.contains("teleport"), "{text}");
 }
+
+#[test]
+fn serving_without_authentication_off_loopback_is_refused() {
+    let (ok, text) = start_with(&["--bind", "0.0.0.0:0"]);
+    assert!(!ok);
+    assert!(
+        text.contains("TANDEM_AUTH=token") && text.contains("tandem users add"),
+        "{text}"
+    );
+    let (ok, text) = start_with(&["--auth", "token", "--bind", "0.0.0.0:0", "--engine", "nope"]);
+    assert!(!ok, "{text}");
+    assert!(
+        !text.contains("TANDEM_AUTH=token"),
+        "token mode may bind anywhere: {text}"
+    );
+}
+
+#[test]
+fn api_keys_are_refused_as_flags_without_echoing_them() {
+    let (ok, text) = start_with(&[
+        "--engine",
+        "anthropic",
+        "--anthropic-api-key",
+        "sk-ant-visible",
+    ]);
+    assert!(!ok);
+    assert!(
+        text.contains("process list") && text.contains("ANTHROPIC_API_KEY"),
+        "{text}"
+    );
+    assert!(!text.contains("sk-ant-visible"), "{text}");
+}
+
+#[test]
+fn users_are_managed_from_the_shell_and_tokens_shown_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let users = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+            .args(["--database-url", &url, "users"])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.success(), text)
+    };
+    let (ok, added) = users(&["add", "alice"]);
+    assert!(ok, "{added}");
+    let token = added
+        .lines()
+        .find(|l| l.starts_with("tdm_"))
+        .expect("the token is printed");
+    let (ok, again) = users(&["add", "alice"]);
+    assert!(!ok && again.contains("already exists"), "{again}");
+    let (ok, bad) = users(&["add", "Not A Name"]);
+    assert!(!ok && bad.contains("not a valid user name"), "{bad}");
+    let (ok, listed) = users(&["list"]);
+    assert!(
+        ok && listed.contains("alice") && !listed.contains(token),
+        "{listed}"
+    );
+    let (ok, revoked) = users(&["revoke", "alice"]);
+    assert!(ok, "{revoked}");
+    let (_, listed) = users(&["list"]);
+    assert!(listed.contains("revoked"), "{listed}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(dir.path().join("t.db"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "the database is readable by its owner only"
+    );
+}

@@ -56,6 +56,7 @@ impl RunSlots {
     /// A slot now, or a place in line.
     pub fn admit(&self) -> Admission {
         let mut state = self.lock();
+        state.forget_stopped();
         if state.free > 0 {
             state.free -= 1;
             return Admission::Now(RunSlot {
@@ -72,17 +73,27 @@ impl RunSlots {
 
     /// Whether new work may still queue (false: answer 503 `saturated`).
     pub fn has_room(&self) -> bool {
-        let state = self.lock();
+        let mut state = self.lock();
+        state.forget_stopped();
         state.free > 0 || state.waiting.len() < self.max_queued
     }
 
     /// Runs waiting for a slot.
     pub fn queued(&self) -> usize {
-        self.lock().waiting.len()
+        let mut state = self.lock();
+        state.forget_stopped();
+        state.waiting.len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
         self.state.lock().expect("run slots lock poisoned")
+    }
+}
+
+impl SlotState {
+    /// Drops the places of runs stopped while they waited.
+    fn forget_stopped(&mut self) {
+        self.waiting.retain(|waiter| !waiter.is_closed());
     }
 }
 
@@ -145,11 +156,16 @@ mod tests {
     }
 
     #[test]
-    fn the_queue_has_a_bound() {
+    fn the_queue_has_a_bound_and_stopped_waiters_leave_it() {
         let slots = RunSlots::new(1, 1);
         let _running = slot(slots.admit());
         assert!(slots.has_room());
-        let _waiting = slots.admit();
+        let waiting = slots.admit();
         assert!(!slots.has_room());
+        drop(waiting);
+        assert!(slots.has_room());
+        let Admission::Queued { position: 1, .. } = slots.admit() else {
+            panic!("first in line again");
+        };
     }
 }

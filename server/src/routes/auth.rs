@@ -28,7 +28,10 @@ pub async fn login<S: Store>(
         ));
     }
     let token = login.token.trim().to_string();
-    let caller = auth.authenticate(Some(Ok(token)), None).await?;
+    let caller = match auth.authenticate(Some(Ok(token)), None).await {
+        Err(ApiError::Unauthorized) => return Err(ApiError::InvalidToken),
+        other => other?,
+    };
     let cookie = SecretToken::cookie();
     let ttl = state.sign_in_ttl;
     let expires = now_ms().saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));

@@ -45,6 +45,9 @@ pub async fn serve<S: Store>(
         Ok(reason) => reason,
         Err(Gone) => return,
     };
+    // The user's socket place is free before the close is answered, so a client that
+    // waited for the close can open another at once.
+    drop(viewer);
     let _ = ws.close(reason).await;
 }
 

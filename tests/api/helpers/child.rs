@@ -9,6 +9,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use super::TestApp;
 
@@ -16,6 +17,8 @@ use super::TestApp;
 pub struct Tandem {
     child: Child,
     address: String,
+    /// Every line it logged so far.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Tandem {
@@ -33,6 +36,11 @@ impl Tandem {
 
     /// Like [`Tandem::spawn`], with `extra` flags after the defaults.
     pub fn spawn_with(url: &str, script: &Path, extra: &[&str]) -> Self {
+        Self::spawn_with_env(url, script, extra, &[])
+    }
+
+    /// Like [`Tandem::spawn_with`], with extra environment variables.
+    pub fn spawn_with_env(url: &str, script: &Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tandem"))
             .args(["--bind", "127.0.0.1:0", "--database-url", url])
             .args(["--engine", "script", "--web-dir", "/nonexistent"])
@@ -42,10 +50,12 @@ impl Tandem {
             .args(super::UNLIMITED)
             .args(extra)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stderr(Stdio::piped())
             .spawn()
             .expect("the tandem binary starts");
         let echo = std::env::var_os("TEST_LOG").is_some();
+        let log = Arc::new(Mutex::new(Vec::new()));
         let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
         let address = loop {
             let line = match lines.next() {
@@ -55,6 +65,7 @@ impl Tandem {
             if echo {
                 eprintln!("[tandem] {line}");
             }
+            log.lock().unwrap().push(line.clone());
             if let Some(at) = line.find("open http://") {
                 let rest = &line[at + "open http://".len()..];
                 break rest
@@ -64,14 +75,30 @@ impl Tandem {
             }
         };
         // Keep draining the log so the child never blocks on a full pipe.
+        let kept = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
                 if echo {
                     eprintln!("[tandem] {line}");
                 }
+                kept.lock().unwrap().push(line);
             }
         });
-        Self { child, address }
+        Self {
+            child,
+            address,
+            log,
+        }
+    }
+
+    /// Every line it logged so far.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `host:port` it listens on.

@@ -18,7 +18,10 @@ pub use socket::Socket;
 /// A running app and what a test needs to talk to it.
 pub struct TestApp {
     pub address: String,
+    /// A client that sends the user's token, if the app has users.
     pub http: reqwest::Client,
+    /// The API token this client acts with (`--auth token`).
+    pub token: Option<String>,
     /// Set when the app runs in-process.
     pub handle: Option<actix_web::dev::ServerHandle>,
     _dir: Option<tempfile::TempDir>,
@@ -101,6 +104,59 @@ pub async fn spawn_app_with(turns: Value, extra: &[&str]) -> TestApp {
     app
 }
 
+/// Starts the app with `--auth token` on a fresh database and creates users with these
+/// names; returns a client for each (in order), and the first one's app keeps it alive.
+pub async fn spawn_app_with_users(turns: Value, extra: &[&str], names: &[&str]) -> Vec<TestApp> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+    let script = write_script(dir.path(), turns);
+    let flags = [&["--auth", "token"], extra].concat();
+    let mut app = start(test_config(&url, &script, &flags)).await;
+    let tokens = add_users(&url, names).await;
+    app._dir = Some(dir);
+    let mut clients: Vec<TestApp> = tokens.iter().skip(1).map(|t| app.as_user(t)).collect();
+    app.http = bearer_client(&tokens[0]);
+    app.token = Some(tokens[0].clone());
+    clients.insert(0, app);
+    clients
+}
+
+/// Creates users in the database at `url`; returns their API tokens.
+pub async fn add_users(url: &str, names: &[&str]) -> Vec<String> {
+    use tandem::auth::SecretToken;
+    use tandem::domain::{UserId, UserName};
+    use tandem::store::Store;
+    let store = tandem::store::SqliteStore::connect(url, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    let mut tokens = Vec::new();
+    for name in names {
+        let token = SecretToken::api_token();
+        let name = UserName::parse(name).unwrap();
+        assert!(store
+            .create_user(
+                UserId::generate(),
+                &name,
+                token.hash(),
+                tandem::domain::now_ms()
+            )
+            .await
+            .unwrap());
+        tokens.push(token.expose().to_string());
+    }
+    tokens
+}
+
+fn bearer_client(token: &str) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let value = format!("Bearer {token}").parse().unwrap();
+    headers.insert(reqwest::header::AUTHORIZATION, value);
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
+
 /// Starts the app with `config` (same database file = a restart).
 pub async fn start(config: Config) -> TestApp {
     if std::env::var_os("TEST_LOG").is_some() {
@@ -113,6 +169,7 @@ pub async fn start(config: Config) -> TestApp {
     TestApp {
         address,
         http: reqwest::Client::new(),
+        token: None,
         handle: Some(handle),
         _dir: None,
     }
@@ -124,9 +181,33 @@ impl TestApp {
         TestApp {
             address: address.into(),
             http: reqwest::Client::new(),
+            token: None,
             handle: None,
             _dir: None,
         }
+    }
+
+    /// A client of the same app acting with `token`.
+    pub fn as_user(&self, token: &str) -> TestApp {
+        TestApp {
+            address: self.address.clone(),
+            http: bearer_client(token),
+            token: Some(token.to_string()),
+            handle: None,
+            _dir: None,
+        }
+    }
+
+    /// A client of the same app that sends no credentials.
+    pub fn anonymous(&self) -> TestApp {
+        TestApp::remote(&self.address)
+    }
+
+    /// The `Authorization` header this client sends, if any.
+    pub fn auth_header(&self) -> Option<(&'static str, String)> {
+        self.token
+            .as_ref()
+            .map(|token| ("authorization", format!("Bearer {token}")))
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -220,13 +301,30 @@ impl TestApp {
         }
     }
 
-    /// Opens a socket on `session` after `after`.
+    /// Opens a socket on `session` after `after` (with this client's token).
     pub async fn socket(&self, session: &str, after: u64) -> Socket {
-        Socket::connect(&format!(
+        self.try_socket(session, after, &[])
+            .await
+            .unwrap_or_else(|(status, body)| panic!("socket refused ({status}): {body}"))
+    }
+
+    /// Tries to open a socket with this client's token and extra headers.
+    pub async fn try_socket(
+        &self,
+        session: &str,
+        after: u64,
+        extra: &[(&str, &str)],
+    ) -> Result<Socket, (u16, Value)> {
+        let url = format!(
             "ws://{}/api/sessions/{session}/ws?after={after}",
             self.address
-        ))
-        .await
+        );
+        let auth = self.auth_header();
+        let mut headers: Vec<(&str, &str)> = extra.to_vec();
+        if let Some((name, value)) = &auth {
+            headers.push((name, value.as_str()));
+        }
+        Socket::connect_with(&url, &headers).await
     }
 
     /// Stops the server (its runs stay in the test runtime; use paused sessions).

@@ -27,11 +27,30 @@ pub enum Received {
 }
 
 impl Socket {
-    pub async fn connect(url: &str) -> Self {
-        let (inner, _) = tokio_tungstenite::connect_async(url)
-            .await
-            .expect("socket connects");
-        Self { inner }
+    /// Connects with extra handshake headers (credentials, `Origin`); a refused
+    /// handshake gives its status and JSON body.
+    pub async fn connect_with(url: &str, headers: &[(&str, &str)]) -> Result<Self, (u16, Value)> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = url.into_client_request().expect("a valid socket URL");
+        for (name, value) in headers {
+            let name =
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                    .expect("a valid header name");
+            request
+                .headers_mut()
+                .insert(name, value.parse().expect("a valid header value"));
+        }
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((inner, _)) => Ok(Self { inner }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                let body = response.body().as_deref().unwrap_or_default();
+                Err((
+                    response.status().as_u16(),
+                    serde_json::from_slice(body).unwrap_or_default(),
+                ))
+            }
+            Err(other) => panic!("socket failed: {other}"),
+        }
     }
 
     /// Connects with a small TCP receive buffer (64 KiB, one loopback segment: smaller
@@ -46,6 +65,12 @@ impl Socket {
             .await
             .expect("socket connects");
         Self { inner }
+    }
+
+    /// Closes the socket and waits for the server's close reply.
+    pub async fn close(mut self) {
+        let _ = self.inner.close(None).await;
+        while let Ok(Some(Ok(_))) = tokio::time::timeout(FRAME_DEADLINE, self.inner.next()).await {}
     }
 
     /// Sends a text frame.

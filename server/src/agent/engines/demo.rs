@@ -95,6 +95,7 @@ pub(super) fn turn(reasoning: &str, text: &str, call: Option<(&str, Value)>) -> 
             })
             .into_iter()
             .collect(),
+        panic: None,
     }
 }
 

@@ -23,6 +23,11 @@ pub struct Turn {
     pub text: Option<String>,
     #[serde(default)]
     pub tool_calls: Vec<TurnToolCall>,
+    /// Panics with this message instead of finishing, once the rest is streamed: plays
+    /// an engine bug, to
+    /// show that a panicking run ends with `RUN_ERROR internal`.
+    #[serde(default)]
+    pub panic: Option<String>,
 }
 
 /// A tool call in a turn.
@@ -40,19 +45,26 @@ fn empty_object() -> Value {
 
 /// Streams `turn`, pausing `delay` before each text, reasoning or argument delta.
 pub fn stream_turn(turn: Turn, delay: Duration) -> EngineStream {
+    let panic = turn.panic.clone();
     let events = events_of(turn);
-    Box::pin(stream::unfold(events, move |mut events| async move {
-        let event = events.pop_front()?;
-        let is_delta = matches!(
-            event,
-            EngineEvent::TextDelta(_)
-                | EngineEvent::ReasoningDelta(_)
-                | EngineEvent::ToolCallArgs { .. }
-        );
-        if is_delta && !delay.is_zero() {
-            tokio::time::sleep(delay).await;
+    Box::pin(stream::unfold(events, move |mut events| {
+        let panic = panic.clone();
+        async move {
+            let event = events.pop_front()?;
+            if let (EngineEvent::Finish(_), Some(message)) = (&event, panic) {
+                panic!("{message}");
+            }
+            let is_delta = matches!(
+                event,
+                EngineEvent::TextDelta(_)
+                    | EngineEvent::ReasoningDelta(_)
+                    | EngineEvent::ToolCallArgs { .. }
+            );
+            if is_delta && !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            Some((Ok(event), events))
         }
-        Some((Ok(event), events))
     }))
 }
 
@@ -136,6 +148,7 @@ mod tests {
                 name: "clock".into(),
                 arguments: json!({"a": "ü"}),
             }],
+            panic: None,
         };
         let events: Vec<EngineEvent> = stream_turn(turn, Duration::ZERO)
             .map(Result::unwrap)

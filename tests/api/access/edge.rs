@@ -1,0 +1,177 @@
+//! The edge: a request for another host name is misdirected (421), and a browser page
+//! of another origin cannot change anything or open a socket (403), whatever
+//! credentials it carries.
+
+use serde_json::json;
+
+use super::{alice_and_bob, paused_session};
+use crate::helpers::{spawn_app, TestApp};
+
+/// POSTs `{}` to create a session with extra headers; returns the status and error code.
+async fn create_with(app: &TestApp, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut request = app.http.post(app.url("/api/sessions")).json(&json!({}));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    (
+        status,
+        body["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dns_rebinding_is_refused_with_or_without_authentication() {
+    let open = spawn_app(json!([])).await;
+    let (alice, _) = alice_and_bob().await;
+    for app in [&open, &alice] {
+        let port = app.address.rsplit(':').next().unwrap();
+        let rebound = format!("attacker.example:{port}");
+        for path in ["/api/sessions", "/", "/healthz"] {
+            let response = app
+                .http
+                .get(app.url(path))
+                .header("host", &rebound)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 421, "{path}");
+        }
+        let (status, code) = create_with(app, &[("host", &rebound)]).await;
+        assert_eq!((status, code.as_str()), (421, "host_not_allowed"));
+        for own in [format!("localhost:{port}"), app.address.clone()] {
+            assert_eq!(create_with(app, &[("host", &own)]).await.0, 201, "{own}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_host_names_are_answered() {
+    let app =
+        crate::helpers::spawn_app_with(json!([]), &["--allowed-hosts", "tandem.example.com"]).await;
+    let (status, _) = create_with(&app, &[("host", "tandem.example.com")]).await;
+    assert_eq!(status, 201);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_site_requests_cannot_change_anything() {
+    let (alice, _) = alice_and_bob().await;
+    let own = format!("http://{}", alice.address);
+    let refused: [&[(&str, &str)]; 3] = [
+        &[("origin", "https://evil.example")],
+        &[("origin", "null")],
+        &[("sec-fetch-site", "cross-site")],
+    ];
+    for headers in refused {
+        let (status, code) = create_with(&alice, headers).await;
+        assert_eq!(
+            (status, code.as_str()),
+            (403, "origin_not_allowed"),
+            "{headers:?}"
+        );
+    }
+    let accepted: [&[(&str, &str)]; 3] = [
+        &[("origin", own.as_str()), ("sec-fetch-site", "same-origin")],
+        &[("sec-fetch-site", "same-origin")],
+        &[],
+    ];
+    for headers in accepted {
+        assert_eq!(create_with(&alice, headers).await.0, 201, "{headers:?}");
+    }
+    let (_, listed) = alice.get("/api/sessions").await;
+    assert_eq!(
+        listed["sessions"].as_array().unwrap().len(),
+        3,
+        "only accepted ones exist"
+    );
+    // Reading is not changing: a cross-site GET is answered (CORS keeps its body from
+    // the page).
+    let response = alice
+        .http
+        .get(alice.url("/api/sessions"))
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response
+        .headers()
+        .get("access-control-allow-origin")
+        .is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_from_another_origin_is_refused_before_the_upgrade() {
+    let (alice, _) = alice_and_bob().await;
+    let (session, _) = paused_session(&alice).await;
+    let own = format!("http://{}", alice.address);
+    let (status, body) = alice
+        .try_socket(&session, 0, &[("origin", "https://evil.example")])
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (403, Some("origin_not_allowed"))
+    );
+    let mut socket = alice
+        .try_socket(&session, 0, &[("origin", &own)])
+        .await
+        .unwrap();
+    socket.backlog().await;
+    let open = spawn_app(json!([])).await;
+    let session = open.create_session().await;
+    let refused = open
+        .try_socket(&session, 0, &[("origin", "http://localhost:1")])
+        .await;
+    assert_eq!(
+        refused.err().map(|(s, _)| s),
+        Some(403),
+        "also without authentication"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_origins_may_drive_the_api() {
+    let apps = crate::helpers::spawn_app_with_users(
+        json!([]),
+        &["--allowed-origins", "https://app.example.com"],
+        &["dora"],
+    )
+    .await;
+    let dora = &apps[0];
+    let (status, _) = create_with(dora, &[("origin", "https://app.example.com")]).await;
+    assert_eq!(status, 201);
+    assert_eq!(
+        create_with(dora, &[("origin", "https://other.example.com")])
+            .await
+            .0,
+        403
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_response_carries_the_security_headers() {
+    let app = spawn_app(json!([])).await;
+    for path in ["/", "/api/sessions", "/api/nothing", "/healthz"] {
+        let response = app.http.get(app.url(path)).send().await.unwrap();
+        let headers = response.headers();
+        let csp = headers
+            .get("content-security-policy")
+            .unwrap()
+            .to_str()
+            .unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        assert_eq!(headers.get("x-content-type-options").unwrap(), "nosniff");
+        assert_eq!(headers.get("referrer-policy").unwrap(), "no-referrer");
+        assert_eq!(headers.get("x-frame-options").unwrap(), "DENY");
+    }
+    let api = app.http.get(app.url("/api/sessions")).send().await.unwrap();
+    assert_eq!(api.headers().get("cache-control").unwrap(), "no-store");
+}

@@ -1,0 +1,192 @@
+//! The route table, checked entry by entry for authentication and isolation.
+
+use std::collections::HashMap;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+use tandem::routes::{Access, ROUTES};
+
+use super::{alice_and_bob, paused_session};
+use crate::helpers::TestApp;
+
+/// What a test sends to one route: the body, if any.
+struct Case {
+    body: Option<Value>,
+}
+
+/// A case for every route; a new route must be added here.
+fn cases() -> HashMap<(&'static str, &'static str), Case> {
+    let none = || Case { body: None };
+    let body = |value: Value| Case { body: Some(value) };
+    HashMap::from([
+        (("GET", "/healthz"), none()),
+        (("GET", "/api/openapi.json"), none()),
+        (
+            ("POST", "/api/auth/login"),
+            body(json!({"token": "tdm_wrong"})),
+        ),
+        (("POST", "/api/auth/logout"), none()),
+        (("GET", "/api/auth/me"), none()),
+        (("GET", "/api/info"), none()),
+        (("POST", "/api/sessions"), body(json!({}))),
+        (("GET", "/api/sessions"), none()),
+        (("GET", "/api/sessions/{id}"), none()),
+        (("DELETE", "/api/sessions/{id}"), none()),
+        (("GET", "/api/sessions/{id}/events"), none()),
+        (
+            ("POST", "/api/sessions/{id}/messages"),
+            body(json!({"text": "hi"})),
+        ),
+        (
+            ("POST", "/api/sessions/{id}/interrupts/{interrupt}"),
+            body(json!({"status": "resolved", "payload": {"text": "Ada"}})),
+        ),
+        (("POST", "/api/sessions/{id}/cancel"), none()),
+        (("GET", "/api/sessions/{id}/ws"), none()),
+    ])
+}
+
+/// Sends `case` to `path` as `client`; returns status and JSON body. The socket route
+/// is opened as a socket (101 when it upgrades).
+async fn send(client: &TestApp, method: &str, path: &str, case: &Case) -> (u16, Value) {
+    if path.ends_with("/ws") {
+        let session = path
+            .trim_start_matches("/api/sessions/")
+            .trim_end_matches("/ws");
+        return match client.try_socket(session, 0, &[]).await {
+            Ok(_) => (101, Value::Null),
+            Err(refused) => refused,
+        };
+    }
+    let method = Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request = client.http.request(method, client.url(path));
+    if let Some(body) = &case.body {
+        request = request.json(body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+fn fill(pattern: &str, session: &str, interrupt: &str) -> String {
+    pattern
+        .replace("{id}", session)
+        .replace("{interrupt}", interrupt)
+}
+
+/// The body with ids replaced, so two refusals can be compared.
+fn without(body: &Value, ids: &[&str]) -> String {
+    ids.iter()
+        .fold(body.to_string(), |text, id| text.replace(id, "<id>"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_authenticates_and_isolates_users() {
+    let (alice, bob) = alice_and_bob().await;
+    let anonymous = alice.anonymous();
+    let forged = alice.as_user("tdm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    let cases = cases();
+    let mut alices = Vec::new();
+    for route in ROUTES {
+        let case = cases.get(&(route.method, route.path)).unwrap_or_else(|| {
+            panic!(
+                "{} {} has no access case: add one to tests/api/access/routes.rs",
+                route.method, route.path
+            )
+        });
+        let (session, interrupt) = paused_session(&alice).await;
+        alices.push(session.clone());
+        let path = fill(route.path, &session, &interrupt);
+        let what = format!("{} {}", route.method, route.path);
+
+        for stranger in [&anonymous, &forged] {
+            let (status, body) = send(stranger, route.method, &path, case).await;
+            match route.access {
+                Access::User => {
+                    assert_eq!(status, 401, "{what}: {body}");
+                    assert_eq!(body["error"]["code"], "unauthorized", "{what}");
+                }
+                Access::Public => assert_ne!(
+                    body["error"]["code"], "unauthorized",
+                    "{what} is public ({status})"
+                ),
+            }
+        }
+
+        if route.path.contains("{id}") {
+            let unknown = uuid::Uuid::now_v7().to_string();
+            let unknown_path = fill(route.path, &unknown, &interrupt);
+            let (status, body) = send(&bob, route.method, &path, case).await;
+            let (unknown_status, unknown_body) =
+                send(&bob, route.method, &unknown_path, case).await;
+            assert_eq!((status, unknown_status), (404, 404), "{what}: {body}");
+            assert_eq!(
+                without(&body, &[&session]),
+                without(&unknown_body, &[&unknown]),
+                "{what}: another user's session must look unknown"
+            );
+        }
+
+        if route.access == Access::Public {
+            continue;
+        }
+        let (status, body) = send(&alice, route.method, &path, case).await;
+        assert!(
+            ![401, 403, 404].contains(&status),
+            "{what}: the owner was refused ({status}): {body}"
+        );
+        let (_, after) = alice.get(&format!("/api/sessions/{session}")).await;
+        if route.method != "DELETE" {
+            assert_eq!(
+                after["id"], session,
+                "{what}: bob's attempt changed alice's session"
+            );
+        }
+    }
+    let (_, listed) = bob.get("/api/sessions").await;
+    let bobs: Vec<&Value> = listed["sessions"].as_array().unwrap().iter().collect();
+    assert!(
+        bobs.iter()
+            .all(|s| !alices.contains(&s["id"].as_str().unwrap().to_string())),
+        "bob's list holds one of alice's sessions"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_users_session_cannot_be_answered_stopped_read_or_deleted() {
+    let (alice, bob) = alice_and_bob().await;
+    let (session, interrupt) = paused_session(&alice).await;
+    let answer = json!({"status": "resolved", "payload": {"text": "Mallory"}});
+    let (status, _) = bob
+        .post(
+            &format!("/api/sessions/{session}/interrupts/{interrupt}"),
+            answer,
+        )
+        .await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        bob.post(&format!("/api/sessions/{session}/cancel"), json!({}))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(bob.delete_session(&session).await, 404);
+    let refused = bob
+        .try_socket(&session, 0, &[])
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused.0, 404);
+    let (_, listed) = bob.get("/api/sessions").await;
+    assert_eq!(
+        listed["sessions"],
+        json!([]),
+        "bob lists only his own sessions"
+    );
+    let (_, mine) = alice.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(
+        mine["status"], "awaiting_input",
+        "alice's question is still pending"
+    );
+    assert_eq!(mine["pendingInterrupts"][0]["id"], interrupt);
+}
