@@ -10,6 +10,7 @@ want_test=false
 
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
+SCHEMATHESIS_VERSION=4.32.5
 TOOLS_DIR="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -58,6 +59,14 @@ if $want_test; then
   if [ ! -d tests/node_modules ] || [ tests/package-lock.json -nt tests/node_modules/.package-lock.json ]; then
     say "installing the test packages (npm ci)"
     (cd tests && npm ci --silent --no-audit --no-fund)
+  fi
+  # Schemathesis (PyPI) in a venv of its own, pinned.
+  if ! "$TOOLS_DIR/venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+    command -v python3 >/dev/null || { say "installing Python"; apt_install python3; }
+    python3 -c 'import venv, ensurepip' 2>/dev/null || { say "installing python3-venv"; apt_install python3-venv; }
+    say "installing schemathesis $SCHEMATHESIS_VERSION into $TOOLS_DIR/venv"
+    python3 -m venv "$TOOLS_DIR/venv"
+    "$TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
   fi
 fi
 say "tools ready"

@@ -20,6 +20,8 @@ step "Rust tests"
 cargo test --workspace
 step "benchmark smoke run (frames correct; figures not judged)"
 cargo run -p tandem-bench -- --smoke
+step "schemathesis against the live API (auth on)"
+TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
   node --test --test-concurrency=1 tests/conformance tests/browser

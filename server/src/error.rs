@@ -65,8 +65,8 @@ pub enum ApiError {
     Saturated,
     #[error("an internal error occurred; it has been logged")]
     Internal,
-    #[error("this endpoint does not take that method; see /api/openapi.json")]
-    MethodNotAllowed,
+    #[error("this endpoint takes only {0}; see /api/openapi.json")]
+    MethodNotAllowed(String),
     #[error("that token is not valid: mistyped, or its user was revoked")]
     InvalidToken,
 }
@@ -96,7 +96,7 @@ impl ApiError {
             Self::TooManySockets(_) => "too_many_sockets",
             Self::Saturated => "saturated",
             Self::Internal => "internal",
-            Self::MethodNotAllowed => "method_not_allowed",
+            Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::InvalidToken => "invalid_token",
         }
     }
@@ -175,7 +175,7 @@ impl ResponseError for ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } | Self::TooManySockets(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
         }
     }
 
@@ -183,6 +183,9 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         if let Some(seconds) = self.retry_after() {
             response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+        }
+        if let Self::MethodNotAllowed(allowed) = self {
+            response.insert_header((actix_web::http::header::ALLOW, allowed.as_str()));
         }
         if matches!(self, Self::Unauthorized) {
             response.insert_header((

@@ -218,6 +218,7 @@ pub enum Outcome {
 }
 
 /// Something a paused run waits for (for Tandem: a human's answer).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Interrupt {

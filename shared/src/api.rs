@@ -10,6 +10,7 @@ use crate::envelope::ResumeStatus;
 
 /// Where a session stands, derived from its event log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     /// No run is active and nothing is awaited.
@@ -43,14 +44,20 @@ impl SessionStatus {
 
 /// `POST /api/sessions` body (every field optional).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateSession {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 200, pattern = r"\S")
+    )]
     pub title: Option<String>,
 }
 
 /// A session as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: String,
@@ -63,6 +70,7 @@ pub struct SessionSummary {
 
 /// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionDetail {
     #[serde(flatten)]
@@ -72,19 +80,24 @@ pub struct SessionDetail {
 
 /// `GET /api/sessions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SessionList {
     pub sessions: Vec<SessionSummary>,
 }
 
 /// One logged event with its sequence number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoggedEvent {
     pub seq: u64,
+    /// An AG-UI event (`type` and its fields).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub event: Event,
 }
 
 /// `GET /api/sessions/{id}/events?after=&limit=`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
     pub events: Vec<LoggedEvent>,
@@ -94,16 +107,25 @@ pub struct EventPage {
 
 /// `POST /api/sessions/{id}/messages` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PostMessage {
+    /// Not blank; at most 32 KiB of UTF-8 by default (`--max-message-bytes`).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 8192, pattern = r"\S")
+    )]
     pub text: String,
+    /// Makes a retried send idempotent: the same id gets the run it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 128))]
     pub client_message_id: Option<String>,
 }
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` body. `interruptId` may be
 /// repeated in the body; if it is, it must match the path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResumeBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,6 +137,7 @@ pub struct ResumeBody {
 
 /// The reply to an accepted message or answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RunAccepted {
     /// The run the message or answer started (or already started, for a repeat).
@@ -126,6 +149,7 @@ pub struct RunAccepted {
 
 /// `GET /api/info`: what this server runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ServerInfo {
     /// The engine kind: `demo`, `script`, ….
@@ -138,6 +162,7 @@ pub struct ServerInfo {
 
 /// `POST /api/auth/login` body: an API token to exchange for the sign-in cookie.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoginBody {
     pub token: String,
@@ -145,6 +170,7 @@ pub struct LoginBody {
 
 /// `GET /api/auth/me` (and the reply to a sign-in): who the caller is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CurrentUser {
     pub id: String,
@@ -157,12 +183,14 @@ pub struct CurrentUser {
 
 /// The body of every error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     pub error: ErrorDetail,
 }
 
 /// What went wrong, machine- and human-readable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,

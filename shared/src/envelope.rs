@@ -52,6 +52,7 @@ pub enum ClientFrame {
 }
 
 /// How an interrupt is answered.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResumeStatus {

@@ -5,7 +5,7 @@
 //! deletes that row and the cookie; `GET /api/auth/me` names the caller.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use shared::api::{CurrentUser, LoginBody};
+use shared::api::{CurrentUser, ErrorBody, LoginBody};
 
 use super::read_json;
 use crate::auth::{sign_in, Auth, AuthMode, Caller, Credential, SecretToken};
@@ -15,6 +15,21 @@ use crate::state::AppState;
 use crate::store::Store;
 
 /// `POST /api/auth/login` `{token}` → 200 with the user and the cookie.
+#[utoipa::path(
+    post,
+    path = "/api/auth/login",
+    tag = "auth",
+    security(()),
+    request_body(content = LoginBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Signed in: `Set-Cookie: tandem_session=…; HttpOnly; SameSite=Strict`", body = CurrentUser),
+        (status = 400, description = "Malformed body, or the server runs with `--auth none`", body = ErrorBody),
+        (status = 401, description = "`invalid_token`: the token is unknown or its user revoked", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn login<S: Store>(
     state: web::Data<AppState<S>>,
     auth: web::Data<Auth>,
@@ -45,6 +60,16 @@ pub async fn login<S: Store>(
 }
 
 /// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared.
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = "auth",
+    security(()),
+    responses(
+        (status = 204, description = "Signed out (also when there was nothing to sign out of)"),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn logout<S: Store>(
     state: web::Data<AppState<S>>,
     request: HttpRequest,
@@ -58,6 +83,15 @@ pub async fn logout<S: Store>(
 }
 
 /// `GET /api/auth/me` → who the caller is.
+#[utoipa::path(
+    get,
+    path = "/api/auth/me",
+    tag = "auth",
+    responses(
+        (status = 200, description = "The caller", body = CurrentUser),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+    )
+)]
 pub async fn me<S: Store>(state: web::Data<AppState<S>>, caller: Caller) -> web::Json<CurrentUser> {
     web::Json(current(&caller, state.auth_mode))
 }

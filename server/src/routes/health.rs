@@ -1,7 +1,7 @@
 //! Liveness, server facts, and the JSON 404 for unknown API paths.
 
 use actix_web::{web, HttpResponse};
-use shared::api::ServerInfo;
+use shared::api::{ErrorBody, ServerInfo};
 
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -9,21 +9,32 @@ use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /healthz`.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "server",
+    security(()),
+    responses((status = 200, description = "The server is up", body = Object, example = json!({"status": "ok"})))
+)]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
 }
 
 /// `GET /api/info`: engine and model, for the page's label.
+#[utoipa::path(
+    get,
+    path = "/api/info",
+    tag = "server",
+    responses(
+        (status = 200, description = "What this server runs", body = ServerInfo),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+    )
+)]
 pub async fn info<S: Store>(
     state: web::Data<AppState<S>>,
     _caller: Caller,
 ) -> web::Json<ServerInfo> {
     web::Json(state.info.clone())
-}
-
-/// A method an endpoint does not take.
-pub async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::MethodNotAllowed)
 }
 
 /// Any other `/api` path.

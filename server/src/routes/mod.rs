@@ -112,8 +112,18 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
     let mut paths: Vec<&str> = ROUTES.iter().map(|info| info.path).collect();
     paths.dedup();
     for path in paths {
-        let mut resource = web::resource(path).default_service(web::to(health::method_not_allowed));
-        for info in ROUTES.iter().filter(|info| info.path == path) {
+        let methods: Vec<&RouteInfo> = ROUTES.iter().filter(|info| info.path == path).collect();
+        let allowed: String = methods
+            .iter()
+            .map(|info| info.method)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let refuse = move || {
+            let allowed = allowed.clone();
+            async move { Err::<actix_web::HttpResponse, _>(ApiError::MethodNotAllowed(allowed)) }
+        };
+        let mut resource = web::resource(path).default_service(web::to(refuse));
+        for info in methods {
             resource = resource.route(handler::<S>(info));
         }
         cfg.service(resource);

@@ -1,8 +1,126 @@
-//! `GET /api/openapi.json`: the OpenAPI document of the REST API.
+//! `GET /api/openapi.json`: the OpenAPI 3.1 document of the REST API, generated with
+//! `utoipa` from the handlers' annotations and the shared body types, so it cannot
+//! drift from the code (a test checks it lists every route of [`super::ROUTES`]).
 
 use actix_web::HttpResponse;
+use shared::api::{
+    CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
+    PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionStatus,
+    SessionSummary,
+};
+use shared::{Interrupt, ResumeStatus};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use super::{auth, health, runs, sessions};
+
+/// The document.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Tandem",
+        description = "A person and an LLM agent, working in tandem: sessions, runs, answers \
+                       to the agent's questions, and the session's event log (AG-UI 1.0 \
+                       events). Live events stream over the WebSocket at \
+                       `/api/sessions/{id}/ws` (see docs/protocol.md). Every error is \
+                       `{\"error\":{\"code\",\"message\",\"details\"?}}`. Requests from a \
+                       browser page of another origin that change anything are refused \
+                       with 403, requests for another host name with 421."
+    ),
+    paths(
+        health::healthz,
+        document,
+        auth::login,
+        auth::logout,
+        auth::me,
+        health::info,
+        sessions::create,
+        sessions::list,
+        sessions::get,
+        sessions::delete,
+        sessions::events,
+        runs::post_message,
+        runs::answer,
+        runs::cancel,
+        crate::ws::connect,
+    ),
+    components(schemas(
+        CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
+        PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, SessionDetail,
+        SessionList, SessionStatus, SessionSummary, Interrupt
+    )),
+    modifiers(&Security),
+    security(("bearer" = []), ("cookie" = [])),
+    tags(
+        (name = "auth", description = "Signing in and who the caller is"),
+        (name = "sessions", description = "Sessions and their event logs"),
+        (name = "runs", description = "Messages, answers and stops: what starts and ends runs"),
+        (name = "server", description = "Health and facts about this server"),
+    )
+)]
+pub struct ApiDoc;
+
+/// Adds the two ways to authenticate.
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An API token from `tandem users add NAME` (`tdm_…`). Not needed \
+                         when the server runs with `--auth none`.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                crate::auth::sign_in::COOKIE_NAME,
+                "The page's sign-in cookie from `POST /api/auth/login`.",
+            ))),
+        );
+    }
+}
 
 /// `GET /api/openapi.json`.
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = "server",
+    security(()),
+    responses((status = 200, description = "This document", content_type = "application/json"))
+)]
 pub async fn document() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({"openapi": "3.1.0"}))
+    let json = ApiDoc::openapi()
+        .to_json()
+        .expect("the OpenAPI document serialises");
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_is_documented() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        for route in super::super::ROUTES {
+            let method = route.method.to_ascii_lowercase();
+            assert!(
+                doc["paths"][route.path][&method].is_object(),
+                "{} {} is missing from /api/openapi.json",
+                route.method,
+                route.path
+            );
+        }
+        assert_eq!(doc["openapi"], "3.1.0");
+    }
 }

@@ -1,7 +1,7 @@
 //! Run endpoints: post a message, answer an interrupt, cancel.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use shared::api::{PostMessage, ResumeBody, RunAccepted};
+use shared::api::{ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
 use super::{owned_session, read_json};
 use crate::auth::Caller;
@@ -10,6 +10,26 @@ use crate::state::AppState;
 use crate::store::Store;
 
 /// `POST /api/sessions/{id}/messages` → 202 `{runId}`.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/messages",
+    tag = "runs",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    request_body(content = PostMessage, content_type = "application/json"),
+    responses(
+        (status = 202, description = "A run started", body = RunAccepted),
+        (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 409, description = "`run_active` or `awaiting_input`", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
+        (status = 429, description = "Too many messages this minute (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`saturated` (too many runs waiting) or storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn post_message<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -28,6 +48,29 @@ pub async fn post_message<S: Store>(
 }
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` → 202 `{runId}` (200 if repeated).
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/interrupts/{interrupt}",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("interrupt" = String, Path, description = "The interrupt id from `RUN_FINISHED`"),
+    ),
+    request_body(content = ResumeBody, content_type = "application/json"),
+    responses(
+        (status = 202, description = "Answered; the run resumes", body = RunAccepted),
+        (status = 200, description = "The same answer again: nothing changes", body = RunAccepted),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such interrupt", body = ErrorBody),
+        (status = 409, description = "Already answered differently (`details`: its state)", body = ErrorBody),
+        (status = 410, description = "Expired before it was answered", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_payload`: fails the interrupt's `responseSchema`", body = ErrorBody),
+        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn answer<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -55,6 +98,20 @@ pub async fn answer<S: Store>(
 }
 
 /// `POST /api/sessions/{id}/cancel` → 202.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/cancel",
+    tag = "runs",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 202, description = "The stop is recorded; the run ends cancelled", body = Object, example = json!({"status": "cancelling"})),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 409, description = "`idle`: nothing is running", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn cancel<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,

@@ -4,7 +4,9 @@ use std::fmt::Write;
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
-use shared::api::{CreateSession, SessionDetail, SessionList, SessionSummary};
+use shared::api::{
+    CreateSession, ErrorBody, EventPage, SessionDetail, SessionList, SessionSummary,
+};
 
 use super::{owned_session, read_json};
 use crate::auth::Caller;
@@ -19,6 +21,22 @@ const MAX_TITLE: usize = 200;
 const MAX_EVENTS_PAGE: u32 = 10_000;
 
 /// `POST /api/sessions` `{title?}` → 201 with the summary.
+#[utoipa::path(
+    post,
+    path = "/api/sessions",
+    tag = "sessions",
+    request_body(content = CreateSession, content_type = "application/json",
+                 description = "May be empty; without a title the first message names the session"),
+    responses(
+        (status = 201, description = "Created", body = SessionSummary),
+        (status = 400, description = "Malformed body or a title of the wrong length", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn create<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -43,6 +61,16 @@ pub async fn create<S: Store>(
 }
 
 /// `GET /api/sessions`: the caller's sessions.
+#[utoipa::path(
+    get,
+    path = "/api/sessions",
+    tag = "sessions",
+    responses(
+        (status = 200, description = "The caller's sessions, most recently updated first", body = SessionList),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn list<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -54,6 +82,19 @@ pub async fn list<S: Store>(
 }
 
 /// `GET /api/sessions/{id}`: summary and pending interrupts.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The session and its pending questions", body = SessionDetail),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn get<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -68,6 +109,19 @@ pub async fn get<S: Store>(
 }
 
 /// `DELETE /api/sessions/{id}` → 204.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 204, description = "Deleted, its run stopped and its sockets closed"),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn delete<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -89,6 +143,23 @@ pub struct EventsQuery {
 }
 
 /// `GET /api/sessions/{id}/events?after=&limit=` → `{events:[{seq,event}], lastSeq}`.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/events",
+    tag = "sessions",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("after" = Option<u64>, Query, description = "Events with a greater seq (default 0)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 10000, description = "Events at most (default 1000)"),
+    ),
+    responses(
+        (status = 200, description = "A page of the log", body = EventPage),
+        (status = 400, description = "Not a session id, or a bad query", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
 pub async fn events<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
