@@ -11,6 +11,7 @@ want_test=false
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
 SCHEMATHESIS_VERSION=4.32.5
+CARGO_FUZZ_VERSION=0.13.2
 TOOLS_DIR="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -59,6 +60,10 @@ if $want_test; then
   if [ ! -d tests/node_modules ] || [ tests/package-lock.json -nt tests/node_modules/.package-lock.json ]; then
     say "installing the test packages (npm ci)"
     (cd tests && npm ci --silent --no-audit --no-fund)
+  fi
+  if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
+    say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 2 minutes, once)"
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
   fi
   # Schemathesis (PyPI) in a venv of its own, pinned.
   if ! "$TOOLS_DIR/venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then

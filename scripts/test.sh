@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One command: install what is missing (Chromium and the npm test packages too), then run
-# every check: formatting, clippy, Rust unit and integration tests, the web crate's tests,
-# the benchmark's smoke run, the AG-UI conformance suite (real @ag-ui packages) and the
-# browser story (Chromium).
+# One command: install what is missing (Chromium, the npm test packages, cargo-fuzz and
+# schemathesis too), then run every check: formatting, clippy, Rust unit and integration
+# tests, the web crate's tests, the benchmark's smoke run, the fuzz targets' smoke run,
+# schemathesis against the live API, the AG-UI conformance suite (real @ag-ui packages)
+# and the browser story (Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -12,6 +13,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "format"
 cargo fmt --all -- --check
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "build the page and the server"
@@ -20,6 +22,8 @@ step "Rust tests"
 cargo test --workspace
 step "benchmark smoke run (frames correct; figures not judged)"
 cargo run -p tandem-bench -- --smoke
+step "fuzz smoke: every parser of outside input, a few thousand inputs each"
+fuzz/smoke.sh
 step "schemathesis against the live API (auth on)"
 TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"

@@ -22,7 +22,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
 
-pub use body::read_json;
+pub use body::{parse_json, read_json};
 pub use page::Page;
 
 /// Who may call a route.

@@ -1,16 +1,50 @@
-//! The REST calls the page makes: server info, and listing, reading, creating and deleting
-//! sessions.
+//! The REST calls the page makes: signing in and out, server info, and listing, reading,
+//! creating and deleting sessions.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
-//! Messages and answers go over the session socket, not through here.
+//! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
+//! handler set with [`on_unauthorized`], so the page can ask to sign in again. Messages and
+//! answers go over the session socket, not through here.
+
+use std::cell::RefCell;
 
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
 use shared::api::{
-    CreateSession, ErrorBody, ServerInfo, SessionDetail, SessionList, SessionSummary,
+    CreateSession, CurrentUser, ErrorBody, LoginBody, ServerInfo, SessionDetail, SessionList,
+    SessionSummary,
 };
 
 use super::ApiError;
+
+thread_local! {
+    /// Called when a request is refused for want of a valid sign-in.
+    static ON_UNAUTHORIZED: RefCell<Option<Box<dyn Fn()>>> = RefCell::new(None);
+}
+
+/// Sets what happens when the server says the page is not signed in.
+pub fn on_unauthorized(handler: impl Fn() + 'static) {
+    ON_UNAUTHORIZED.with(|slot| *slot.borrow_mut() = Some(Box::new(handler)));
+}
+
+/// `GET /api/auth/me`: who the page acts for (401 when not signed in).
+pub async fn me() -> Result<CurrentUser, ApiError> {
+    json(send(Request::get("/api/auth/me").build()).await?).await
+}
+
+/// `POST /api/auth/login`: exchanges an API token for the sign-in cookie.
+pub async fn sign_in(token: &str) -> Result<CurrentUser, ApiError> {
+    let body = LoginBody {
+        token: token.trim().to_string(),
+    };
+    json(send(Request::post("/api/auth/login").json(&body)).await?).await
+}
+
+/// `POST /api/auth/logout`: ends the sign-in (server-side) and clears the cookie.
+pub async fn sign_out() -> Result<(), ApiError> {
+    send(Request::post("/api/auth/logout").build()).await?;
+    Ok(())
+}
 
 /// `GET /api/info`: the engine and model this server runs.
 pub async fn server_info() -> Result<ServerInfo, ApiError> {
@@ -52,7 +86,16 @@ async fn send(request: Result<Request, gloo_net::Error>) -> Result<Response, Api
     }
     let status = response.status();
     match response.json::<ErrorBody>().await {
-        Ok(body) => Err(body.error.into()),
+        Ok(body) => {
+            if body.error.code == "unauthorized" {
+                ON_UNAUTHORIZED.with(|slot| {
+                    if let Some(handler) = slot.borrow().as_ref() {
+                        handler();
+                    }
+                });
+            }
+            Err(body.error.into())
+        }
         Err(_) => Err(ApiError::new(
             "http_error",
             format!("The server answered {status} {}", response.status_text()),

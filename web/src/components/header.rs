@@ -1,12 +1,13 @@
-//! The header of the main area: the open session's title, the connection indicator and the
-//! model label from `GET /api/info` (with a hint when the demo model is running).
+//! The header of the main area: the open session's title, the connection indicator, the
+//! model label from `GET /api/info` (with a hint when the demo model is running) and, when
+//! the server signs people in, who is signed in and a way out.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
 
 use crate::api::rest;
-use crate::state::{use_session, use_sessions};
+use crate::state::{use_auth, use_session, use_sessions, AuthState};
 
 /// The bar above the transcript.
 #[component]
@@ -38,6 +39,7 @@ pub fn Header() -> impl IntoView {
                 <Connection />
             </Show>
             <div class="header-model">{move || info.get().map(model_label)}</div>
+            <UserMenu />
         </header>
     }
 }
@@ -56,6 +58,31 @@ fn model_label(info: ServerInfo) -> impl IntoView {
         {demo.then(|| view! {
             <span class="model-hint">"Set TANDEM_ENGINE and a provider to use a real model — see README."</span>
         })}
+    }
+}
+
+/// Who is signed in, and the sign-out button (not under `--auth none`).
+#[component]
+fn UserMenu() -> impl IntoView {
+    let auth = use_auth();
+    let name = move || match auth.state.get() {
+        AuthState::SignedIn(user) => user.name,
+        _ => String::new(),
+    };
+    view! {
+        <Show when=move || auth.can_sign_out()>
+            <div class="user-menu">
+                <span class="user-name" data-testid="user-name">{name}</span>
+                <button
+                    class="btn btn-quiet"
+                    data-testid="sign-out"
+                    disabled=move || auth.busy.get()
+                    on:click=move |_| auth.sign_out()
+                >
+                    "Sign out"
+                </button>
+            </div>
+        </Show>
     }
 }
 

@@ -11,6 +11,7 @@ pub mod message;
 pub mod notice;
 pub mod responder;
 pub mod sidebar;
+pub mod sign_in;
 pub mod tool_call;
 pub mod transcript;
 
@@ -18,4 +19,5 @@ pub use composer::Composer;
 pub use header::Header;
 pub use notice::Notice;
 pub use sidebar::Sidebar;
+pub use sign_in::SignIn;
 pub use transcript::Transcript;

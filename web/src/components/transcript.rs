@@ -55,7 +55,14 @@ pub fn Transcript() -> impl IntoView {
                 <Show when=move || session.run.get() == RunState::Running>
                     <div class="working" aria-live="polite">
                         <span class="working-dots"><i></i><i></i><i></i></span>
-                        "The agent is working"
+                        {move || match session.queued.get() {
+                            Some(position) => view! {
+                                <span data-testid="queued">
+                                    {format!("Queued — the server is busy; this run starts when a slot frees up ({} in line)", ordinal(position))}
+                                </span>
+                            }.into_any(),
+                            None => "The agent is working".into_any(),
+                        }}
                     </div>
                 </Show>
             </div>
@@ -75,4 +82,16 @@ fn TranscriptItem(item: Signal<Item>) -> impl IntoView {
         ItemKind::RunError => view! { <RunError item /> }.into_any(),
         ItemKind::Cancelled => view! { <RunCancelled /> }.into_any(),
     }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, … `11th`, `21st`.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

@@ -1,14 +1,16 @@
-//! The root component: provides the session list and the open session to everything below,
-//! keeps the open session in step with the URL hash, and keeps the list fresh.
+//! The root component: asks who the page acts for and shows the sign-in screen or the
+//! workspace. The workspace provides the session list and the open session to everything
+//! below, keeps the open session in step with the URL hash, and keeps the list fresh; it
+//! is built afresh on every sign-in and torn down (sockets closed) on sign-out.
 
 use std::time::Duration;
 
 use leptos::prelude::*;
 
 use super::session::SessionPage;
-use crate::components::{Header, Sidebar};
+use crate::components::{Header, Sidebar, SignIn};
 use crate::state::route::use_route;
-use crate::state::{provide_session, provide_sessions};
+use crate::state::{provide_auth, provide_session, provide_sessions, AuthState};
 
 /// How often the session list is reloaded so badges of other sessions stay right.
 const LIST_REFRESH: Duration = Duration::from_secs(3);
@@ -16,6 +18,21 @@ const LIST_REFRESH: Duration = Duration::from_secs(3);
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
+    let auth = provide_auth();
+    let signed_in = move || matches!(auth.state.get(), AuthState::SignedIn(_));
+    let checking = move || auth.state.get() == AuthState::Checking;
+    view! {
+        <Show when=move || !checking() fallback=|| view! { <div class="checking"></div> }>
+            <Show when=signed_in fallback=|| view! { <SignIn /> }>
+                <Workspace />
+            </Show>
+        </Show>
+    }
+}
+
+/// The signed-in page: sidebar, header, the open session.
+#[component]
+fn Workspace() -> impl IntoView {
     let sessions = provide_sessions();
     let session = provide_session();
     let route = use_route();

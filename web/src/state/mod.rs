@@ -1,4 +1,4 @@
-//! The page's state. The pure part — the transcript fold ([`transcript`], [`item`]), the
+//! The page's state. Who the page acts for is [`auth`]. The pure part — the transcript fold ([`transcript`], [`item`]), the
 //! interrupt and tool-approval helpers ([`interrupt`], [`approval`]), recorded answers
 //! ([`answer`]), deadlines ([`deadline`]) and refused answers ([`refusal`]) — has no
 //! signals or DOM and is tested on the host; the reactive part — the open session ([`session`]), the
@@ -7,6 +7,7 @@
 
 pub mod answer;
 pub mod approval;
+pub mod auth;
 pub mod deadline;
 pub mod interrupt;
 pub mod item;
@@ -16,6 +17,7 @@ pub mod session;
 pub mod sessions;
 pub mod transcript;
 
+pub use auth::{provide_auth, use_auth, Auth, AuthState};
 pub use item::{Item, ItemBody, RunState};
 pub use session::{provide_session, use_session, Session};
 pub use sessions::{provide_sessions, use_sessions, SessionList};

@@ -35,6 +35,8 @@ pub struct Session {
     pub rows: RwSignal<Vec<Row>>,
     /// Whether a run is active or a question waits.
     pub run: RwSignal<RunState>,
+    /// The active run's place in line while it waits for a free slot on the server.
+    pub queued: RwSignal<Option<u64>>,
     /// The socket's state.
     pub connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
@@ -59,6 +61,7 @@ pub fn provide_session() -> Session {
         id: RwSignal::new(None),
         rows: RwSignal::new(Vec::new()),
         run: RwSignal::new(RunState::Idle),
+        queued: RwSignal::new(None),
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
         refusal: RwSignal::new(None),
@@ -80,6 +83,7 @@ impl Session {
         self.transcript.set_value(Transcript::default());
         self.rows.set(Vec::new());
         self.run.set(RunState::Idle);
+        self.queued.set(None);
         self.notice.set(None);
         self.refusal.set(None);
         self.id.set(id.clone());
@@ -136,7 +140,7 @@ impl Session {
     fn receive(self, frame: ServerFrame) {
         match frame {
             ServerFrame::Event { seq, event } => {
-                let (touched, state) = self
+                let (touched, state, queued) = self
                     .transcript
                     .try_update_value(|t| {
                         let touched = t.apply(seq, &event);
@@ -144,12 +148,15 @@ impl Session {
                             .into_iter()
                             .map(|at| (at, t.items()[at].clone()))
                             .collect();
-                        (items, t.run_state())
+                        (items, t.run_state(), t.queued())
                     })
                     .unwrap_or_default();
                 self.mirror(touched);
                 if self.run.get_untracked() != state {
                     self.run.set(state);
+                }
+                if self.queued.get_untracked() != queued {
+                    self.queued.set(queued);
                 }
                 self.tick.update(|tick| *tick += 1);
             }

@@ -29,6 +29,9 @@ pub struct Transcript {
     /// Items still streaming or running, closed when the run ends.
     open: Vec<usize>,
     running: bool,
+    /// The run's place in line while it waits for a run slot (`tandem.run_queued` is its
+    /// latest event); any later event means it has one.
+    queued: Option<u64>,
     last_seq: u64,
 }
 
@@ -41,6 +44,11 @@ impl Transcript {
     /// The highest `seq` folded so far.
     pub fn last_seq(&self) -> u64 {
         self.last_seq
+    }
+
+    /// The active run's place in line while it waits for a slot on the server.
+    pub fn queued(&self) -> Option<u64> {
+        self.queued.filter(|_| self.running)
     }
 
     /// Whether a run is active or a question is waiting.
@@ -61,6 +69,12 @@ impl Transcript {
             return Vec::new();
         }
         self.last_seq = seq;
+        self.queued = match &event.body {
+            EventBody::Custom { name, value } if name == shared::custom::RUN_QUEUED => {
+                Some(value.get("position").and_then(|p| p.as_u64()).unwrap_or(1))
+            }
+            _ => None,
+        };
         match &event.body {
             EventBody::RunStarted { .. } => {
                 self.running = true;

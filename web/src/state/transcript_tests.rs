@@ -278,3 +278,18 @@ fn an_expired_question_settles_as_expired_and_the_run_goes_on() {
 
 #[path = "transcript_approval_tests.rs"]
 mod approval;
+
+#[test]
+fn a_queued_run_shows_its_place_until_its_next_event() {
+    let queued = json!({"type": "CUSTOM", "name": "tandem.run_queued",
+        "value": {"runId": "r", "position": 2}});
+    let t = fold(&[started(), queued.clone()]);
+    assert_eq!(t.queued(), Some(2));
+    assert_eq!(t.run_state(), RunState::Running);
+    let t = fold(&[
+        started(),
+        queued,
+        json!({"type": "STEP_STARTED", "stepName": "model_call"}),
+    ]);
+    assert_eq!(t.queued(), None);
+}

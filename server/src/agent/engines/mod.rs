@@ -86,6 +86,33 @@ pub struct EngineError {
     pub message: String,
 }
 
+/// A provider's streaming wire format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamFormat {
+    /// Chat Completions chunks (OpenAI and compatible servers).
+    OpenAi,
+    /// Anthropic Messages events.
+    Anthropic,
+}
+
+/// What a model call makes of a whole streamed response body in `format`, read in
+/// `chunk`-byte pieces (for the fuzz targets: the real SSE parser and decoders).
+pub fn decode_body(
+    format: StreamFormat,
+    body: &[u8],
+    chunk: usize,
+) -> Vec<Result<EngineEvent, EngineError>> {
+    match format {
+        StreamFormat::OpenAi => {
+            let decoder = openai::ChunkDecoder::new("provider".into(), "model".into());
+            sse::decode_body(body, chunk, decoder)
+        }
+        StreamFormat::Anthropic => {
+            sse::decode_body(body, chunk, anthropic::AnthropicDecoder::default())
+        }
+    }
+}
+
 /// The stream an engine returns.
 pub type EngineStream = Pin<Box<dyn Stream<Item = Result<EngineEvent, EngineError>> + Send>>;
 
@@ -102,4 +129,39 @@ pub trait Engine: Send + Sync + 'static {
     fn info(&self) -> EngineInfo;
     /// Starts one model call.
     fn stream(&self, request: ModelRequest) -> EngineStream;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_decodes_the_same_whatever_its_chunking() {
+        for (format, body) in [
+            (
+                StreamFormat::OpenAi,
+                &include_bytes!("../../../../tests/fixtures/openai/tool_call.sse")[..],
+            ),
+            (
+                StreamFormat::Anthropic,
+                &include_bytes!("../../../../tests/fixtures/anthropic/thinking_tool_use.sse")[..],
+            ),
+        ] {
+            let whole = decode_body(format, body, body.len());
+            assert!(whole.iter().all(Result::is_ok), "{format:?}: {whole:?}");
+            assert!(whole.len() > 3);
+            for chunk in [1, 7, 64] {
+                assert_eq!(
+                    decode_body(format, body, chunk),
+                    whole,
+                    "{format:?} by {chunk}"
+                );
+            }
+        }
+        let cut = decode_body(StreamFormat::OpenAi, b"data: {\"choices\":[]}\n\n", 4);
+        assert_eq!(
+            cut.last().unwrap().as_ref().unwrap_err().code,
+            "stream_interrupted"
+        );
+    }
 }

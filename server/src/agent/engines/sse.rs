@@ -139,6 +139,52 @@ fn cut_short() -> EngineError {
     }
 }
 
+/// Reads a whole response body (fed in `chunk`-byte pieces) the way a model call reads
+/// its stream, and returns what the call would yield, up to its first error. Used by the
+/// fuzz targets and tests: the same SSE parser and decoder, without the network.
+pub fn decode_body<D: Decoder>(
+    body: &[u8],
+    chunk: usize,
+    mut decoder: D,
+) -> Vec<Result<EngineEvent, EngineError>> {
+    use futures_util::FutureExt;
+    let pieces = body
+        .chunks(chunk.max(1))
+        .map(|piece| Ok::<_, std::convert::Infallible>(piece.to_vec()));
+    let events = stream::iter(pieces).eventsource().collect::<Vec<_>>();
+    // The source is always ready, so one poll parses it all.
+    let events = events
+        .now_or_never()
+        .expect("an in-memory stream is always ready");
+    let mut out = Vec::new();
+    for event in events {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                out.push(Err(malformed(format!(
+                    "the stream is not valid SSE: {error}"
+                ))));
+                return out;
+            }
+        };
+        let mut decoded = Vec::new();
+        match decoder.decode(&event, &mut decoded) {
+            Ok(done) => {
+                out.extend(decoded.into_iter().map(Ok));
+                if done {
+                    return out;
+                }
+            }
+            Err(error) => {
+                out.push(Err(error));
+                return out;
+            }
+        }
+    }
+    out.push(Err(cut_short()));
+    out
+}
+
 /// A chunk Tandem cannot read.
 pub fn malformed(message: String) -> EngineError {
     EngineError {

@@ -19,6 +19,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 
 use super::{http, sse, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
 use crate::config::ProviderSettings;
+pub(super) use stream::AnthropicDecoder;
 
 /// The Messages API version Tandem speaks.
 pub const API_VERSION: &str = "2023-06-01";

@@ -14,7 +14,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION,
 
 use super::{http, sse, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
 use crate::config::{ProviderSettings, OPENAI_URL};
-use stream::ChunkDecoder;
+pub(super) use stream::ChunkDecoder;
 
 /// The OpenAI-compatible Chat Completions engine.
 pub struct OpenAiEngine {

@@ -1,0 +1,143 @@
+// Proves, in headless Chromium against the real binary with `--auth token`, how people get
+// in and out: the page asks for a token, refuses a wrong one on the form, signs in with the
+// right one (the cookie survives a reload), shows who is signed in, signs out (a reload
+// then asks again), and another user never sees the first one's sessions. A second server
+// with one run slot shows a waiting run as queued. Screenshots: target/browser/5N-*.png.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+
+import {
+  assistantSaying, byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
+} from '../support/browser.mjs';
+import { freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
+
+let tandem;
+let browser;
+const errorLists = [];
+
+/** Creates a user on `server`'s database with the real CLI; returns their token. */
+function addUser(server, name) {
+  const out = execFileSync(tandemBin(), ['--database-url', `sqlite://${server.dbPath}`, 'users', 'add', name]);
+  const token = out.toString().split('\n').find((line) => line.startsWith('tdm_'));
+  assert.ok(token, `the CLI printed a token for ${name}`);
+  return token;
+}
+
+async function freshPage() {
+  const { context, errors } = await newContext(browser);
+  errorLists.push(errors);
+  return context.newPage();
+}
+
+async function signIn(page, token) {
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+before(async () => {
+  tandem = await startTandem({
+    port: await freePort(),
+    args: ['--auth', 'token', '--engine', 'demo', '--token-delay-ms', '5', '--web-dir', webDir()],
+  });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await tandem?.stop('SIGKILL');
+});
+
+describe('signing in and out', () => {
+  let adaToken;
+  let adaSession;
+
+  it('asks for a token, refuses a wrong one, and signs in with the right one', async () => {
+    adaToken = addUser(tandem, 'ada');
+    const page = await freshPage();
+    await page.goto(tandem.url);
+    await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
+    await shot(page, '51-sign-in');
+    await signIn(page, 'tdm_not-the-right-token');
+    const error = byId(page, 'sign-in-error');
+    await error.waitFor();
+    assert.match(await error.textContent(), /not valid/);
+    await shot(page, '52-sign-in-refused');
+
+    await signIn(page, adaToken);
+    await byId(page, 'user-name').waitFor();
+    assert.equal(await byId(page, 'user-name').textContent(), 'ada');
+    await byId(page, 'new-session').click();
+    adaSession = await sessionIdOf(page);
+    await connection(page, 'live');
+    await say(page, 'what is 6 * 7');
+    assert.match(await assistantSaying(page, '42'), /42/);
+    await idle(page);
+    await shot(page, '53-signed-in');
+
+    await page.reload();
+    await connection(page, 'live');
+    assert.equal(await byId(page, 'user-name').textContent(), 'ada', 'the cookie survives a reload');
+    await assistantSaying(page, '42');
+
+    await byId(page, 'sign-out').click();
+    await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
+    await shot(page, '54-signed-out');
+    const left = await page.evaluate(async () => (await fetch('/api/sessions')).status);
+    assert.equal(left, 401, 'the server forgot the sign-in, not just the page');
+  });
+
+  it("shows another user none of ada's sessions", async () => {
+    const page = await freshPage();
+    await page.goto(tandem.url);
+    await signIn(page, addUser(tandem, 'bob'));
+    await byId(page, 'user-name').waitFor();
+    assert.equal(await byId(page, 'session-item').count(), 0);
+    await page.goto(`${tandem.url}/#/sessions/${adaSession}`);
+    const status = await page.evaluate(
+      async (id) => (await fetch(`/api/sessions/${id}`)).status,
+      adaSession,
+    );
+    assert.equal(status, 404, "ada's session is unknown to bob");
+    await shot(page, '55-other-user');
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(errorLists.flat(), []);
+  });
+});
+
+describe('a run waiting for a free slot', () => {
+  let busy;
+  before(async () => {
+    busy = await startTandem({
+      port: await freePort(),
+      args: ['--engine', 'demo', '--token-delay-ms', '60', '--max-concurrent-runs', '1', '--web-dir', webDir()],
+    });
+  });
+  after(async () => busy?.stop('SIGKILL'));
+
+  it('shows the run as queued until it starts', async () => {
+    const first = await freshPage();
+    const second = await freshPage();
+    for (const page of [first, second]) {
+      await page.goto(busy.url);
+      await byId(page, 'new-session').click();
+      await sessionIdOf(page);
+      await connection(page, 'live');
+    }
+    await say(first, 'hello there');
+    await first.locator('[data-testid=assistant-message].streaming').waitFor();
+    await say(second, 'hello too');
+    const queued = byId(second, 'queued');
+    await queued.waitFor();
+    assert.match(await queued.textContent(), /Queued.*1st in line/);
+    await shot(second, '56-queued');
+    await queued.waitFor({ state: 'detached' });
+    await idle(second);
+    assert.equal(await byId(second, 'queued').count(), 0);
+  });
+});
