@@ -149,14 +149,19 @@ async fn approving_with_edits_runs_the_edited_call_and_tells_the_model() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn edits_that_break_the_schema_are_refused_and_change_nothing() {
-    let mut paused = paused_on_write(&[]).await;
+async fn edits_that_break_the_schema_or_the_workspace_rules_are_refused_and_change_nothing() {
+    let mut paused = paused_on_write(&["--max-body-bytes", "2000000"]).await;
     let before = paused.app.log(&paused.session).await;
     for payload in [
         json!({"approved": true, "arguments": {"path": 5, "content": "x"}}),
         json!({"approved": true, "arguments": {"path": "../escape", "content": "x", "extra": 1}}),
         json!({"approved": "yes"}),
         json!({"approved": true, "arguments": "not an object"}),
+        // Schema-valid, but the workspace rules refuse them: checked again on edits.
+        json!({"approved": true, "arguments": {"path": "../escape.txt", "content": "x"}}),
+        json!({"approved": true, "arguments": {"path": "/etc/passwd", "content": "x"}}),
+        json!({"approved": true, "arguments": {"path": ".ssh/authorized_keys", "content": "x"}}),
+        json!({"approved": true, "arguments": {"path": "big.txt", "content": "é".repeat(600_000)}}),
     ] {
         let (status, body) = paused
             .answer(json!({"status": "resolved", "payload": payload}))
