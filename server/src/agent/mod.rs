@@ -13,6 +13,7 @@ mod open_items;
 mod recorder;
 mod recovery;
 mod run_loop;
+mod run_setup;
 mod runner;
 pub mod slots;
 mod tool_phase;

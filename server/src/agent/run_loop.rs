@@ -8,25 +8,23 @@
 //! Every exit path leaves the run closed with a terminal event: a run that panics ends
 //! with `RUN_ERROR internal`, one that reaches its event limit with `max_run_events`.
 //!
-//! Before its first model call a run takes one of the server's run slots
-//! ([`super::slots`]); while none is free it waits, recorded as `CUSTOM tandem.run_queued`.
+//! Before its first model call a run takes one of the server's run slots and learns whom
+//! it works for ([`super::run_setup`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::{FutureExt, StreamExt};
-use serde_json::json;
 use shared::{EventBody, Outcome};
 use tokio_util::sync::CancellationToken;
 
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::recorder::{Recorder, RunAbort};
-use super::slots::{Admission, RunSlot};
+use super::run_setup::{take_slot, tool_context};
+use super::slots::Admission;
 use super::tool_phase;
-use super::tools::ToolContext;
 use super::RunDeps;
-use crate::domain::{UserId, UserName};
 use crate::store::Store;
 
 /// How long a run keeps trying to record its failure after a storage error.
@@ -88,50 +86,6 @@ pub async fn drive<S: Store>(
             end_after_storage_failure(&mut recorder).await;
         }
     }
-}
-
-/// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile.
-async fn take_slot(
-    recorder: &mut Recorder,
-    admission: Admission,
-    cancel: &CancellationToken,
-) -> Result<Option<RunSlot>, RunAbort> {
-    let (position, ready) = match admission {
-        Admission::Now(slot) => return Ok(Some(slot)),
-        Admission::Queued { position, ready } => (position, ready),
-    };
-    recorder
-        .emit(EventBody::Custom {
-            name: shared::custom::RUN_QUEUED.into(),
-            value: json!({"runId": recorder.run_id(), "position": position}),
-        })
-        .await?;
-    tokio::select! {
-        biased;
-        _ = cancel.cancelled() => Ok(None),
-        slot = ready => Ok(slot.ok()),
-    }
-}
-
-/// Who the run works for: the owner of its session, whose workspace its tools use.
-async fn tool_context<S: Store>(
-    deps: &RunDeps<S>,
-    recorder: &Recorder,
-) -> Result<ToolContext, RunAbort> {
-    let store_error = |e: crate::store::StoreError| RunAbort::Write(e.into());
-    let owner = deps
-        .store
-        .session(recorder.session())
-        .await
-        .map_err(store_error)?
-        .ok_or(RunAbort::SessionGone)?
-        .owner;
-    let user = match deps.store.user(owner).await.map_err(store_error)? {
-        Some(row) => row.name,
-        None if owner == UserId::LOCAL => UserName::parse_any(UserName::LOCAL).expect("valid"),
-        None => return Err(RunAbort::SessionGone),
-    };
-    Ok(ToolContext { user })
 }
 
 /// Retries ending the run as failed until the log accepts it (or gives up after

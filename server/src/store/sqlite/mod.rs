@@ -15,30 +15,21 @@ mod appends;
 mod apply;
 mod guards;
 mod housekeeping;
+mod rows;
 #[cfg(test)]
 mod test_support;
 mod users;
 
 use apply::apply_in_transaction;
+use rows::{
+    interrupt_from, session_from, InterruptTuple, SessionTuple, INTERRUPT_COLUMNS, SESSION_COLUMNS,
+};
 
 use super::{
-    Applied, Command, FramePage, InterruptRow, InterruptState, SessionRow, Store, StoreError,
-    StoredEvent, UserRow, DEFAULT_TITLE,
+    Applied, Command, FramePage, InterruptRow, SessionRow, Store, StoreError, StoredEvent, UserRow,
+    DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
-
-type SessionTuple = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    i64,
-    i64,
-    i64,
-);
-const SESSION_COLUMNS: &str =
-    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at";
 
 /// A [`Store`] on a SQLite file.
 #[derive(Clone)]
@@ -95,53 +86,6 @@ fn create_private(file: &std::path::Path) -> std::io::Result<()> {
         other => other.map(drop),
     }
 }
-
-fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
-    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at) = row;
-    Ok(SessionRow {
-        id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        owner: UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        title,
-        status: SessionStatus::parse(&status)
-            .ok_or_else(|| StoreError::Corrupt(format!("status `{status}`")))?,
-        active_run_id,
-        last_seq: last_seq as u64,
-        created_at,
-        updated_at,
-    })
-}
-
-type InterruptTuple = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-);
-
-fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreError> {
-    let (id, session_id, run_id, tool_call_id, interrupt, state, response, resumed_run_id) = row;
-    let corrupt = |e: &dyn std::fmt::Display| StoreError::Corrupt(e.to_string());
-    Ok(InterruptRow {
-        id,
-        session_id: SessionId::parse(&session_id).map_err(|e| corrupt(&e))?,
-        run_id,
-        tool_call_id,
-        interrupt: serde_json::from_str(&interrupt).map_err(|e| corrupt(&e))?,
-        state: InterruptState::parse(&state),
-        response: response
-            .map(|text| serde_json::from_str(&text))
-            .transpose()
-            .map_err(|e| corrupt(&e))?,
-        resumed_run_id,
-    })
-}
-
-const INTERRUPT_COLUMNS: &str =
-    "id, session_id, run_id, tool_call_id, interrupt, status, response, resumed_run_id";
 
 impl Store for SqliteStore {
     async fn create_session(

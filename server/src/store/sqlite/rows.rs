@@ -1,0 +1,67 @@
+//! Reading rows: the column lists and the tuples they decode into, turned into the
+//! store's row types (a value that does not parse is `StoreError::Corrupt`).
+
+use shared::api::SessionStatus;
+
+use crate::domain::{SessionId, UserId};
+use crate::store::{InterruptRow, InterruptState, SessionRow, StoreError};
+
+pub(super) type SessionTuple = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+);
+pub(super) const SESSION_COLUMNS: &str =
+    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at";
+
+pub(super) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
+    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at) = row;
+    Ok(SessionRow {
+        id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        owner: UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        title,
+        status: SessionStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("status `{status}`")))?,
+        active_run_id,
+        last_seq: last_seq as u64,
+        created_at,
+        updated_at,
+    })
+}
+
+pub(super) type InterruptTuple = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+pub(super) fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreError> {
+    let (id, session_id, run_id, tool_call_id, interrupt, state, response, resumed_run_id) = row;
+    let corrupt = |e: &dyn std::fmt::Display| StoreError::Corrupt(e.to_string());
+    Ok(InterruptRow {
+        id,
+        session_id: SessionId::parse(&session_id).map_err(|e| corrupt(&e))?,
+        run_id,
+        tool_call_id,
+        interrupt: serde_json::from_str(&interrupt).map_err(|e| corrupt(&e))?,
+        state: InterruptState::parse(&state),
+        response: response
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| corrupt(&e))?,
+        resumed_run_id,
+    })
+}
+
+pub(super) const INTERRUPT_COLUMNS: &str =
+    "id, session_id, run_id, tool_call_id, interrupt, status, response, resumed_run_id";
