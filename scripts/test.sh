@@ -9,7 +9,14 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export PATH="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each step says how long the one before it took, and the end how long it all took.
+started=$SECONDS
+last=""
+step() {
+  [ -z "$last" ] || printf '\033[2m(%s s)\033[0m\n' "$((SECONDS - last))"
+  last=$SECONDS
+  printf '\n\033[1m== %s\033[0m\n' "$*"
+}
 
 step "format"
 cargo fmt --all -- --check
@@ -29,3 +36,4 @@ TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
   node --test --test-concurrency=1 tests/conformance tests/browser
+step "done in $((SECONDS - started)) s"
