@@ -56,11 +56,7 @@ pub async fn drive<S: Store>(
     let mut result = match outcome {
         Ok(result) => result,
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let what = crate::telemetry::panic_text(&*panic);
             tracing::error!(
                 run = recorder.run_id(),
                 panic = what,

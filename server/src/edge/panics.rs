@@ -22,11 +22,7 @@ pub async fn call_catching(
     match AssertUnwindSafe(next.call(request)).catch_unwind().await {
         Ok(response) => Ok(response?.map_into_boxed_body()),
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let what = crate::telemetry::panic_text(&*panic);
             tracing::error!(path, panic = what, "a request handler panicked");
             Err(ApiError::Internal.into())
         }

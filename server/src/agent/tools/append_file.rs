@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::workspace::{check_path, Workspaces, WriteMode, MAX_PATH_BYTES};
+use super::workspace::{check_file_arguments, Workspaces, WriteMode, MAX_PATH_BYTES};
 use super::{Tool, ToolContext, ToolSpec};
 
 /// Longest line, in bytes.
@@ -50,14 +50,7 @@ impl Tool for AppendFile {
     }
 
     fn check(&self, arguments: &Value) -> Result<(), String> {
-        check_path(arguments["path"].as_str().unwrap_or_default())?;
-        let bytes = arguments["line"].as_str().map_or(0, str::len);
-        if bytes > MAX_LINE_BYTES {
-            return Err(format!(
-                "`line` is {bytes} bytes; the most is {MAX_LINE_BYTES}"
-            ));
-        }
-        Ok(())
+        check_file_arguments(arguments, "line", MAX_LINE_BYTES)
     }
 
     fn call(

@@ -69,6 +69,23 @@ impl Workspaces {
     }
 }
 
+/// Checks a file tool's arguments: `path` (see [`check_path`]) and the text field
+/// `field`, at most `max_bytes` bytes of UTF-8 (the schema can only count characters).
+pub fn check_file_arguments(
+    arguments: &serde_json::Value,
+    field: &str,
+    max_bytes: usize,
+) -> Result<(), String> {
+    check_path(arguments["path"].as_str().unwrap_or_default())?;
+    let bytes = arguments[field].as_str().map_or(0, str::len);
+    if bytes > max_bytes {
+        return Err(format!(
+            "`{field}` is {bytes} bytes; the most is {max_bytes}"
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a path as text: relative, 1 to [`MAX_PATH_BYTES`] bytes, only plain names, none
 /// starting with `.` (no dotfiles, no `..`).
 pub fn check_path(relative: &str) -> Result<(), String> {

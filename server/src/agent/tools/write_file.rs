@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::workspace::{check_path, Workspaces, WriteMode, MAX_PATH_BYTES};
+use super::workspace::{check_file_arguments, Workspaces, WriteMode, MAX_PATH_BYTES};
 use super::{Tool, ToolContext, ToolSpec};
 
 /// Largest file the tool writes, in bytes.
@@ -55,14 +55,7 @@ impl Tool for WriteFile {
     }
 
     fn check(&self, arguments: &Value) -> Result<(), String> {
-        check_path(arguments["path"].as_str().unwrap_or_default())?;
-        let bytes = arguments["content"].as_str().map_or(0, str::len);
-        if bytes > MAX_CONTENT_BYTES {
-            return Err(format!(
-                "`content` is {bytes} bytes; the most is {MAX_CONTENT_BYTES}"
-            ));
-        }
-        Ok(())
+        check_file_arguments(arguments, "content", MAX_CONTENT_BYTES)
     }
 
     fn call(
