@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::{
-    derive_effects, Applied, Command, Guard, InterruptRow, Rejection, SessionRow, Store,
+    derive_effects, Applied, Command, Guard, InterruptRow, Rejection, SessionRow, ShareRow, Store,
     StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
@@ -90,6 +90,50 @@ impl Store for NoopStore {
             .collect();
         rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
         Ok(rows)
+    }
+
+    async fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let mut rows = self.list_sessions(owner).await?;
+        rows.retain(|row| row.title.contains(text));
+        Ok(rows)
+    }
+
+    async fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        _now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let mut sessions = self.sessions();
+        let found = sessions.get_mut(&id);
+        let renamed = found.is_some();
+        if let Some(row) = found {
+            row.title = title.to_string();
+        }
+        Ok(renamed)
+    }
+
+    async fn create_share(&self, _share: &ShareRow, _token: TokenHash) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn shares(&self, _session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn delete_share(&self, _session: SessionId, _id: &str) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
+    async fn share_for_token(
+        &self,
+        _token: TokenHash,
+    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
+        Ok(None)
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {

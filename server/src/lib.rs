@@ -11,7 +11,8 @@
 //! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
 //!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
 //! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
-//!   [`scrub`] keeps secrets out of what leaves the server.
+//!   [`scrub`] keeps secrets out of what leaves the server; [`visibility`] is what a
+//!   share link's viewer may see; [`export`] turns a session into Markdown or JSON.
 
 pub mod agent;
 pub mod auth;
@@ -20,6 +21,7 @@ pub mod domain;
 pub mod edge;
 pub mod error;
 pub mod eventlog;
+pub mod export;
 pub mod limits;
 pub mod retention;
 pub mod routes;
@@ -28,6 +30,7 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod visibility;
 pub mod ws;
 
 pub use config::Config;

@@ -62,6 +62,7 @@ impl Application {
                 limits.max_queued_runs as usize,
             ),
             runtime: tokio::runtime::Handle::current(),
+            prices: Arc::new(config.price_table()?),
         });
         let recovered = runner.recover_interrupted_runs().await?;
         if recovered > 0 {

@@ -6,6 +6,7 @@
 //! | [`RUN_RECOVERED`] | `{runId, attempt}`: the run continues after a crash |
 //! | [`TOOL_APPROVAL`] | `{interruptId, toolCallId, approved, edited, reason?, arguments?}` |
 //! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
+//! | [`USAGE`] | [`crate::usage::CallUsage`]: one model call's tokens and cost |
 
 /// A persisted stop request.
 pub const STOP_REQUESTED: &str = "tandem.stop_requested";
@@ -16,3 +17,6 @@ pub const TOOL_APPROVAL: &str = "tandem.tool_approval";
 /// The run waits for one of the server's run slots (`--max-concurrent-runs`); its next
 /// event means it has one. `position` is 1 for the next run to start.
 pub const RUN_QUEUED: &str = "tandem.run_queued";
+/// One model call's token usage and cost, appended when the call ends (before its
+/// `STEP_FINISHED`); the value is a [`crate::usage::CallUsage`].
+pub const USAGE: &str = "tandem.usage";

@@ -2,7 +2,8 @@
 //!
 //! It owns the shapes that cross the network and nothing else: the AG-UI 1.0 events
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
-//! ([`api`]) and the human-input request vocabulary ([`input`]). It must stay free of
+//! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]) and model-call
+//! usage ([`usage`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
 
 pub mod agui;
@@ -10,6 +11,8 @@ pub mod api;
 pub mod custom;
 pub mod envelope;
 pub mod input;
+pub mod sharing;
+pub mod usage;
 
 pub use agui::{
     EncryptedSubtype, Event, EventBody, Interrupt, Outcome, ReasoningRole, TextRole, TokenUsage,

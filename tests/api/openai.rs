@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use shared::{Event, EventBody, Outcome, TokenUsage};
+use shared::usage::CallUsage;
+use shared::{Event, EventBody, Outcome};
 use tandem::agent::conversation::ChatMessage;
 use tandem::agent::engines::http::RetryPolicy;
 use tandem::agent::engines::{

@@ -7,10 +7,12 @@
 //!   the reactive state shared through context: the open session and the session list.
 //! - [`components`] — the pieces of the screen: sidebar, header, transcript rows, cards,
 //!   composer.
+//! - [`markdown`] — the agent's Markdown as safe HTML (pure, tested on the host).
 //! - [`pages`] — the screen itself, [`App`], which `main.rs` mounts.
 
 pub mod api;
 pub mod components;
+pub mod markdown;
 pub mod pages;
 pub mod state;
 

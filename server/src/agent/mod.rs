@@ -40,6 +40,8 @@ pub struct RunDeps<S> {
     pub slots: RunSlots,
     /// The runtime runs are spawned on (not an HTTP worker's).
     pub runtime: tokio::runtime::Handle,
+    /// What model calls cost (`--prices`).
+    pub prices: Arc<crate::config::PriceTable>,
 }
 
 /// What one run, and the input that starts it, may amount to.

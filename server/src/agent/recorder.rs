@@ -4,6 +4,7 @@
 //! gets ahead of its log. It tracks what is open to close it on any abnormal end, and
 //! maps engine deltas to the right start/content/end events.
 
+use shared::usage::CallUsage;
 use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole, TokenUsage};
 
 use super::conversation::REDACTED_PREFIX;
@@ -33,6 +34,8 @@ pub struct Recorder {
     message_id: String,
     /// Tokens the run's model calls used, as far as the provider reported them.
     usage: Option<TokenUsage>,
+    /// The current model call's usage, not yet logged.
+    call_usage: Option<CallUsage>,
     /// Events this run may append (`None` once lifted to close the run).
     max_events: Option<u64>,
     /// Events this run has appended.
@@ -49,6 +52,7 @@ impl Recorder {
             open: OpenItems::default(),
             message_id: new_id("msg"),
             usage: None,
+            call_usage: None,
             max_events: Some(max_events),
             emitted: 0,
         }
@@ -59,19 +63,26 @@ impl Recorder {
         self.max_events = None;
     }
 
-    /// Adds one model call's token usage to the run's.
-    pub fn add_usage(&mut self, call: TokenUsage) {
+    /// Adds one model call's usage (priced) to the run's; it is logged as
+    /// `CUSTOM tandem.usage` by [`Self::usage_event`] when the call ends.
+    pub fn add_usage(&mut self, call: CallUsage) {
         let total = self.usage.get_or_insert_with(TokenUsage::default);
-        let add = |sum: &mut Option<u64>, more: Option<u64>| {
-            if let Some(more) = more {
-                *sum = Some(sum.unwrap_or(0) + more);
-            }
-        };
+        let add = |sum: &mut Option<u64>, more: u64| *sum = Some(sum.unwrap_or(0) + more);
         add(&mut total.input_tokens, call.input_tokens);
         add(&mut total.output_tokens, call.output_tokens);
         add(&mut total.reasoning_tokens, call.reasoning_tokens);
-        total.provider = call.provider.or(total.provider.take());
-        total.model = call.model.or(total.model.take());
+        total.provider = call.provider.clone().or(total.provider.take());
+        total.model = call.model.clone().or(total.model.take());
+        self.call_usage = Some(call);
+    }
+
+    /// The `CUSTOM tandem.usage` event of the call that just ended, once.
+    pub fn usage_event(&mut self) -> Option<EventBody> {
+        let call = self.call_usage.take()?;
+        Some(EventBody::Custom {
+            name: shared::custom::USAGE.into(),
+            value: serde_json::to_value(call).unwrap_or_default(),
+        })
     }
 
     /// The run's token usage so far, if any model call reported it.

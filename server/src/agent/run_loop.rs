@@ -150,11 +150,11 @@ async fn run<S: Store>(
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
             Err(Halt::Failed(error)) => return fail(recorder, error.code, &error.message).await,
         };
-        recorder
-            .emit(EventBody::StepFinished {
-                step_name: MODEL_CALL_STEP.into(),
-            })
-            .await?;
+        let mut ending: Vec<EventBody> = recorder.usage_event().into_iter().collect();
+        ending.push(EventBody::StepFinished {
+            step_name: MODEL_CALL_STEP.into(),
+        });
+        recorder.emit_all(ending).await?;
         if !called_tools {
             let outcome = Outcome::Success {
                 pending_tool_call_ids: None,
@@ -234,7 +234,7 @@ async fn stream_model_call<S: Store>(
                     .await?;
             }
             Some(Ok(EngineEvent::ToolCallEnd { .. })) => {}
-            Some(Ok(EngineEvent::Usage(usage))) => recorder.add_usage(usage),
+            Some(Ok(EngineEvent::Usage(usage))) => recorder.add_usage(deps.prices.priced(usage)),
         }
     }
     recorder.close_calls().await?;
@@ -254,6 +254,7 @@ async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbor
 
 async fn finish_cancelled(recorder: &mut Recorder) -> Result<(), RunAbort> {
     recorder.close_all(STOPPED).await?;
+    log_usage(recorder).await?;
     finish(recorder, Outcome::Cancelled).await
 }
 
@@ -261,10 +262,19 @@ async fn fail(recorder: &mut Recorder, code: &str, message: &str) -> Result<(), 
     recorder
         .close_all("the run failed before this call finished")
         .await?;
+    log_usage(recorder).await?;
     recorder
         .emit(EventBody::RunError {
             message: message.into(),
             code: Some(code.into()),
         })
         .await
+}
+
+/// Logs the usage of a model call that ended early (stopped or failed), if it reported any.
+async fn log_usage(recorder: &mut Recorder) -> Result<(), RunAbort> {
+    match recorder.usage_event() {
+        Some(event) => recorder.emit(event).await,
+        None => Ok(()),
+    }
 }

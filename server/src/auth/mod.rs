@@ -20,7 +20,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 pub use caller::{Caller, Credential};
-pub use secret::SecretToken;
+pub use secret::{SecretToken, SHARE_PREFIX};
 
 use crate::domain::{now_ms, TokenHash, UserId, UserName};
 use crate::error::ApiError;

@@ -7,7 +7,10 @@ use crate::domain::TokenHash;
 /// The prefix of API tokens (so a leaked one is recognisable, e.g. by secret scanners).
 pub const TOKEN_PREFIX: &str = "tdm_";
 
-/// An API token or a sign-in cookie value.
+/// The prefix of share-link secrets.
+pub const SHARE_PREFIX: &str = "tds_";
+
+/// An API token, a sign-in cookie value or a share link's secret.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SecretToken(String);
 
@@ -20,6 +23,11 @@ impl SecretToken {
     /// A new sign-in cookie value.
     pub fn cookie() -> Self {
         Self(random_text())
+    }
+
+    /// A new share link's secret: `tds_` and 43 base64url characters.
+    pub fn share_link() -> Self {
+        Self(format!("{SHARE_PREFIX}{}", random_text()))
     }
 
     /// The secret, for the one place that hands it out.

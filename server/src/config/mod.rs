@@ -3,6 +3,7 @@
 
 mod access;
 mod limits;
+mod prices;
 mod provider;
 
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError};
 pub use limits::LimitArgs;
+pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
 
 use crate::auth::cli::UsersCommand;
@@ -106,6 +108,10 @@ pub struct Config {
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
     #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
     pub write_retry_ms: u64,
+    /// A JSON price table (USD per million tokens by model) that costs every model call;
+    /// see `docs/prices.example.json`.
+    #[arg(long, env = "TANDEM_PRICES")]
+    pub prices: Option<PathBuf>,
     /// Model provider settings (used by the `openai` and `anthropic` engines).
     #[command(flatten)]
     pub provider: ProviderArgs,
@@ -133,6 +139,8 @@ pub enum ConfigError {
     Provider(#[from] ProviderError),
     #[error(transparent)]
     Access(#[from] AccessError),
+    #[error(transparent)]
+    Prices(#[from] PriceError),
 }
 
 impl Config {
@@ -147,6 +155,13 @@ impl Config {
     /// How long a write waits for a lock another process holds.
     pub fn busy_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.sqlite_busy_timeout_ms)
+    }
+
+    /// The price table from `--prices` (empty without one).
+    pub fn price_table(&self) -> Result<PriceTable, PriceError> {
+        self.prices
+            .as_deref()
+            .map_or_else(|| Ok(PriceTable::default()), PriceTable::load)
     }
 
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the
@@ -165,6 +180,7 @@ impl Config {
         if self.heartbeat_interval_ms == 0 || self.client_timeout_ms <= self.heartbeat_interval_ms {
             return Err(ConfigError::Heartbeat);
         }
+        self.price_table()?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

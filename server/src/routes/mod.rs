@@ -9,11 +9,13 @@
 
 mod auth;
 mod body;
+mod export;
 mod health;
 pub mod openapi;
 mod page;
 mod runs;
 mod sessions;
+mod shares;
 
 use actix_web::web;
 
@@ -24,6 +26,7 @@ use crate::store::{SessionRow, Store};
 
 pub use body::{parse_json, read_json};
 pub use page::Page;
+pub(crate) use shares::{open_share, share_of, visibility};
 
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +35,8 @@ pub enum Access {
     Public,
     /// A signed-in user (any user under `--auth none`), who sees only their sessions.
     User,
+    /// Whoever holds a share link (the `{token}` in the path): one session, read-only.
+    Shared,
 }
 
 /// One endpoint.
@@ -62,8 +67,13 @@ pub const ROUTES: &[RouteInfo] = &[
     route("POST", "/api/sessions", Access::User),
     route("GET", "/api/sessions", Access::User),
     route("GET", "/api/sessions/{id}", Access::User),
+    route("PATCH", "/api/sessions/{id}", Access::User),
     route("DELETE", "/api/sessions/{id}", Access::User),
     route("GET", "/api/sessions/{id}/events", Access::User),
+    route("GET", "/api/sessions/{id}/export", Access::User),
+    route("POST", "/api/sessions/{id}/shares", Access::User),
+    route("GET", "/api/sessions/{id}/shares", Access::User),
+    route("DELETE", "/api/sessions/{id}/shares/{share}", Access::User),
     route("POST", "/api/sessions/{id}/messages", Access::User),
     route(
         "POST",
@@ -72,6 +82,8 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/ws", Access::User),
+    route("GET", "/api/shared/{token}", Access::Shared),
+    route("GET", "/api/shared/{token}/ws", Access::Shared),
 ];
 
 /// The handler of one table entry.
@@ -86,8 +98,15 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions") => web::post().to(sessions::create::<S>),
         ("GET", "/api/sessions") => web::get().to(sessions::list::<S>),
         ("GET", "/api/sessions/{id}") => web::get().to(sessions::get::<S>),
+        ("PATCH", "/api/sessions/{id}") => web::patch().to(sessions::rename::<S>),
         ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
         ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
+        ("GET", "/api/sessions/{id}/export") => web::get().to(export::export::<S>),
+        ("POST", "/api/sessions/{id}/shares") => web::post().to(shares::create::<S>),
+        ("GET", "/api/sessions/{id}/shares") => web::get().to(shares::list::<S>),
+        ("DELETE", "/api/sessions/{id}/shares/{share}") => web::delete().to(shares::delete::<S>),
+        ("GET", "/api/shared/{token}") => web::get().to(shares::shared::<S>),
+        ("GET", "/api/shared/{token}/ws") => web::get().to(crate::ws::connect_shared::<S>),
         ("POST", "/api/sessions/{id}/messages") => web::post().to(runs::post_message::<S>),
         ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),

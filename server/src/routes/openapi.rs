@@ -8,6 +8,7 @@ use shared::api::{
     PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionStatus,
     SessionSummary,
 };
+use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -37,17 +38,25 @@ use super::{auth, health, runs, sessions};
         sessions::create,
         sessions::list,
         sessions::get,
+        sessions::rename,
         sessions::delete,
         sessions::events,
+        super::export::export,
+        super::shares::create,
+        super::shares::list,
+        super::shares::delete,
+        super::shares::shared,
         runs::post_message,
         runs::answer,
         runs::cancel,
         crate::ws::connect,
+        crate::ws::connect_shared,
     ),
     components(schemas(
         CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, SessionDetail,
-        SessionList, SessionStatus, SessionSummary, Interrupt
+        SessionList, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
+        CreatedShare, Share, ShareList, SharedSession
     )),
     modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
@@ -55,6 +64,7 @@ use super::{auth, health, runs, sessions};
         (name = "auth", description = "Signing in and who the caller is"),
         (name = "sessions", description = "Sessions and their event logs"),
         (name = "runs", description = "Messages, answers and stops: what starts and ends runs"),
+        (name = "sharing", description = "Read-only share links of a session, and reading through one"),
         (name = "server", description = "Health and facts about this server"),
     )
 )]

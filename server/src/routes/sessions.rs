@@ -1,4 +1,5 @@
-//! Session endpoints: create, list, read, delete, and the event log page.
+//! Session endpoints: create, list and search, read, rename, delete, and the event log
+//! page.
 
 use std::fmt::Write;
 
@@ -7,6 +8,7 @@ use serde::Deserialize;
 use shared::api::{
     CreateSession, ErrorBody, EventPage, SessionDetail, SessionList, SessionSummary,
 };
+use shared::sharing::RenameSession;
 
 use super::{owned_session, read_json};
 use crate::auth::Caller;
@@ -46,12 +48,7 @@ pub async fn create<S: Store>(
     let max = state.limits.max_body_bytes;
     let request: CreateSession =
         read_json(&request, body, max, Some(CreateSession::default())).await?;
-    let title = request.title.as_deref().map(str::trim);
-    if title.is_some_and(|t| t.is_empty() || t.chars().count() > MAX_TITLE) {
-        return Err(ApiError::BadRequest(format!(
-            "title must be 1 to {MAX_TITLE} characters"
-        )));
-    }
+    let title = request.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
     let row = state
         .store
@@ -60,13 +57,36 @@ pub async fn create<S: Store>(
     Ok(HttpResponse::Created().json(summary(row)))
 }
 
-/// `GET /api/sessions`: the caller's sessions.
+/// A title trimmed, or why it cannot be one.
+fn valid_title(title: &str) -> Result<&str, ApiError> {
+    let title = title.trim();
+    if title.is_empty() || title.chars().count() > MAX_TITLE {
+        return Err(ApiError::BadRequest(format!(
+            "title must be 1 to {MAX_TITLE} characters"
+        )));
+    }
+    Ok(title)
+}
+
+/// Query of the session list.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    q: Option<String>,
+}
+
+/// `GET /api/sessions?q=`: the caller's sessions, or those matching a search.
 #[utoipa::path(
     get,
     path = "/api/sessions",
     tag = "sessions",
+    params(
+        ("q" = Option<String>, Query, max_length = 200,
+         description = "Only sessions whose title or messages contain this text (ASCII letters in any case)"),
+    ),
     responses(
         (status = 200, description = "The caller's sessions, most recently updated first", body = SessionList),
+        (status = 400, description = "A bad query", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
@@ -74,8 +94,18 @@ pub async fn create<S: Store>(
 pub async fn list<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
+    query: web::Query<ListQuery>,
 ) -> Result<web::Json<SessionList>, ApiError> {
-    let rows = state.store.list_sessions(caller.user).await?;
+    let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    let rows = match search {
+        Some(text) if text.chars().count() > MAX_TITLE => {
+            return Err(ApiError::BadRequest(format!(
+                "q must be at most {MAX_TITLE} characters"
+            )))
+        }
+        Some(text) => state.store.search_sessions(caller.user, text).await?,
+        None => state.store.list_sessions(caller.user).await?,
+    };
     Ok(web::Json(SessionList {
         sessions: rows.into_iter().map(summary).collect(),
     }))
@@ -106,6 +136,43 @@ pub async fn get<S: Store>(
         summary: summary(row),
         pending_interrupts: pending.into_iter().map(|p| p.interrupt).collect(),
     }))
+}
+
+/// `PATCH /api/sessions/{id}` `{title}` → the renamed summary.
+#[utoipa::path(
+    patch,
+    path = "/api/sessions/{id}",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    request_body(content = RenameSession, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Renamed", body = SessionSummary),
+        (status = 400, description = "Not a session id, a malformed body or a title of the wrong length", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 403, description = "A browser page of another origin", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn rename<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<web::Json<SessionSummary>, ApiError> {
+    let id = owned_session(&state, &caller, &path).await?.id;
+    let rename: RenameSession =
+        read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let title = valid_title(&rename.title)?;
+    let gone = || ApiError::SessionNotFound(id.to_string());
+    if !state.store.rename_session(id, title, now_ms()).await? {
+        return Err(gone());
+    }
+    let row = state.store.session(id).await?.ok_or_else(gone)?;
+    Ok(web::Json(summary(row)))
 }
 
 /// `DELETE /api/sessions/{id}` → 204.
@@ -195,7 +262,8 @@ pub async fn events<S: Store>(
         .body(body))
 }
 
-fn summary(row: SessionRow) -> SessionSummary {
+/// The summary of a session row, as every endpoint returns it.
+pub(super) fn summary(row: SessionRow) -> SessionSummary {
     SessionSummary {
         id: row.id.to_string(),
         title: row.title,

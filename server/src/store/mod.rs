@@ -7,6 +7,7 @@
 
 mod command;
 mod effects;
+mod shares;
 mod sqlite;
 mod users;
 
@@ -17,6 +18,7 @@ use std::future::Future;
 
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, Effects};
+pub use shares::ShareRow;
 pub use sqlite::SqliteStore;
 pub use users::UserRow;
 
@@ -143,6 +145,48 @@ pub trait Store: Send + Sync + 'static {
         &self,
         owner: UserId,
     ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// The sessions of `owner` whose title or any message's text contains `text` (ASCII
+    /// letters in any case), most recently updated first.
+    fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// Renames a session (its first message no longer names it); false if it is gone.
+    fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Records a share link of a session (only its token's hash is given).
+    fn create_share(
+        &self,
+        share: &ShareRow,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// A session's share links, oldest first.
+    fn shares(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<ShareRow>, StoreError>> + Send;
+
+    /// Deletes one share link of a session; false if it had none with that id.
+    fn delete_share(
+        &self,
+        session: SessionId,
+        id: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The share link a token opens, with the stored hash that matched.
+    fn share_for_token(
+        &self,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<Option<(ShareRow, TokenHash)>, StoreError>> + Send;
 
     /// One session, if it exists.
     fn session(

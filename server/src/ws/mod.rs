@@ -5,6 +5,10 @@
 //! places and hands the connection to [`socket::serve`], which replays the log after
 //! `after`, says `caught_up`, then follows live events and takes client frames. Sockets
 //! never own agent state.
+//!
+//! A share link's socket, `GET /api/shared/{token}/ws`, is the same loop for a viewer
+//! who may only watch: frames pass through the link's [`crate::visibility::Visibility`],
+//! client frames get a `read_only` error, and the socket closes once the link is gone.
 
 pub mod client_frames;
 mod socket;
@@ -15,10 +19,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use crate::auth::Caller;
+use crate::domain::{TokenHash, UserId};
 use crate::error::ApiError;
 use crate::routes::owned_session;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{SessionRow, Store};
 
 /// How often the server pings, by default.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
@@ -76,9 +81,58 @@ pub async fn connect<S: Store>(
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
     let row = owned_session(&state, &caller, &path).await?;
-    let place = state.sockets.open(caller.user)?;
+    upgrade(request, body, state, row, caller.user, query.after, None)
+}
+
+/// Upgrades to a read-only WebSocket of the session a share link opens, with what the
+/// link hides removed from every event. Counts against the owner's sockets.
+#[utoipa::path(
+    get,
+    path = "/api/shared/{token}/ws",
+    tag = "sharing",
+    params(
+        ("token" = String, Path, description = "The link's secret (`tds_…`)"),
+        ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
+    ),
+    responses(
+        (status = 101, description = "Upgraded to the shared session's read-only WebSocket"),
+        (status = 400, description = "Not a WebSocket request, or a bad query", body = shared::api::ErrorBody),
+        (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
+        (status = 404, description = "No such share link", body = shared::api::ErrorBody),
+        (status = 429, description = "The owner has too many open sockets", body = shared::api::ErrorBody),
+        (status = 503, description = "Storage unavailable", body = shared::api::ErrorBody),
+    ),
+    security(())
+)]
+pub async fn connect_shared<S: Store>(
+    request: HttpRequest,
+    body: web::Payload,
+    path: web::Path<String>,
+    query: web::Query<SocketQuery>,
+    state: web::Data<AppState<S>>,
+) -> Result<HttpResponse, ApiError> {
+    let (share, row) = crate::routes::share_of(&state, &path).await?;
+    let shared = socket::SharedView {
+        token: TokenHash::of(&path),
+        visibility: crate::routes::visibility(&share),
+    };
+    let owner = row.owner;
+    upgrade(request, body, state, row, owner, query.after, Some(shared))
+}
+
+/// Takes a socket place of `user`, upgrades and spawns the socket's loop.
+fn upgrade<S: Store>(
+    request: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState<S>>,
+    row: SessionRow,
+    user: UserId,
+    after: u64,
+    shared: Option<socket::SharedView>,
+) -> Result<HttpResponse, ApiError> {
+    let place = state.sockets.open(user)?;
     // An `after` beyond the log names events that do not exist; follow from the end.
-    let after = query.after.min(row.last_seq);
+    let after = after.min(row.last_seq);
     let (response, ws, stream) = actix_ws::handle(&request, body)
         .map_err(|e| ApiError::BadRequest(format!("not a WebSocket request: {e}")))?;
     let max = state.limits.max_frame_bytes;
@@ -88,8 +142,9 @@ pub async fn connect<S: Store>(
         .max_continuation_size(max);
     let viewer = socket::Viewer {
         session: row.id,
-        user: caller.user,
+        user,
         _place: place,
+        shared,
     };
     actix_web::rt::spawn(socket::serve(state.into_inner(), viewer, after, ws, stream));
     Ok(response)

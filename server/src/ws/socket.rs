@@ -9,15 +9,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
+use bytestring::ByteString;
 use futures_util::StreamExt;
 use shared::ServerFrame;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
-use crate::domain::{SessionId, UserId};
+use crate::domain::{SessionId, TokenHash, UserId};
+use crate::error::ApiError;
 use crate::limits::SocketSlot;
 use crate::state::AppState;
 use crate::store::Store;
+use crate::visibility::Visibility;
 
 /// Events read from the log per query while catching up.
 const REPLAY_PAGE: u32 = 1000;
@@ -25,12 +28,35 @@ const REPLAY_PAGE: u32 = 1000;
 /// Why the loop ended without a close frame to send (the peer is gone).
 struct Gone;
 
-/// Who is watching what: the session, the user acting on it, and their socket place
-/// (freed when the socket ends).
+/// Who is watching what: the session, the user acting on it (the owner, for a share
+/// link's viewer), their socket place (freed when the socket ends) and, for a share
+/// link's viewer, the link.
 pub struct Viewer {
     pub session: SessionId,
     pub user: UserId,
     pub _place: SocketSlot,
+    pub shared: Option<SharedView>,
+}
+
+/// A socket opened through a share link: read-only, filtered, and closed once the link
+/// no longer opens the session.
+pub struct SharedView {
+    pub token: TokenHash,
+    pub visibility: Visibility,
+}
+
+impl Viewer {
+    /// Sends a frame as this viewer may see it.
+    async fn send(&self, ws: &mut Session, frame: ByteString) -> Result<(), Gone> {
+        let frame = match &self.shared {
+            None => Some(frame),
+            Some(shared) => shared.visibility.frame(frame),
+        };
+        match frame {
+            Some(frame) => ws.text(frame).await.map_err(|_| Gone),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Serves the socket until either side ends it.
@@ -61,7 +87,7 @@ async fn run<S: Store>(
     let session = viewer.session;
     let mut live = state.hub.subscribe(session);
     let mut sent = after;
-    catch_up(state, session, &mut sent, ws).await?;
+    catch_up(state, viewer, &mut sent, ws).await?;
     let caught_up =
         serde_json::to_string(&ServerFrame::CaughtUp { seq: sent }).expect("frames serialise");
     ws.text(caught_up).await.map_err(|_| Gone)?;
@@ -73,6 +99,10 @@ async fn run<S: Store>(
                 last_heard = Instant::now();
                 match message {
                     None => return Err(Gone),
+                    Some(Ok(AggregatedMessage::Text(_))) if viewer.shared.is_some() => {
+                        let frame = error_frame("read_only", "this is a read-only shared view; it takes no messages or answers");
+                        ws.text(frame).await.map_err(|_| Gone)?;
+                    }
                     Some(Ok(AggregatedMessage::Text(text))) => {
                         if let Some(frame) = client_frames::handle(state, viewer, &text).await {
                             ws.text(frame).await.map_err(|_| Gone)?;
@@ -91,10 +121,10 @@ async fn run<S: Store>(
             published = live.recv() => match published {
                 Ok(event) if event.seq <= sent => {}
                 Ok(event) if event.seq == sent + 1 => {
-                    ws.text(event.frame).await.map_err(|_| Gone)?;
+                    viewer.send(ws, event.frame).await?;
                     sent = event.seq;
                 }
-                Ok(_) | Err(RecvError::Lagged(_)) => catch_up(state, session, &mut sent, ws).await?,
+                Ok(_) | Err(RecvError::Lagged(_)) => catch_up(state, viewer, &mut sent, ws).await?,
                 Err(RecvError::Closed) => {
                     return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }))
                 }
@@ -103,19 +133,37 @@ async fn run<S: Store>(
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
                 }
+                if !still_shared(state, viewer).await {
+                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("this share link no longer opens the session".into()) }));
+                }
                 ws.ping(b"").await.map_err(|_| Gone)?;
             }
         }
     }
 }
 
+/// Whether the viewer may go on watching: always, unless they came through a share
+/// link that has since been deleted (or whose session or owner is gone).
+async fn still_shared<S: Store>(state: &AppState<S>, viewer: &Viewer) -> bool {
+    let Some(shared) = &viewer.shared else {
+        return true;
+    };
+    match crate::routes::open_share(state, shared.token).await {
+        Ok((share, _)) => share.session == viewer.session,
+        Err(ApiError::NotFound(_)) => false,
+        // A storage hiccup is not the link's fault; the next beat checks again.
+        Err(_) => true,
+    }
+}
+
 /// Sends every logged event after `sent`, advancing it.
 async fn catch_up<S: Store>(
     state: &AppState<S>,
-    session: SessionId,
+    viewer: &Viewer,
     sent: &mut u64,
     ws: &mut Session,
 ) -> Result<(), Gone> {
+    let session = viewer.session;
     loop {
         let page = match state.store.frames_after(session, *sent, REPLAY_PAGE).await {
             Ok(page) => page,
@@ -131,7 +179,7 @@ async fn catch_up<S: Store>(
         };
         let full = page.frames.len() == REPLAY_PAGE as usize;
         for frame in page.frames {
-            ws.text(frame).await.map_err(|_| Gone)?;
+            viewer.send(ws, frame).await?;
         }
         *sent = page.last_seq;
         if !full {

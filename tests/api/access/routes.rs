@@ -9,15 +9,23 @@ use tandem::routes::{Access, ROUTES};
 use super::{alice_and_bob, paused_session};
 use crate::helpers::TestApp;
 
-/// What a test sends to one route: the body, if any.
+/// What a test sends to one route: the body, if any, and a query string.
 struct Case {
     body: Option<Value>,
+    query: &'static str,
 }
 
 /// A case for every route; a new route must be added here.
 fn cases() -> HashMap<(&'static str, &'static str), Case> {
-    let none = || Case { body: None };
-    let body = |value: Value| Case { body: Some(value) };
+    let none = || Case {
+        body: None,
+        query: "",
+    };
+    let body = |value: Value| Case {
+        body: Some(value),
+        query: "",
+    };
+    let query = |query: &'static str| Case { body: None, query };
     HashMap::from([
         (("GET", "/healthz"), none()),
         (("GET", "/api/openapi.json"), none()),
@@ -31,8 +39,18 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("POST", "/api/sessions"), body(json!({}))),
         (("GET", "/api/sessions"), none()),
         (("GET", "/api/sessions/{id}"), none()),
+        (
+            ("PATCH", "/api/sessions/{id}"),
+            body(json!({"title": "Renamed"})),
+        ),
         (("DELETE", "/api/sessions/{id}"), none()),
         (("GET", "/api/sessions/{id}/events"), none()),
+        (("GET", "/api/sessions/{id}/export"), query("?format=json")),
+        (("POST", "/api/sessions/{id}/shares"), body(json!({}))),
+        (("GET", "/api/sessions/{id}/shares"), none()),
+        (("DELETE", "/api/sessions/{id}/shares/{share}"), none()),
+        (("GET", "/api/shared/{token}"), none()),
+        (("GET", "/api/shared/{token}/ws"), none()),
         (
             ("POST", "/api/sessions/{id}/messages"),
             body(json!({"text": "hi"})),
@@ -46,9 +64,18 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
     ])
 }
 
-/// Sends `case` to `path` as `client`; returns status and JSON body. The socket route
-/// is opened as a socket (101 when it upgrades).
+/// Sends `case` to `path` as `client`; returns status and JSON body. The socket routes
+/// are opened as sockets (101 when they upgrade).
 async fn send(client: &TestApp, method: &str, path: &str, case: &Case) -> (u16, Value) {
+    if let Some(token) = path
+        .strip_prefix("/api/shared/")
+        .and_then(|rest| rest.strip_suffix("/ws"))
+    {
+        return match client.try_shared_socket(token, 0).await {
+            Ok(_) => (101, Value::Null),
+            Err(refused) => refused,
+        };
+    }
     if path.ends_with("/ws") {
         let session = path
             .trim_start_matches("/api/sessions/")
@@ -59,7 +86,8 @@ async fn send(client: &TestApp, method: &str, path: &str, case: &Case) -> (u16, 
         };
     }
     let method = Method::from_bytes(method.as_bytes()).unwrap();
-    let mut request = client.http.request(method, client.url(path));
+    let url = format!("{}{}", client.url(path), case.query);
+    let mut request = client.http.request(method, url);
     if let Some(body) = &case.body {
         request = request.json(body);
     }
@@ -68,10 +96,32 @@ async fn send(client: &TestApp, method: &str, path: &str, case: &Case) -> (u16, 
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-fn fill(pattern: &str, session: &str, interrupt: &str) -> String {
+/// The values a route's path parameters take.
+struct Params<'a> {
+    session: &'a str,
+    interrupt: &'a str,
+    share: &'a str,
+    token: &'a str,
+}
+
+fn fill(pattern: &str, params: &Params<'_>) -> String {
     pattern
-        .replace("{id}", session)
-        .replace("{interrupt}", interrupt)
+        .replace("{id}", params.session)
+        .replace("{interrupt}", params.interrupt)
+        .replace("{share}", params.share)
+        .replace("{token}", params.token)
+}
+
+/// A share link of `session`: its id and its secret.
+async fn share_of(owner: &TestApp, session: &str) -> (String, String) {
+    let (status, created) = owner
+        .post(&format!("/api/sessions/{session}/shares"), json!({}))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    (
+        created["id"].as_str().unwrap().to_string(),
+        created["token"].as_str().unwrap().to_string(),
+    )
 }
 
 /// The body with ids replaced, so two refusals can be compared.
@@ -96,7 +146,14 @@ async fn every_route_authenticates_and_isolates_users() {
         });
         let (session, interrupt) = paused_session(&alice).await;
         alices.push(session.clone());
-        let path = fill(route.path, &session, &interrupt);
+        let (share, token) = share_of(&alice, &session).await;
+        let params = Params {
+            session: &session,
+            interrupt: &interrupt,
+            share: &share,
+            token: &token,
+        };
+        let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
 
         for stranger in [&anonymous, &forged] {
@@ -110,12 +167,33 @@ async fn every_route_authenticates_and_isolates_users() {
                     body["error"]["code"], "unauthorized",
                     "{what} is public ({status})"
                 ),
+                Access::Shared => {
+                    assert!(
+                        [200, 101].contains(&status),
+                        "{what}: the link opens it ({status}): {body}"
+                    );
+                    let guessed = fill(
+                        route.path,
+                        &Params {
+                            token: "tds_guessed",
+                            ..params
+                        },
+                    );
+                    let (status, body) = send(stranger, route.method, &guessed, case).await;
+                    assert_eq!(status, 404, "{what}: a wrong link: {body}");
+                }
             }
         }
 
         if route.path.contains("{id}") {
             let unknown = uuid::Uuid::now_v7().to_string();
-            let unknown_path = fill(route.path, &unknown, &interrupt);
+            let unknown_path = fill(
+                route.path,
+                &Params {
+                    session: &unknown,
+                    ..params
+                },
+            );
             let (status, body) = send(&bob, route.method, &path, case).await;
             let (unknown_status, unknown_body) =
                 send(&bob, route.method, &unknown_path, case).await;
@@ -127,7 +205,7 @@ async fn every_route_authenticates_and_isolates_users() {
             );
         }
 
-        if route.access == Access::Public {
+        if route.access != Access::User {
             continue;
         }
         let (status, body) = send(&alice, route.method, &path, case).await;

@@ -315,10 +315,23 @@ impl TestApp {
         after: u64,
         extra: &[(&str, &str)],
     ) -> Result<Socket, (u16, Value)> {
-        let url = format!(
-            "ws://{}/api/sessions/{session}/ws?after={after}",
-            self.address
-        );
+        self.try_socket_at(&format!("/api/sessions/{session}/ws?after={after}"), extra)
+            .await
+    }
+
+    /// Opens the read-only socket of a share link (no credentials needed).
+    pub async fn try_shared_socket(&self, token: &str, after: u64) -> Result<Socket, (u16, Value)> {
+        self.try_socket_at(&format!("/api/shared/{token}/ws?after={after}"), &[])
+            .await
+    }
+
+    /// Opens a socket at `path_and_query` with this client's credentials and `extra` headers.
+    pub async fn try_socket_at(
+        &self,
+        path_and_query: &str,
+        extra: &[(&str, &str)],
+    ) -> Result<Socket, (u16, Value)> {
+        let url = format!("ws://{}{path_and_query}", self.address);
         let auth = self.auth_header();
         let mut headers: Vec<(&str, &str)> = extra.to_vec();
         if let Some((name, value)) = &auth {

@@ -50,10 +50,12 @@ const HEAD: [&str; 5] = [
     "TEXT_MESSAGE_END",
     "STEP_STARTED",
 ];
-const ANSWER: [&str; 5] = [
+/// The answer, then the call's usage (`CUSTOM tandem.usage`) before its step ends.
+const ANSWER: [&str; 6] = [
     "TEXT_MESSAGE_START",
     "TEXT_MESSAGE_CONTENT",
     "TEXT_MESSAGE_END",
+    "CUSTOM",
     "STEP_FINISHED",
     "RUN_FINISHED",
 ];
@@ -79,7 +81,7 @@ async fn e2e_text_reaches_the_log() {
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "Hi").await;
     let events = socket.until_run_end().await;
-    assert_eq!(squeezed(&events), [HEAD, ANSWER].concat());
+    assert_eq!(squeezed(&events), [&HEAD[..], &ANSWER].concat());
     assert_eq!(model_text(&events), "Hello! How can I help you today?");
     let request = &server.requests()[0];
     assert_eq!(request.header("authorization"), Some("Bearer sk-test-123"));

@@ -7,12 +7,12 @@ async fn text_streams_as_deltas_then_usage_and_the_finish() {
     let (items, server) = call(vec![Reply::sse("openai/text.sse")]).await;
     let events: Vec<EngineEvent> = items.into_iter().map(Result::unwrap).collect();
     assert_eq!(text(&events), "Hello! How can I help you today?");
-    let usage = TokenUsage {
+    let usage = CallUsage {
         provider: Some("openai".into()),
         model: Some("gpt-4.1-mini-2025-04-14".into()),
-        input_tokens: Some(112),
-        output_tokens: Some(10),
-        reasoning_tokens: Some(0),
+        input_tokens: 112,
+        output_tokens: 10,
+        ..CallUsage::default()
     };
     let tail = &events[events.len() - 2..];
     assert_eq!(
@@ -55,7 +55,7 @@ async fn reasoning_content_then_text() {
     let first_text = position(&events, |e| matches!(e, EngineEvent::TextDelta(_)));
     assert_eq!(end + 1, first_text, "reasoning ends as the text starts");
     let usage = events.iter().find_map(|e| match e {
-        EngineEvent::Usage(usage) => usage.reasoning_tokens,
+        EngineEvent::Usage(usage) => Some(usage.reasoning_tokens),
         _ => None,
     });
     assert_eq!(usage, Some(17));

@@ -1,5 +1,5 @@
-//! The REST calls the page makes: signing in and out, server info, and listing, reading,
-//! creating and deleting sessions.
+//! The REST calls the page makes: signing in and out, server info, listing (and
+//! searching), reading, creating, renaming and deleting sessions, and share links.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
@@ -14,6 +14,8 @@ use shared::api::{
     CreateSession, CurrentUser, ErrorBody, LoginBody, ServerInfo, SessionDetail, SessionList,
     SessionSummary,
 };
+
+use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 
 use super::ApiError;
 
@@ -51,10 +53,45 @@ pub async fn server_info() -> Result<ServerInfo, ApiError> {
     json(send(Request::get("/api/info").build()).await?).await
 }
 
-/// `GET /api/sessions`: all sessions, newest first.
-pub async fn list_sessions() -> Result<Vec<SessionSummary>, ApiError> {
-    let list: SessionList = json(send(Request::get("/api/sessions").build()).await?).await?;
+/// `GET /api/sessions?q=`: all sessions, newest first, or those a search finds.
+pub async fn list_sessions(search: Option<&str>) -> Result<Vec<SessionSummary>, ApiError> {
+    let request = match search {
+        Some(text) => Request::get("/api/sessions").query([("q", text)]).build(),
+        None => Request::get("/api/sessions").build(),
+    };
+    let list: SessionList = json(send(request).await?).await?;
     Ok(list.sessions)
+}
+
+/// `PATCH /api/sessions/{id}`: renames a session.
+pub async fn rename_session(id: &str, title: &str) -> Result<SessionSummary, ApiError> {
+    let body = RenameSession {
+        title: title.to_string(),
+    };
+    json(send(Request::patch(&format!("/api/sessions/{id}")).json(&body)).await?).await
+}
+
+/// `POST /api/sessions/{id}/shares`: a new read-only link (its secret shown this once).
+pub async fn create_share(id: &str, hide: CreateShare) -> Result<CreatedShare, ApiError> {
+    json(send(Request::post(&format!("/api/sessions/{id}/shares")).json(&hide)).await?).await
+}
+
+/// `GET /api/sessions/{id}/shares`: the session's links.
+pub async fn list_shares(id: &str) -> Result<Vec<Share>, ApiError> {
+    let list: ShareList =
+        json(send(Request::get(&format!("/api/sessions/{id}/shares")).build()).await?).await?;
+    Ok(list.shares)
+}
+
+/// `DELETE /api/sessions/{id}/shares/{share}`: the link stops working.
+pub async fn delete_share(id: &str, share: &str) -> Result<(), ApiError> {
+    send(Request::delete(&format!("/api/sessions/{id}/shares/{share}")).build()).await?;
+    Ok(())
+}
+
+/// `GET /api/shared/{token}`: what a share link shows (no sign-in needed).
+pub async fn shared_session(token: &str) -> Result<SharedSession, ApiError> {
+    json(send(Request::get(&format!("/api/shared/{token}")).build()).await?).await
 }
 
 /// `POST /api/sessions` with `{}`: a new, empty session.

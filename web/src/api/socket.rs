@@ -61,7 +61,8 @@ struct Callbacks {
 }
 
 struct Inner {
-    session_id: String,
+    /// The socket's path, e.g. `/api/sessions/<id>/ws`.
+    path: String,
     handlers: SocketHandlers,
     last_seq: Cell<u64>,
     backoff_ms: Cell<u32>,
@@ -79,8 +80,17 @@ pub struct SessionSocket {
 impl SessionSocket {
     /// Connects to a session's socket, asking for events after `after`.
     pub fn open(session_id: &str, after: u64, handlers: SocketHandlers) -> Self {
+        Self::open_path(format!("/api/sessions/{session_id}/ws"), after, handlers)
+    }
+
+    /// Connects to the read-only socket a share link opens.
+    pub fn open_shared(token: &str, after: u64, handlers: SocketHandlers) -> Self {
+        Self::open_path(format!("/api/shared/{token}/ws"), after, handlers)
+    }
+
+    fn open_path(path: String, after: u64, handlers: SocketHandlers) -> Self {
         let inner = Rc::new(Inner {
-            session_id: session_id.to_string(),
+            path,
             handlers,
             last_seq: Cell::new(after),
             backoff_ms: Cell::new(FIRST_BACKOFF_MS),
@@ -131,21 +141,21 @@ fn shut(inner: &Inner) {
     inner.callbacks.borrow_mut().take();
 }
 
-fn socket_url(session_id: &str, after: u64) -> String {
+fn socket_url(path: &str, after: u64) -> String {
     let location = window().location();
     let scheme = match location.protocol().as_deref() {
         Ok("https:") => "wss",
         _ => "ws",
     };
     let host = location.host().unwrap_or_default();
-    format!("{scheme}://{host}/api/sessions/{session_id}/ws?after={after}")
+    format!("{scheme}://{host}{path}?after={after}")
 }
 
 /// Opens a new connection. Runs from `open` or a timer, never from a socket callback,
 /// so dropping the previous connection's callbacks here is safe.
 fn connect(inner: &Rc<Inner>) {
     shut(inner);
-    let url = socket_url(&inner.session_id, inner.last_seq.get());
+    let url = socket_url(&inner.path, inner.last_seq.get());
     let Ok(ws) = WebSocket::new(&url) else {
         schedule_reconnect(inner);
         return;

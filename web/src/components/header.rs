@@ -1,19 +1,22 @@
-//! The header of the main area: the open session's title, the connection indicator, the
-//! model label from `GET /api/info` (with a hint when the demo model is running) and, when
-//! the server signs people in, who is signed in and a way out.
+//! The header of the main area: the drawer button (small screens), the open session's
+//! title (renamed in place), the connection indicator, export and share, what the
+//! session's model calls used and cost so far, the model label from `GET /api/info` (with
+//! a hint when the demo model is running) and, when the server signs people in, who is
+//! signed in and a way out.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
 
-use crate::api::rest;
-use crate::state::{use_auth, use_session, use_sessions, AuthState};
+use super::session_title::SessionTitle;
+use super::share_dialog::ShareButton;
+use crate::api::{rest, ConnState};
+use crate::state::{usage, use_auth, use_layout, use_session, AuthState};
 
 /// The bar above the transcript.
 #[component]
 pub fn Header() -> impl IntoView {
     let session = use_session();
-    let sessions = use_sessions();
     let info = RwSignal::new(None::<ServerInfo>);
     spawn_local(async move {
         match rest::server_info().await {
@@ -21,26 +24,54 @@ pub fn Header() -> impl IntoView {
             Err(error) => leptos::logging::warn!("GET /api/info failed: {error}"),
         }
     });
-    let title = move || {
-        let id = session.id.get()?;
-        let title = sessions
-            .sessions
-            .with(|list| list.iter().find(|s| s.id == id).map(|s| s.title.clone()));
-        Some(
-            title
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "New session".into()),
-        )
-    };
+    let layout = use_layout();
     view! {
         <header class="header">
-            <h1 class="header-title">{move || title().unwrap_or_else(|| "Tandem".into())}</h1>
+            <button
+                class="menu-button"
+                data-testid="menu"
+                aria-label="Sessions"
+                aria-expanded=move || layout.drawer_open.get().to_string()
+                on:click=move |_| layout.drawer_open.update(|open| *open = !*open)
+            >
+                "☰"
+            </button>
+            <SessionTitle />
             <Show when=move || session.id.with(Option::is_some)>
                 <Connection />
+                <ExportMenu />
+                <ShareButton />
             </Show>
+            {move || {
+                let totals = session.usage.get();
+                (totals.calls > 0).then(|| view! {
+                    <span class="session-usage" data-testid="session-usage" title=usage::details(&totals)>
+                        {usage::summary(&totals)}
+                    </span>
+                })
+            }}
             <div class="header-model">{move || info.get().map(model_label)}</div>
             <UserMenu />
         </header>
+    }
+}
+
+/// Download links of the open session: Markdown and JSON (its AG-UI events).
+#[component]
+fn ExportMenu() -> impl IntoView {
+    let session = use_session();
+    let link = move |format: &str| {
+        let id = session.id.get().unwrap_or_default();
+        format!("/api/sessions/{id}/export?format={format}")
+    };
+    view! {
+        <details class="menu" data-testid="export">
+            <summary class="btn btn-quiet">"Export"</summary>
+            <div class="menu-items">
+                <a href=move || link("markdown") download data-testid="export-markdown">"Markdown"</a>
+                <a href=move || link("json") download data-testid="export-json">"JSON (AG-UI events)"</a>
+            </div>
+        </details>
     }
 }
 
@@ -86,18 +117,38 @@ fn UserMenu() -> impl IntoView {
     }
 }
 
-/// The socket's state: connecting, live or reconnecting.
+/// How long "Caught up" shows after a reconnect before it reads "Live" again.
+const CAUGHT_UP_FOR: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// The socket's state: connecting, live or reconnecting, and "caught up" for a moment
+/// once a reconnect has replayed what was missed.
 #[component]
-fn Connection() -> impl IntoView {
+pub fn Connection() -> impl IntoView {
     let session = use_session();
+    let caught_up = RwSignal::new(false);
+    Effect::new(move |previous: Option<ConnState>| {
+        let now = session.connection.get();
+        if previous == Some(ConnState::Reconnecting) && now == ConnState::Live {
+            caught_up.set(true);
+            set_timeout(move || caught_up.set(false), CAUGHT_UP_FOR);
+        }
+        now
+    });
     let state = move || session.connection.get();
-    let label = move || match state().as_str() {
-        "live" => "Live",
-        "reconnecting" => "Reconnecting…",
-        _ => "Connecting…",
+    let label = move || match state() {
+        ConnState::Live if caught_up.get() => "Caught up",
+        ConnState::Live => "Live",
+        ConnState::Reconnecting => "Reconnecting…",
+        ConnState::Connecting => "Connecting…",
     };
     view! {
-        <span class="connection" data-testid="connection" data-state=move || state().as_str()>
+        <span
+            class="connection"
+            data-testid="connection"
+            role="status"
+            data-state=move || state().as_str()
+            class:caught-up=move || caught_up.get()
+        >
             <span class="connection-dot"></span>
             {label}
         </span>

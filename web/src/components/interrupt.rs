@@ -66,6 +66,11 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
             <p class="interrupt-prompt" data-testid="interrupt-prompt">{prompt}</p>
             {move || match answer.get() {
                 Some(answer) => answered(&control.read_value(), answer).into_any(),
+                None if session.read_only => view! {
+                    <p class="interrupt-waiting" data-testid="interrupt-waiting">
+                        "Waiting for the session's owner to answer."
+                    </p>
+                }.into_any(),
                 None => pending(control.get_value(), responder).into_any(),
             }}
             {move || responder.refusal.get().map(refusal_note)}

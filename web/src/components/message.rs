@@ -1,11 +1,12 @@
 //! Transcript rows that are text: the person's messages, the agent's streamed answers,
-//! reasoning spans, run errors and cancel markers.
+//! reasoning spans, run errors, cancel markers and usage lines.
 //!
 //! Each reads its one item signal, so a new token re-renders one text node.
 
 use leptos::prelude::*;
 
-use crate::state::{Item, ItemBody};
+use crate::markdown;
+use crate::state::{usage, Item, ItemBody};
 
 /// A message the person sent.
 #[component]
@@ -19,19 +20,22 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
     }
 }
 
-/// The agent's answer; shows a cursor while it streams.
+/// The agent's answer as Markdown, re-rendered as it streams; shows a cursor meanwhile.
+///
+/// The HTML comes from [`markdown::to_html`], which escapes everything the model wrote, so
+/// setting it as `innerHTML` cannot run or render anything from the model.
 #[component]
 pub fn AssistantMessage(item: Signal<Item>) -> impl IntoView {
     let streaming = Memo::new(move |_| item.with(Item::is_streaming));
+    let html = Memo::new(move |_| item.with(|item| markdown::to_html(item.text())));
     view! {
         <div class="row row-assistant">
             <div
-                class="bubble bubble-assistant"
+                class="bubble bubble-assistant markdown"
                 class:streaming=move || streaming.get()
                 data-testid="assistant-message"
-            >
-                {move || item.with(|item| item.text().to_string())}
-            </div>
+                inner_html=move || html.get()
+            ></div>
         </div>
     }
 }
@@ -70,4 +74,18 @@ pub fn RunError(item: Signal<Item>) -> impl IntoView {
 #[component]
 pub fn RunCancelled() -> impl IntoView {
     view! { <div class="run-cancelled" data-testid="run-cancelled">"Run stopped"</div> }
+}
+
+/// What a finished run's model calls used and cost: one quiet line under the run.
+#[component]
+pub fn RunUsage(item: Signal<Item>) -> impl IntoView {
+    let totals = item.with_untracked(|item| match &item.body {
+        ItemBody::Usage(totals) => *totals,
+        _ => Default::default(),
+    });
+    view! {
+        <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
+            {usage::summary(&totals)}
+        </div>
+    }
 }

@@ -3,13 +3,18 @@
 
 pub mod approval;
 pub mod composer;
+pub mod copy_code;
 pub mod deadline;
 pub mod form;
 pub mod header;
 pub mod interrupt;
 pub mod message;
+pub mod needs_you;
 pub mod notice;
 pub mod responder;
+pub mod session_title;
+pub mod share_dialog;
+pub mod shortcuts;
 pub mod sidebar;
 pub mod sign_in;
 pub mod tool_call;
@@ -17,7 +22,9 @@ pub mod transcript;
 
 pub use composer::Composer;
 pub use header::Header;
+pub use needs_you::{NeedsYou, NotificationToggle};
 pub use notice::Notice;
+pub use shortcuts::Shortcuts;
 pub use sidebar::Sidebar;
 pub use sign_in::SignIn;
 pub use transcript::Transcript;

@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 use shared::api::{SessionStatus, SessionSummary};
 
+use super::NotificationToggle;
 use crate::api::ConnState;
 use crate::state::route::hash_for;
-use crate::state::{use_session, use_sessions, RunState};
+use crate::state::{use_layout, use_session, use_sessions, RunState};
 
 /// The session list and its controls.
 #[component]
@@ -25,14 +26,51 @@ pub fn Sidebar() -> impl IntoView {
             {move || sessions.error.get().map(|error| view! {
                 <p class="sidebar-error">{error.message}</p>
             })}
+            <SearchBox />
             <ul class="session-list" data-testid="session-list">
                 <For
-                    each=move || sessions.sessions.get()
+                    each=move || sessions.results.get().unwrap_or_else(|| sessions.sessions.get())
                     key=|s: &SessionSummary| (s.id.clone(), s.title.clone())
                     children=move |summary: SessionSummary| view! { <SessionItem summary /> }
                 />
             </ul>
+            {move || sessions.results.with(|r| r.as_ref().is_some_and(Vec::is_empty)).then(|| view! {
+                <p class="search-empty" data-testid="search-empty">"No session matches."</p>
+            })}
+            <div class="sidebar-foot">
+                <NotificationToggle />
+            </div>
         </aside>
+    }
+}
+
+/// How long typing pauses before the search runs.
+const SEARCH_PAUSE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Searches titles and message text as the person types (after a short pause).
+#[component]
+fn SearchBox() -> impl IntoView {
+    let sessions = use_sessions();
+    let timer = StoredValue::new(None::<TimeoutHandle>);
+    let on_input = move |ev| {
+        let text = event_target_value(&ev);
+        if let Some(pending) = timer.get_value() {
+            pending.clear();
+        }
+        let handle = set_timeout_with_handle(move || sessions.find(text), SEARCH_PAUSE).ok();
+        timer.set_value(handle);
+    };
+    view! {
+        <div class="search" role="search">
+            <input
+                class="input search-input"
+                type="search"
+                data-testid="search"
+                placeholder="Search sessions"
+                aria-label="Search sessions by title or content"
+                on:input=on_input
+            />
+        </div>
     }
 }
 
@@ -41,6 +79,7 @@ pub fn Sidebar() -> impl IntoView {
 fn SessionItem(summary: SessionSummary) -> impl IntoView {
     let session = use_session();
     let sessions = use_sessions();
+    let layout = use_layout();
     let id = StoredValue::new(summary.id.clone());
     let is_open = move || {
         session
@@ -77,7 +116,12 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
             data-session-id=summary.id.clone()
             data-status=move || status().as_str()
         >
-            <a class="session-link" href=hash_for(&summary.id) title=tooltip>
+            <a
+                class="session-link"
+                href=hash_for(&summary.id)
+                title=tooltip
+                on:click=move |_| layout.drawer_open.set(false)
+            >
                 <span class="session-text">
                     <span class="session-title">{title}</span>
                     <span class="session-time">{when(summary.created_at)}</span>

@@ -5,11 +5,11 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::interrupt::InterruptCard;
-use super::message::{AssistantMessage, Reasoning, RunCancelled, RunError, UserMessage};
+use super::message::{AssistantMessage, Reasoning, RunCancelled, RunError, RunUsage, UserMessage};
 use super::tool_call::ToolCallCard;
 use crate::state::item::ItemKind;
 use crate::state::session::Row;
-use crate::state::{use_session, Item, RunState};
+use crate::state::{usage, use_session, Item, RunState};
 
 /// How close to the bottom (in pixels) still counts as "at the bottom".
 const STICK_DISTANCE_PX: i32 = 48;
@@ -42,7 +42,13 @@ pub fn Transcript() -> impl IntoView {
         stick.set_value(true);
     });
     view! {
-        <div class="transcript" data-testid="transcript" node_ref=scroller on:scroll=on_scroll>
+        <div
+            class="transcript"
+            data-testid="transcript"
+            node_ref=scroller
+            on:scroll=on_scroll
+            on:click=super::copy_code::on_click
+        >
             <div class="transcript-inner">
                 <Show when=move || session.rows.with(Vec::is_empty)>
                     <p class="transcript-empty">"Say hello — the agent's answer will stream in here."</p>
@@ -61,7 +67,14 @@ pub fn Transcript() -> impl IntoView {
                                     {format!("Queued — the server is busy; this run starts when a slot frees up ({} in line)", ordinal(position))}
                                 </span>
                             }.into_any(),
-                            None => "The agent is working".into_any(),
+                            None => view! {
+                                <span>"The agent is working"</span>
+                                {move || session.run_usage.get().filter(|u| u.calls > 0).map(|u| view! {
+                                    <span class="working-usage" data-testid="run-usage-live">
+                                        {format!(" · {}", usage::summary(&u))}
+                                    </span>
+                                })}
+                            }.into_any(),
                         }}
                     </div>
                 </Show>
@@ -81,6 +94,7 @@ fn TranscriptItem(item: Signal<Item>) -> impl IntoView {
         ItemKind::Interrupt => view! { <InterruptCard item /> }.into_any(),
         ItemKind::RunError => view! { <RunError item /> }.into_any(),
         ItemKind::Cancelled => view! { <RunCancelled /> }.into_any(),
+        ItemKind::Usage => view! { <RunUsage item /> }.into_any(),
     }
 }
 

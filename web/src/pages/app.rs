@@ -8,16 +8,21 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::session::SessionPage;
-use crate::components::{Header, Sidebar, SignIn};
+use super::shared::SharedPage;
+use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn};
+use crate::state::route::shared_link;
 use crate::state::route::use_route;
-use crate::state::{provide_auth, provide_session, provide_sessions, AuthState};
+use crate::state::{provide_auth, provide_layout, provide_session, provide_sessions, AuthState};
 
 /// How often the session list is reloaded so badges of other sessions stay right.
 const LIST_REFRESH: Duration = Duration::from_secs(3);
 
-/// The whole page.
+/// The whole page: a share link's read-only view, or the signed-in workspace.
 #[component]
 pub fn App() -> impl IntoView {
+    if let Some(token) = shared_link() {
+        return view! { <SharedPage token /> }.into_any();
+    }
     let auth = provide_auth();
     let signed_in = move || matches!(auth.state.get(), AuthState::SignedIn(_));
     let checking = move || auth.state.get() == AuthState::Checking;
@@ -28,6 +33,7 @@ pub fn App() -> impl IntoView {
             </Show>
         </Show>
     }
+    .into_any()
 }
 
 /// The signed-in page: sidebar, header, the open session.
@@ -35,9 +41,14 @@ pub fn App() -> impl IntoView {
 fn Workspace() -> impl IntoView {
     let sessions = provide_sessions();
     let session = provide_session();
+    let layout = provide_layout();
     let route = use_route();
-    // The socket follows the hash: opening another session closes the old socket.
-    Effect::new(move |_| session.open(route.get()));
+    // The socket follows the hash: opening another session closes the old socket, and
+    // the drawer (on a phone) closes to show it.
+    Effect::new(move |_| {
+        session.open(route.get());
+        layout.drawer_open.set(false);
+    });
     // The open session's badge follows its own run state without waiting for the timer.
     Effect::new(move |previous: Option<_>| {
         let state = session.run.get();
@@ -53,12 +64,15 @@ fn Workspace() -> impl IntoView {
         }
     });
     view! {
-        <div class="app">
+        <div class="app" class:drawer-open=move || layout.drawer_open.get()>
             <Sidebar />
+            <div class="drawer-backdrop" on:click=move |_| layout.drawer_open.set(false)></div>
             <main class="main">
                 <Header />
                 <SessionPage />
             </main>
+            <Shortcuts />
+            <NeedsYou />
         </div>
     }
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::api::ConnState;
 use crate::components::{Composer, Notice, Transcript};
 use crate::state::{use_session, use_sessions};
 
@@ -25,6 +26,11 @@ pub fn SessionPage() -> impl IntoView {
             }
         >
             <Transcript />
+            <Show when=move || session.connection.get() == ConnState::Reconnecting>
+                <div class="reconnecting" data-testid="reconnecting" role="status">
+                    "Connection lost — reconnecting. Nothing is lost: what you miss replays when it is back."
+                </div>
+            </Show>
             <div class="dock">
                 <Notice />
                 <Composer />

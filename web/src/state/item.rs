@@ -5,6 +5,7 @@
 //! [`super::transcript`]. Pure Rust, no signals or DOM.
 
 use serde_json::Value;
+use shared::usage::UsageTotals;
 use shared::Interrupt;
 
 use super::answer::Answer;
@@ -32,6 +33,7 @@ pub enum ItemKind {
     Interrupt,
     RunError,
     Cancelled,
+    Usage,
 }
 
 impl Item {
@@ -45,6 +47,7 @@ impl Item {
             ItemBody::Interrupt(_) => ItemKind::Interrupt,
             ItemBody::RunError { .. } => ItemKind::RunError,
             ItemBody::Cancelled => ItemKind::Cancelled,
+            ItemBody::Usage(_) => ItemKind::Usage,
         }
     }
 
@@ -93,6 +96,8 @@ pub enum ItemBody {
     },
     /// A run was stopped before it completed.
     Cancelled,
+    /// What a finished run's model calls used and cost.
+    Usage(UsageTotals),
 }
 
 /// A tool call card's data.

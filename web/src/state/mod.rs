@@ -11,13 +11,17 @@ pub mod auth;
 pub mod deadline;
 pub mod interrupt;
 pub mod item;
+pub mod layout;
 pub mod refusal;
 pub mod route;
 pub mod session;
 pub mod sessions;
 pub mod transcript;
+pub mod usage;
+pub mod waiting;
 
 pub use auth::{provide_auth, use_auth, Auth, AuthState};
 pub use item::{Item, ItemBody, RunState};
-pub use session::{provide_session, use_session, Session};
+pub use layout::{provide_layout, use_layout, Layout};
+pub use session::{provide_session, provide_shared_session, use_session, Session};
 pub use sessions::{provide_sessions, use_sessions, SessionList};

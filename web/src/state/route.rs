@@ -1,5 +1,5 @@
 //! The open session lives in the URL hash, `#/sessions/<id>`, so a reload or a second tab
-//! opens the same session.
+//! opens the same session; a share link's view is `#/shared/<token>`.
 //!
 //! It owns reading and writing that hash and nothing else; [`use_route`] turns it into a
 //! signal that follows `hashchange`.
@@ -12,6 +12,24 @@ const PREFIX: &str = "#/sessions/";
 pub fn session_from_hash(hash: &str) -> Option<String> {
     let id = hash.strip_prefix(PREFIX)?.trim_end_matches('/');
     (!id.is_empty() && !id.contains('/')).then(|| id.to_string())
+}
+
+const SHARED_PREFIX: &str = "#/shared/";
+
+/// The share link's secret in a hash like `#/shared/<token>`, if there is one.
+pub fn shared_from_hash(hash: &str) -> Option<String> {
+    let token = hash.strip_prefix(SHARED_PREFIX)?.trim_end_matches('/');
+    let valid = token.starts_with("tds_")
+        && token.len() <= 64
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then(|| token.to_string())
+}
+
+/// The share link this page was opened with, if any.
+pub fn shared_link() -> Option<String> {
+    shared_from_hash(&window().location().hash().unwrap_or_default())
 }
 
 /// The hash that opens a session.
@@ -50,5 +68,12 @@ mod tests {
         assert_eq!(session_from_hash("#/sessions/"), None);
         assert_eq!(session_from_hash(""), None);
         assert_eq!(session_from_hash("#/other/abc"), None);
+        assert_eq!(
+            shared_from_hash("#/shared/tds_Ab-9_x"),
+            Some("tds_Ab-9_x".into())
+        );
+        assert_eq!(shared_from_hash("#/shared/tdm_Ab"), None);
+        assert_eq!(shared_from_hash("#/shared/tds_a/../x"), None);
+        assert_eq!(session_from_hash("#/shared/tds_a"), None);
     }
 }

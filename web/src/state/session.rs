@@ -8,6 +8,7 @@
 //! the card that sent it. It must not render anything.
 
 use leptos::prelude::*;
+use shared::usage::UsageTotals;
 use shared::{ClientFrame, ServerFrame};
 
 use crate::api::socket::SocketHandlers;
@@ -44,8 +45,14 @@ pub struct Session {
     /// The latest answer the server turned down because its interrupt was already settled
     /// (expired, or answered elsewhere). The card that sent it says so; the page does not.
     pub refusal: RwSignal<Option<Refusal>>,
+    /// Usage of every model call in the session.
+    pub usage: RwSignal<UsageTotals>,
+    /// The active run's usage so far (`None` between runs).
+    pub run_usage: RwSignal<Option<UsageTotals>>,
     /// Bumped after every applied event; the transcript scrolls on it.
     pub tick: RwSignal<u64>,
+    /// Set for a share link's viewer: nothing can be sent, cards show no controls.
+    pub read_only: bool,
     transcript: StoredValue<Transcript>,
     socket: StoredValue<Option<SessionSocket>, LocalStorage>,
 }
@@ -57,6 +64,15 @@ pub fn use_session() -> Session {
 
 /// Creates the session state and provides it to the subtree.
 pub fn provide_session() -> Session {
+    provide(false)
+}
+
+/// Creates the state of a share link's read-only view and provides it to the subtree.
+pub fn provide_shared_session() -> Session {
+    provide(true)
+}
+
+fn provide(read_only: bool) -> Session {
     let session = Session {
         id: RwSignal::new(None),
         rows: RwSignal::new(Vec::new()),
@@ -65,7 +81,10 @@ pub fn provide_session() -> Session {
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
         refusal: RwSignal::new(None),
+        usage: RwSignal::new(UsageTotals::default()),
+        run_usage: RwSignal::new(None),
         tick: RwSignal::new(0),
+        read_only,
         transcript: StoredValue::new(Transcript::default()),
         socket: StoredValue::new_local(None),
     };
@@ -79,14 +98,7 @@ impl Session {
         if self.id.get_untracked() == id {
             return;
         }
-        self.socket.set_value(None);
-        self.transcript.set_value(Transcript::default());
-        self.rows.set(Vec::new());
-        self.run.set(RunState::Idle);
-        self.queued.set(None);
-        self.notice.set(None);
-        self.refusal.set(None);
-        self.id.set(id.clone());
+        self.reset(id.clone());
         let Some(id) = id else { return };
         let handlers = SocketHandlers {
             on_frame: Box::new(move |frame| self.receive(frame)),
@@ -99,6 +111,31 @@ impl Session {
         };
         self.socket
             .set_value(Some(SessionSocket::open(&id, 0, handlers)));
+    }
+
+    /// Opens the session a share link shows, read-only.
+    pub fn open_shared(self, token: &str) {
+        self.reset(Some(format!("shared:{token}")));
+        let handlers = SocketHandlers {
+            on_frame: Box::new(move |frame| self.receive(frame)),
+            on_state: Box::new(move |state| self.connection.set(state)),
+        };
+        self.socket
+            .set_value(Some(SessionSocket::open_shared(token, 0, handlers)));
+    }
+
+    /// Forgets the open session's state and socket; `id` is what opens next.
+    fn reset(self, id: Option<String>) {
+        self.socket.set_value(None);
+        self.transcript.set_value(Transcript::default());
+        self.rows.set(Vec::new());
+        self.run.set(RunState::Idle);
+        self.queued.set(None);
+        self.usage.set(UsageTotals::default());
+        self.run_usage.set(None);
+        self.notice.set(None);
+        self.refusal.set(None);
+        self.id.set(id);
     }
 
     /// When the socket drops, checks the session still exists; a deleted (or unknown)
@@ -124,6 +161,9 @@ impl Session {
 
     /// Sends a frame on the open session's socket; a failure becomes the notice.
     pub fn send(self, frame: ClientFrame) -> bool {
+        if self.read_only {
+            return false;
+        }
         let sent = self.socket.with_value(|socket| match socket {
             Some(socket) => socket.send(&frame),
             None => Err(ApiError::new("no_session", "No session is open.")),
@@ -140,7 +180,7 @@ impl Session {
     fn receive(self, frame: ServerFrame) {
         match frame {
             ServerFrame::Event { seq, event } => {
-                let (touched, state, queued) = self
+                let (touched, state, queued, usage, run_usage) = self
                     .transcript
                     .try_update_value(|t| {
                         let touched = t.apply(seq, &event);
@@ -148,16 +188,14 @@ impl Session {
                             .into_iter()
                             .map(|at| (at, t.items()[at].clone()))
                             .collect();
-                        (items, t.run_state(), t.queued())
+                        (items, t.run_state(), t.queued(), t.usage(), t.run_usage())
                     })
                     .unwrap_or_default();
                 self.mirror(touched);
-                if self.run.get_untracked() != state {
-                    self.run.set(state);
-                }
-                if self.queued.get_untracked() != queued {
-                    self.queued.set(queued);
-                }
+                set_if_changed(self.run, state);
+                set_if_changed(self.queued, queued);
+                set_if_changed(self.usage, usage);
+                set_if_changed(self.run_usage, run_usage);
                 self.tick.update(|tick| *tick += 1);
             }
             ServerFrame::CaughtUp { .. } => {}
@@ -188,5 +226,12 @@ impl Session {
         if !appended.is_empty() {
             self.rows.update(|rows| rows.extend(appended));
         }
+    }
+}
+
+/// Sets a signal only when the value differs, so its readers re-run only on a change.
+fn set_if_changed<T: PartialEq + Send + Sync + 'static>(signal: RwSignal<T>, value: T) {
+    if signal.with_untracked(|current| *current != value) {
+        signal.set(value);
     }
 }

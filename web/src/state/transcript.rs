@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
 
 use super::approval::TOOL_APPROVAL_EVENT;
@@ -32,6 +33,9 @@ pub struct Transcript {
     /// The run's place in line while it waits for a run slot (`tandem.run_queued` is its
     /// latest event); any later event means it has one.
     queued: Option<u64>,
+    /// Usage of every model call in the session, and of the active (or last) run's.
+    usage: UsageTotals,
+    run_usage: UsageTotals,
     last_seq: u64,
 }
 
@@ -49,6 +53,16 @@ impl Transcript {
     /// The active run's place in line while it waits for a slot on the server.
     pub fn queued(&self) -> Option<u64> {
         self.queued.filter(|_| self.running)
+    }
+
+    /// Usage of every model call in the session so far.
+    pub fn usage(&self) -> UsageTotals {
+        self.usage
+    }
+
+    /// The active run's usage so far (`None` between runs).
+    pub fn run_usage(&self) -> Option<UsageTotals> {
+        self.running.then_some(self.run_usage)
     }
 
     /// Whether a run is active or a question is waiting.
@@ -78,6 +92,7 @@ impl Transcript {
         match &event.body {
             EventBody::RunStarted { .. } => {
                 self.running = true;
+                self.run_usage = UsageTotals::default();
                 Vec::new()
             }
             EventBody::RunFinished { outcome, .. } => self.run_finished(seq, outcome.as_ref()),
@@ -131,6 +146,13 @@ impl Transcript {
             } => self.tool_result(tool_call_id, content),
             EventBody::Custom { name, value } if name == TOOL_APPROVAL_EVENT => {
                 self.approval_recorded(value)
+            }
+            EventBody::Custom { name, value } if name == shared::custom::USAGE => {
+                if let Ok(call) = serde_json::from_value::<CallUsage>(value.clone()) {
+                    self.usage.add(&call);
+                    self.run_usage.add(&call);
+                }
+                Vec::new()
             }
             _ => Vec::new(),
         }
@@ -244,10 +266,11 @@ impl Transcript {
     }
 
     /// Ends the active run: anything still streaming is closed, unanswered tool calls
-    /// are marked abandoned.
+    /// are marked abandoned, and the run's usage (if its model reported any) gets a
+    /// footer row.
     fn end_run(&mut self) -> Vec<usize> {
         self.running = false;
-        let open = std::mem::take(&mut self.open);
+        let mut open = std::mem::take(&mut self.open);
         for &at in &open {
             match &mut self.items[at].body {
                 ItemBody::Assistant { streaming, .. } | ItemBody::Reasoning { streaming, .. } => {
@@ -256,6 +279,10 @@ impl Transcript {
                 ItemBody::ToolCall(call) if call.result.is_none() => call.abandoned = true,
                 _ => {}
             }
+        }
+        if self.run_usage.calls > 0 {
+            let usage = std::mem::take(&mut self.run_usage);
+            open.push(self.push(format!("usage:{}", self.last_seq), ItemBody::Usage(usage)));
         }
         open
     }

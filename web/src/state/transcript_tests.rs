@@ -293,3 +293,56 @@ fn a_queued_run_shows_its_place_until_its_next_event() {
     ]);
     assert_eq!(t.queued(), None);
 }
+
+fn usage(input: u64, output: u64, cost: Option<f64>) -> Value {
+    let mut value = json!({"inputTokens": input, "outputTokens": output});
+    if let Some(cost) = cost {
+        value["costUsd"] = json!(cost);
+    }
+    json!({"type": "CUSTOM", "name": "tandem.usage", "value": value})
+}
+
+#[test]
+fn usage_adds_up_live_per_run_and_per_session_and_ends_each_run_with_a_footer() {
+    let mut events = vec![started()];
+    events.extend(message("m1", "assistant", &["Hi"]));
+    events.push(usage(100, 10, Some(0.5)));
+    let live = fold(&events);
+    let run = live.run_usage().expect("a run is active");
+    assert_eq!((run.calls, run.input_tokens, run.cost_usd), (1, 100, 0.5));
+
+    events.push(usage(50, 5, None));
+    events.push(finished(json!({"type": "success"})));
+    events.push(started());
+    events.push(usage(1, 1, Some(0.25)));
+    events.push(finished(json!({"type": "success"})));
+    let done = fold(&events);
+    assert_eq!(done.run_usage(), None, "no run is active");
+    let session = done.usage();
+    assert_eq!(
+        (session.calls, session.input_tokens, session.output_tokens),
+        (3, 151, 16)
+    );
+    assert_eq!((session.cost_usd, session.unpriced_calls), (0.75, 1));
+    let footers: Vec<UsageTotals> = done
+        .items()
+        .iter()
+        .filter_map(|item| match item.body {
+            ItemBody::Usage(totals) => Some(totals),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(footers.len(), 2, "one per run");
+    assert_eq!((footers[0].calls, footers[0].input_tokens), (2, 150));
+    assert_eq!((footers[1].calls, footers[1].input_tokens), (1, 1));
+}
+
+#[test]
+fn a_run_without_usage_gets_no_footer_and_junk_usage_is_ignored() {
+    let mut events = vec![started()];
+    events.push(json!({"type": "CUSTOM", "name": "tandem.usage", "value": "junk"}));
+    events.push(finished(json!({"type": "success"})));
+    let done = fold(&events);
+    assert!(done.items().is_empty(), "{:?}", done.items());
+    assert_eq!(done.usage().calls, 0);
+}

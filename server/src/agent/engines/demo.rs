@@ -10,6 +10,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{stream_turn, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall};
+use shared::usage::CallUsage;
+
 use crate::agent::conversation::ChatMessage;
 
 mod notes;
@@ -36,7 +38,41 @@ impl Engine for DemoEngine {
     }
 
     fn stream(&self, request: ModelRequest) -> EngineStream {
-        stream_turn(next_turn(&request.conversation), self.delay)
+        let mut turn = next_turn(&request.conversation);
+        turn.usage = Some(estimated_usage(&request.conversation, &turn));
+        stream_turn(turn, self.delay)
+    }
+}
+
+/// Token counts the demo model reports: about four characters a token, as real models
+/// count English, and a cost of zero (it is free), so the page's usage line has
+/// something true to show offline.
+fn estimated_usage(conversation: &[ChatMessage], turn: &Turn) -> CallUsage {
+    let tokens = |text: &str| (text.chars().count() as u64).div_ceil(4);
+    let input = conversation
+        .iter()
+        .map(|message| match message {
+            ChatMessage::User { text } => tokens(text),
+            ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => tokens(text) + tool_calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>(),
+            ChatMessage::Tool { content, .. } => tokens(content),
+        })
+        .sum();
+    let reasoning = turn.reasoning.as_deref().map_or(0, tokens);
+    let calls: u64 = turn
+        .tool_calls
+        .iter()
+        .map(|call| tokens(&call.arguments.to_string()))
+        .sum();
+    CallUsage {
+        provider: Some("demo".into()),
+        model: Some("demo".into()),
+        input_tokens: input,
+        output_tokens: turn.text.as_deref().map_or(0, tokens) + reasoning + calls,
+        reasoning_tokens: reasoning,
+        cached_input_tokens: 0,
+        cost_usd: Some(0.0),
     }
 }
 
@@ -96,6 +132,7 @@ pub(super) fn turn(reasoning: &str, text: &str, call: Option<(&str, Value)>) -> 
             .into_iter()
             .collect(),
         panic: None,
+        usage: None,
     }
 }
 

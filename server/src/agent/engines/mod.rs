@@ -17,7 +17,7 @@ mod turn;
 use std::pin::Pin;
 
 use futures_util::Stream;
-use shared::TokenUsage;
+use shared::usage::CallUsage;
 
 pub use anthropic::AnthropicEngine;
 pub use bench::BenchEngine;
@@ -74,7 +74,8 @@ pub enum EngineEvent {
     ToolCallEnd {
         id: String,
     },
-    Usage(TokenUsage),
+    /// The call's token counts (no cost: the run prices them).
+    Usage(CallUsage),
     Finish(FinishReason),
 }
 

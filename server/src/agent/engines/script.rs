@@ -1,6 +1,8 @@
 //! The `script` engine: replays a JSON file of model turns, one per model call.
 //!
-//! Format: `{"turns":[{"reasoning":"…","text":"…","toolCalls":[{"name":"…","arguments":{…}}]}]}`.
+//! Format: `{"turns":[{"reasoning":"…","text":"…","toolCalls":[{"name":"…","arguments":{…}}],
+//! "usage":{"model":"…","inputTokens":…}}]}` (every part optional; `usage` is reported as
+//! the call's token counts).
 //! The turn taken is the session's count of model calls so far, so the position survives
 //! restarts. Past the last turn the call fails with `script_exhausted`.
 

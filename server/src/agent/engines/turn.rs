@@ -9,6 +9,7 @@ use std::time::Duration;
 use futures_util::stream;
 use serde::Deserialize;
 use serde_json::Value;
+use shared::usage::CallUsage;
 
 use super::{EngineEvent, EngineStream, FinishReason};
 use crate::domain::new_id;
@@ -28,6 +29,9 @@ pub struct Turn {
     /// show that a panicking run ends with `RUN_ERROR internal`.
     #[serde(default)]
     pub panic: Option<String>,
+    /// The call's usage, reported before it finishes (the demo engine estimates one).
+    #[serde(default)]
+    pub usage: Option<CallUsage>,
 }
 
 /// A tool call in a turn.
@@ -96,6 +100,7 @@ fn events_of(turn: Turn) -> VecDeque<EngineEvent> {
         }
         events.push_back(EngineEvent::ToolCallEnd { id });
     }
+    events.extend(turn.usage.map(EngineEvent::Usage));
     events.push_back(EngineEvent::Finish(finish));
     events
 }
@@ -149,6 +154,7 @@ mod tests {
                 arguments: json!({"a": "ü"}),
             }],
             panic: None,
+            usage: None,
         };
         let events: Vec<EngineEvent> = stream_turn(turn, Duration::ZERO)
             .map(Result::unwrap)

@@ -16,6 +16,7 @@ mod apply;
 mod guards;
 mod housekeeping;
 mod rows;
+mod shares;
 #[cfg(test)]
 mod test_support;
 mod users;
@@ -26,8 +27,8 @@ use rows::{
 };
 
 use super::{
-    Applied, Command, FramePage, InterruptRow, SessionRow, Store, StoreError, StoredEvent, UserRow,
-    DEFAULT_TITLE,
+    Applied, Command, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
+    StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -131,6 +132,42 @@ impl Store for SqliteStore {
             .fetch_all(&self.pool)
             .await?;
         rows.into_iter().map(session_from).collect()
+    }
+
+    async fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        shares::search_sessions(&self.pool, owner, text).await
+    }
+
+    async fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        shares::rename_session(&self.pool, id, title, now_ms).await
+    }
+
+    async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
+        shares::create_share(&self.pool, share, token).await
+    }
+
+    async fn shares(&self, session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
+        shares::shares(&self.pool, session).await
+    }
+
+    async fn delete_share(&self, session: SessionId, id: &str) -> Result<bool, StoreError> {
+        shares::delete_share(&self.pool, session, id).await
+    }
+
+    async fn share_for_token(
+        &self,
+        token: TokenHash,
+    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
+        shares::share_for_token(&self.pool, token).await
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {

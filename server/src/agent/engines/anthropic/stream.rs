@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use eventsource_stream::Event as SseEvent;
-use shared::TokenUsage;
+use shared::usage::CallUsage;
 
 use super::events::{ApiError, Delta, StartBlock, StreamEvent, Usage, KNOWN_EVENTS};
 use crate::agent::engines::sse::{self, Decoder};
@@ -210,22 +210,20 @@ impl AnthropicDecoder {
 
     /// The call's usage. Input tokens count cache reads and writes too, as other
     /// providers' prompt counts do.
-    fn usage(&self) -> TokenUsage {
+    fn usage(&self) -> CallUsage {
         let counts = &self.counts;
         let input = [
             counts.input_tokens,
             counts.cache_creation_input_tokens,
             counts.cache_read_input_tokens,
         ];
-        TokenUsage {
+        CallUsage {
             provider: Some("anthropic".into()),
             model: self.model.clone(),
-            input_tokens: input
-                .iter()
-                .any(Option::is_some)
-                .then(|| input.iter().flatten().sum()),
-            output_tokens: counts.output_tokens,
-            reasoning_tokens: None,
+            input_tokens: input.iter().flatten().sum(),
+            output_tokens: counts.output_tokens.unwrap_or(0),
+            cached_input_tokens: counts.cache_read_input_tokens.unwrap_or(0),
+            ..CallUsage::default()
         }
     }
 }

@@ -83,8 +83,12 @@ fn thinking_collects_its_signature_and_ends_with_it() {
         panic!("{out:?}")
     };
     assert_eq!(
-        (usage.input_tokens, usage.output_tokens),
-        (Some(15), Some(9))
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_input_tokens
+        ),
+        (15, 9, 5)
     );
     assert_eq!(usage.model.as_deref(), Some("claude-x"));
     assert_eq!(out[3], EngineEvent::Finish(FinishReason::Length));

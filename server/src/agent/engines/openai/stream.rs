@@ -10,7 +10,7 @@
 use eventsource_stream::Event as SseEvent;
 use serde::Deserialize;
 use serde_json::Value;
-use shared::TokenUsage;
+use shared::usage::CallUsage;
 
 use crate::agent::engines::http::provider_message;
 use crate::agent::engines::sse::{self, Decoder};
@@ -30,7 +30,7 @@ pub struct ChunkDecoder {
     calls: Vec<Call>,
     in_reasoning: bool,
     finish: Option<FinishReason>,
-    usage: Option<TokenUsage>,
+    usage: Option<CallUsage>,
 }
 
 /// One tool call of the response.
@@ -180,15 +180,21 @@ impl ChunkDecoder {
         out.push(EngineEvent::Finish(reason));
     }
 
-    fn token_usage(&self, usage: Usage, model: Option<String>) -> TokenUsage {
-        TokenUsage {
+    fn token_usage(&self, usage: Usage, model: Option<String>) -> CallUsage {
+        CallUsage {
             provider: Some("openai".into()),
             model: Some(model.unwrap_or_else(|| self.model.clone())),
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
+            input_tokens: usage.prompt_tokens.unwrap_or(0),
+            output_tokens: usage.completion_tokens.unwrap_or(0),
             reasoning_tokens: usage
                 .completion_tokens_details
-                .and_then(|details| details.reasoning_tokens),
+                .and_then(|details| details.reasoning_tokens)
+                .unwrap_or(0),
+            cached_input_tokens: usage
+                .prompt_tokens_details
+                .and_then(|details| details.cached_tokens)
+                .unwrap_or(0),
+            cost_usd: None,
         }
     }
 
@@ -325,6 +331,13 @@ struct Usage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
     completion_tokens_details: Option<UsageDetails>,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+/// How much of the prompt the provider read from its cache.
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]

@@ -291,15 +291,18 @@ fn the_last_usage_is_reported_before_the_finish() {
     let usage = |n: u64| {
         let mut usage = json!({"prompt_tokens": 5, "completion_tokens": n});
         usage["completion_tokens_details"] = json!({"reasoning_tokens": 2});
+        usage["prompt_tokens_details"] = json!({"cached_tokens": 4});
         json!({"choices": [], "model": "o4-mini", "usage": usage})
     };
     let (events, _) = decode(&[finish("length"), usage(3), usage(7), json!("[DONE]")]);
-    let expected = shared::TokenUsage {
+    let expected = shared::usage::CallUsage {
         provider: Some("openai".into()),
         model: Some("o4-mini".into()),
-        input_tokens: Some(5),
-        output_tokens: Some(7),
-        reasoning_tokens: Some(2),
+        input_tokens: 5,
+        output_tokens: 7,
+        reasoning_tokens: 2,
+        cached_input_tokens: 4,
+        cost_usd: None,
     };
     assert_eq!(
         events,

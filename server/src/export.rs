@@ -1,0 +1,210 @@
+//! A session as a document to keep: Markdown for people, JSON (its AG-UI events) for
+//! programs. Both are built from the event log, the way the model's conversation is.
+
+use serde_json::{json, Value};
+use shared::api::SessionSummary;
+use shared::Event;
+
+use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
+
+/// The tool whose calls are questions for a person.
+const REQUEST_INPUT: &str = "request_input";
+
+/// The session as Markdown: the title, then each message in order; the agent's reasoning
+/// as a quote, tool calls with their arguments and results in code blocks, and questions
+/// with the person's answers.
+pub fn markdown(session: &SessionSummary, events: &[Event]) -> String {
+    let history = conversation::rebuild(events);
+    let mut out = format!("# {}\n\n", one_line(&session.title));
+    for message in &history.messages {
+        match message {
+            ChatMessage::User { text } => {
+                out.push_str("## You\n\n");
+                out.push_str(text.trim_end());
+                out.push_str("\n\n");
+            }
+            ChatMessage::Assistant {
+                reasoning,
+                text,
+                tool_calls,
+            } => {
+                out.push_str("## Agent\n\n");
+                for block in reasoning {
+                    if let ReasoningBlock::Thinking { text, .. } = block {
+                        if !text.trim().is_empty() {
+                            out.push_str(&quote(&format!("Reasoning: {}", text.trim())));
+                        }
+                    }
+                }
+                if !text.trim().is_empty() {
+                    out.push_str(text.trim_end());
+                    out.push_str("\n\n");
+                }
+                for call in tool_calls {
+                    out.push_str(&tool_call(&call.name, &call.arguments));
+                }
+            }
+            ChatMessage::Tool { name, content, .. } if name == REQUEST_INPUT => {
+                out.push_str(&format!("**Answer:** {}\n\n", answer_text(content)));
+            }
+            ChatMessage::Tool { name, content, .. } => {
+                out.push_str(&format!("Result of `{name}`:\n\n"));
+                out.push_str(&fenced(&pretty(content), "json"));
+            }
+        }
+    }
+    out
+}
+
+/// The session as JSON: its summary and its AG-UI events in `seq` order.
+pub fn json(session: &SessionSummary, events: &[Event]) -> Value {
+    json!({
+        "session": session,
+        "events": events,
+    })
+}
+
+fn tool_call(name: &str, arguments: &str) -> String {
+    if name == REQUEST_INPUT {
+        let prompt = serde_json::from_str::<Value>(arguments)
+            .ok()
+            .and_then(|args| {
+                args.get("prompt")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "(a question)".into());
+        return quote(&format!("**Question:** {prompt}"));
+    }
+    format!(
+        "Called `{name}` with:\n\n{}",
+        fenced(&pretty(arguments), "json")
+    )
+}
+
+/// What a person answered, from a `request_input` result.
+fn answer_text(content: &str) -> String {
+    let Ok(result) = serde_json::from_str::<Value>(content) else {
+        return content.to_string();
+    };
+    match (
+        result.get("status").and_then(Value::as_str),
+        result.get("payload"),
+    ) {
+        (Some("resolved"), Some(Value::String(text))) => text.clone(),
+        (Some("resolved"), Some(payload)) => format!("`{payload}`"),
+        (Some("cancelled"), _) => "(not answered)".into(),
+        _ => format!("`{result}`"),
+    }
+}
+
+fn pretty(text: &str) -> String {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| text.to_string())
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+fn fenced(code: &str, lang: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{}\n{fence}\n\n", code.trim_end())
+}
+
+fn quote(text: &str) -> String {
+    let mut out: String = text.lines().map(|line| format!("> {line}\n")).collect();
+    out.push('\n');
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use shared::api::SessionStatus;
+
+    fn summary() -> SessionSummary {
+        SessionSummary {
+            id: "s".into(),
+            title: "Trip\nplan".into(),
+            status: SessionStatus::Idle,
+            last_seq: 0,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn events(values: Vec<Value>) -> Vec<Event> {
+        values
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_conversation_reads_as_markdown() {
+        let log = events(vec![
+            json!({"type": "RUN_STARTED", "threadId": "s", "runId": "r"}),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "u", "role": "user"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "u", "delta": "What is 6*7?"}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "u"}),
+            json!({"type": "STEP_STARTED", "stepName": "model_call"}),
+            json!({"type": "REASONING_START", "messageId": "rs"}),
+            json!({"type": "REASONING_MESSAGE_START", "messageId": "rm", "role": "reasoning"}),
+            json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "rm", "delta": "Multiply."}),
+            json!({"type": "REASONING_MESSAGE_END", "messageId": "rm"}),
+            json!({"type": "REASONING_END", "messageId": "rs"}),
+            json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "calculator"}),
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{\"expression\":\"6*7\"}"}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "c"}),
+            json!({"type": "STEP_FINISHED", "stepName": "model_call"}),
+            json!({"type": "TOOL_CALL_RESULT", "messageId": "t", "toolCallId": "c", "content": "{\"value\":42}"}),
+            json!({"type": "STEP_STARTED", "stepName": "model_call"}),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "a", "role": "assistant"}),
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a", "delta": "It is **42**."}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "a"}),
+            json!({"type": "STEP_FINISHED", "stepName": "model_call"}),
+            json!({"type": "RUN_FINISHED", "threadId": "s", "runId": "r"}),
+        ]);
+        let text = markdown(&summary(), &log);
+        assert!(
+            text.starts_with("# Trip plan\n\n## You\n\nWhat is 6*7?\n\n## Agent\n\n"),
+            "{text}"
+        );
+        assert!(text.contains("> Reasoning: Multiply.\n"), "{text}");
+        assert!(
+            text.contains(
+                "Called `calculator` with:\n\n```json\n{\n  \"expression\": \"6*7\"\n}\n```"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Result of `calculator`:\n\n```json\n{\n  \"value\": 42\n}\n```"),
+            "{text}"
+        );
+        assert!(text.contains("It is **42**."), "{text}");
+    }
+
+    #[test]
+    fn fences_outgrow_the_backticks_inside() {
+        assert_eq!(fenced("a ```` b", ""), "`````\na ```` b\n`````\n\n");
+    }
+
+    #[test]
+    fn answers_read_as_text() {
+        assert_eq!(
+            answer_text(r#"{"status":"resolved","payload":"Lisbon"}"#),
+            "Lisbon"
+        );
+        assert_eq!(answer_text(r#"{"status":"cancelled"}"#), "(not answered)");
+        assert_eq!(
+            answer_text(r#"{"status":"resolved","payload":{"n":2}}"#),
+            "`{\"n\":2}`"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! `GET /api/sessions/{id}/export?format=markdown|json`: a session as a file to download.
+
+use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use shared::api::ErrorBody;
+use shared::Event;
+
+use super::owned_session;
+use super::sessions::summary;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// The file formats a session exports to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// A transcript people read.
+    Markdown,
+    /// The AG-UI events, for programs.
+    Json,
+}
+
+/// Query of the export.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportQuery {
+    format: Format,
+}
+
+/// The session's file, as an attachment named after its title.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/export",
+    tag = "sessions",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("format" = String, Query, pattern = "^(markdown|json)$",
+         description = "`markdown` (a transcript) or `json` (the session and its AG-UI events)"),
+    ),
+    responses(
+        (status = 200, description = "The file: `text/markdown` or `application/json`, as an attachment"),
+        (status = 400, description = "Not a session id, or a bad format", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn export<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+    query: web::Query<ExportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let stored = state.store.events_after(row.id, 0, u32::MAX).await?;
+    let events: Vec<Event> = stored
+        .iter()
+        .filter_map(|row| serde_json::from_str(&row.json).ok())
+        .collect();
+    let session = summary(row);
+    let name = file_name(&session.title);
+    let (body, content_type, extension) = match query.format {
+        Format::Markdown => (
+            crate::export::markdown(&session, &events),
+            "text/markdown; charset=utf-8",
+            "md",
+        ),
+        Format::Json => (
+            crate::export::json(&session, &events).to_string(),
+            "application/json",
+            "json",
+        ),
+    };
+    let disposition = ContentDisposition {
+        disposition: DispositionType::Attachment,
+        parameters: vec![DispositionParam::Filename(format!("{name}.{extension}"))],
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header(disposition)
+        .body(body))
+}
+
+/// A file name from a title: ASCII letters, digits and dashes (any header carries it),
+/// at most 60 characters.
+fn file_name(title: &str) -> String {
+    let mut name = String::new();
+    for c in title.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.ends_with('-') && !name.is_empty() {
+            name.push('-');
+        }
+        if name.chars().count() >= 60 {
+            break;
+        }
+    }
+    let name = name.trim_end_matches('-');
+    if name.is_empty() {
+        "session".into()
+    } else {
+        name.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_name;
+
+    #[test]
+    fn file_names_come_from_titles() {
+        assert_eq!(
+            file_name("Trip to Lisbon, 3 days!"),
+            "trip-to-lisbon-3-days"
+        );
+        assert_eq!(file_name("../../etc/passwd"), "etc-passwd");
+        assert_eq!(file_name("***"), "session");
+        assert_eq!(file_name("Café au lait"), "caf-au-lait");
+    }
+}

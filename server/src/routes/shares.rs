@@ -1,0 +1,205 @@
+//! Read-only share links. The owner creates, lists and deletes a session's links; anyone
+//! holding a link reads the session through it (`GET /api/shared/{token}` and its
+//! socket), with what the link hides removed by the server ([`crate::visibility`]). A link
+//! stops working when it is deleted, its session is deleted or its owner is revoked.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use shared::api::ErrorBody;
+use shared::sharing::{CreateShare, CreatedShare, Share, ShareList, SharedSession};
+
+use super::{owned_session, read_json};
+use crate::auth::{Caller, SecretToken, SHARE_PREFIX};
+use crate::domain::{new_id, now_ms, TokenHash};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{SessionRow, ShareRow, Store};
+use crate::visibility::Visibility;
+
+/// `POST /api/sessions/{id}/shares` `{hideReasoning?, hideToolArguments?}` → 201 with the
+/// link, shown this once.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/shares",
+    tag = "sharing",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    request_body(content = CreateShare, content_type = "application/json",
+                 description = "May be empty: the link then shows everything"),
+    responses(
+        (status = 201, description = "The link; its secret is not shown again", body = CreatedShare),
+        (status = 400, description = "Not a session id, or a malformed body", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn create<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let session = owned_session(&state, &caller, &path).await?.id;
+    let max = state.limits.max_body_bytes;
+    let wanted: CreateShare = read_json(&request, body, max, Some(CreateShare::default())).await?;
+    let token = SecretToken::share_link();
+    let share = ShareRow {
+        id: new_id("shr"),
+        session,
+        hide_reasoning: wanted.hide_reasoning,
+        hide_tool_arguments: wanted.hide_tool_arguments,
+        created_at: now_ms(),
+    };
+    state.store.create_share(&share, token.hash()).await?;
+    Ok(HttpResponse::Created().json(CreatedShare {
+        share: listed(share),
+        path: format!("/#/shared/{}", token.expose()),
+        token: token.expose().to_string(),
+    }))
+}
+
+/// `GET /api/sessions/{id}/shares`: the session's links (without their secrets).
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/shares",
+    tag = "sharing",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The session's share links, oldest first", body = ShareList),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn list<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<web::Json<ShareList>, ApiError> {
+    let session = owned_session(&state, &caller, &path).await?.id;
+    let shares = state.store.shares(session).await?;
+    Ok(web::Json(ShareList {
+        shares: shares.into_iter().map(listed).collect(),
+    }))
+}
+
+/// `DELETE /api/sessions/{id}/shares/{share}` → 204; the link opens nothing from now on,
+/// and sockets opened through it close at their next heartbeat.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}/shares/{share}",
+    tag = "sharing",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("share" = String, Path, description = "The link's id"),
+    ),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such link in it", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn delete<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, share) = path.into_inner();
+    let session = owned_session(&state, &caller, &id).await?.id;
+    if !state.store.delete_share(session, &share).await? {
+        return Err(ApiError::NotFound(format!(
+            "no share link {share} in this session"
+        )));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `GET /api/shared/{token}`: the shared session's title and state, and what the link
+/// hides. Needs no sign-in: the link is the credential.
+#[utoipa::path(
+    get,
+    path = "/api/shared/{token}",
+    tag = "sharing",
+    params(("token" = String, Path, description = "The link's secret (`tds_…`)")),
+    responses(
+        (status = 200, description = "What the link shows", body = SharedSession),
+        (status = 404, description = "No such link (deleted, its session deleted or its owner revoked)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    ),
+    security(())
+)]
+pub async fn shared<S: Store>(
+    state: web::Data<AppState<S>>,
+    path: web::Path<String>,
+) -> Result<web::Json<SharedSession>, ApiError> {
+    let (share, session) = share_of(&state, &path).await?;
+    Ok(web::Json(SharedSession {
+        title: session.title,
+        status: session.status,
+        last_seq: session.last_seq,
+        hide_reasoning: share.hide_reasoning,
+        hide_tool_arguments: share.hide_tool_arguments,
+    }))
+}
+
+/// The share link a token opens and its session; any failure is the same 404, so a
+/// guess learns nothing.
+pub(crate) async fn share_of<S: Store>(
+    state: &AppState<S>,
+    token: &str,
+) -> Result<(ShareRow, SessionRow), ApiError> {
+    if !token.starts_with(SHARE_PREFIX) || token.len() > 64 {
+        return Err(no_such_link());
+    }
+    open_share(state, TokenHash::of(token)).await
+}
+
+/// The share link with this token hash and its session, if the link still opens it.
+pub(crate) async fn open_share<S: Store>(
+    state: &AppState<S>,
+    hash: TokenHash,
+) -> Result<(ShareRow, SessionRow), ApiError> {
+    let missing = no_such_link;
+    let Some((share, stored)) = state.store.share_for_token(hash).await? else {
+        return Err(missing());
+    };
+    if !stored.matches(&hash) {
+        return Err(missing());
+    }
+    let session = state
+        .store
+        .session(share.session)
+        .await?
+        .ok_or_else(missing)?;
+    let owner = state.store.user(session.owner).await?;
+    if owner.is_none_or(|owner| owner.revoked_at.is_some()) {
+        return Err(missing());
+    }
+    Ok((share, session))
+}
+
+fn no_such_link() -> ApiError {
+    ApiError::NotFound("no such share link".into())
+}
+
+/// What a share row hides, as the socket applies it.
+pub(crate) fn visibility(share: &ShareRow) -> Visibility {
+    Visibility {
+        hide_reasoning: share.hide_reasoning,
+        hide_tool_arguments: share.hide_tool_arguments,
+    }
+}
+
+fn listed(share: ShareRow) -> Share {
+    Share {
+        id: share.id,
+        hide_reasoning: share.hide_reasoning,
+        hide_tool_arguments: share.hide_tool_arguments,
+        created_at: share.created_at,
+    }
+}

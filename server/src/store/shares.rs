@@ -1,0 +1,16 @@
+//! The share-link rows every backend returns.
+
+use crate::domain::SessionId;
+
+/// A read-only link to one session, and what it hides from whoever opens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareRow {
+    /// The link's id (a UUID; not the secret in its URL).
+    pub id: String,
+    pub session: SessionId,
+    /// The viewer sees no reasoning.
+    pub hide_reasoning: bool,
+    /// The viewer sees tool names and results, but not the arguments of the calls.
+    pub hide_tool_arguments: bool,
+    pub created_at: i64,
+}

@@ -1,0 +1,74 @@
+//! REST bodies for renaming sessions and for their read-only share links.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::SessionStatus;
+
+/// `PATCH /api/sessions/{id}` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenameSession {
+    /// The new title; not blank, at most 200 characters.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 200, pattern = r"\S")
+    )]
+    pub title: String,
+}
+
+/// `POST /api/sessions/{id}/shares` body: what the link's viewer may not see.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateShare {
+    /// Hide the agent's reasoning.
+    #[serde(default)]
+    pub hide_reasoning: bool,
+    /// Hide the arguments of tool calls (names and results stay).
+    #[serde(default)]
+    pub hide_tool_arguments: bool,
+}
+
+/// A share link as its owner lists it (the secret part of its URL is not kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Share {
+    pub id: String,
+    pub hide_reasoning: bool,
+    pub hide_tool_arguments: bool,
+    pub created_at: i64,
+}
+
+/// `201` of `POST /api/sessions/{id}/shares`: the link, shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedShare {
+    #[serde(flatten)]
+    pub share: Share,
+    /// The secret that opens the link; only its hash is stored.
+    pub token: String,
+    /// The page's address of the link, relative to the server (`/#/shared/<token>`).
+    pub path: String,
+}
+
+/// `GET /api/sessions/{id}/shares`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShareList {
+    pub shares: Vec<Share>,
+}
+
+/// `GET /api/shared/{token}`: what a link's viewer learns about the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SharedSession {
+    pub title: String,
+    pub status: SessionStatus,
+    pub last_seq: u64,
+    pub hide_reasoning: bool,
+    pub hide_tool_arguments: bool,
+}

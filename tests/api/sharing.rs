@@ -1,0 +1,187 @@
+//! Read-only share links: the viewer sees the session live, cannot act on it, and never
+//! receives what the link hides; a deleted link stops at once.
+
+use serde_json::{json, Value};
+use shared::EventBody;
+
+use crate::helpers::socket::Received;
+use crate::helpers::{spawn_app_with, TestApp};
+
+fn turns() -> Value {
+    json!([
+        {"reasoning": "The secret plan.",
+         "toolCalls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]},
+        {"text": "It is 42."},
+        {"reasoning": "Second thoughts.", "text": "Still 42."},
+    ])
+}
+
+async fn create_share(app: &TestApp, session: &str, hide: Value) -> Value {
+    let (status, share) = app
+        .post(&format!("/api/sessions/{session}/shares"), hide)
+        .await;
+    assert_eq!(status, 201, "{share}");
+    share
+}
+
+fn types(events: &[(u64, shared::Event)]) -> Vec<&'static str> {
+    events.iter().map(|(_, e)| e.type_name()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_shows_the_session_live_without_what_it_hides_and_takes_no_input() {
+    let app = spawn_app_with(turns(), &[]).await;
+    let (session, mut owner) = app.open_session().await;
+    app.say(&session, "What is 6*7?").await;
+    owner.until_run_end().await;
+    let share = create_share(
+        &app,
+        &session,
+        json!({"hideReasoning": true, "hideToolArguments": true}),
+    )
+    .await;
+    let token = share["token"].as_str().unwrap();
+    assert!(token.starts_with("tds_"), "{share}");
+    assert_eq!(share["path"], format!("/#/shared/{token}"));
+
+    let viewer = app.anonymous();
+    let (status, seen) = viewer.get(&format!("/api/shared/{token}")).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(seen["title"], "What is 6*7?");
+    assert_eq!(
+        (
+            seen["hideReasoning"].as_bool(),
+            seen["hideToolArguments"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+
+    let mut socket = viewer
+        .try_shared_socket(token, 0)
+        .await
+        .expect("the link opens");
+    let (backlog, caught_up) = socket.backlog().await;
+    let full = app.log(&session).await;
+    assert_eq!(caught_up, full.last().unwrap().0);
+    let shown = types(&backlog);
+    assert!(
+        shown.iter().all(|t| !t.starts_with("REASONING")),
+        "{shown:?}"
+    );
+    assert!(!shown.contains(&"TOOL_CALL_ARGS"), "{shown:?}");
+    for kept in [
+        "TEXT_MESSAGE_CONTENT",
+        "TOOL_CALL_START",
+        "TOOL_CALL_RESULT",
+        "RUN_FINISHED",
+    ] {
+        assert!(shown.contains(&kept), "{kept} missing from {shown:?}");
+    }
+    let seqs: Vec<u64> = backlog.iter().map(|(seq, _)| *seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in log order");
+
+    // Live: the owner's next run reaches the viewer, filtered the same way.
+    app.say(&session, "Sure?").await;
+    let live = socket.until_run_end().await;
+    assert!(
+        live.iter()
+            .all(|(_, e)| !e.type_name().starts_with("REASONING")),
+        "{:?}",
+        types(&live)
+    );
+    assert!(live.iter().any(|(_, e)| matches!(&e.body, EventBody::TextMessageContent { delta, .. } if delta.contains("42"))));
+
+    // Read-only: any frame gets an error frame and the socket stays open.
+    socket
+        .send(json!({"kind": "user_message", "text": "hijack"}))
+        .await;
+    assert_eq!(socket.error_code().await, "read_only");
+    socket.send(json!({"kind": "cancel"})).await;
+    assert_eq!(socket.error_code().await, "read_only");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_that_hides_nothing_shows_everything_but_signatures() {
+    let app = spawn_app_with(turns(), &[]).await;
+    let (session, mut owner) = app.open_session().await;
+    app.say(&session, "What is 6*7?").await;
+    owner.until_run_end().await;
+    let share = create_share(&app, &session, json!({})).await;
+    let mut socket = app
+        .anonymous()
+        .try_shared_socket(share["token"].as_str().unwrap(), 0)
+        .await
+        .unwrap();
+    let (backlog, _) = socket.backlog().await;
+    let full: Vec<_> = app
+        .log(&session)
+        .await
+        .into_iter()
+        .filter(|(_, e)| e.type_name() != "REASONING_ENCRYPTED_VALUE")
+        .collect();
+    assert_eq!(backlog, full);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_link_opens_nothing_and_its_sockets_close() {
+    let flags = [
+        "--heartbeat-interval-ms",
+        "50",
+        "--client-timeout-ms",
+        "5000",
+    ];
+    let app = spawn_app_with(turns(), &flags).await;
+    let session = app.create_session().await;
+    let share = create_share(&app, &session, json!({"hideReasoning": true})).await;
+    let token = share["token"].as_str().unwrap();
+    let (_, listed) = app.get(&format!("/api/sessions/{session}/shares")).await;
+    assert_eq!(listed["shares"][0]["id"], share["id"]);
+    assert!(
+        listed["shares"][0].get("token").is_none(),
+        "secrets are shown once"
+    );
+    assert_eq!(listed["shares"][0]["hideReasoning"], true);
+
+    let mut socket = app.anonymous().try_shared_socket(token, 0).await.unwrap();
+    socket.backlog().await;
+    let url = app.url(&format!(
+        "/api/sessions/{session}/shares/{}",
+        share["id"].as_str().unwrap()
+    ));
+    assert_eq!(app.http.delete(&url).send().await.unwrap().status(), 204);
+    assert_eq!(app.http.delete(&url).send().await.unwrap().status(), 404);
+    match socket.receive().await {
+        Received::Closed(code) => assert_eq!(code, Some(1000)),
+        Received::Frame(frame) => panic!("expected the close, got {frame:?}"),
+    }
+    let (status, body) = app.anonymous().get(&format!("/api/shared/{token}")).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
+    assert_eq!(
+        app.anonymous()
+            .try_shared_socket(token, 0)
+            .await
+            .err()
+            .unwrap()
+            .0,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_session_takes_its_links_with_it() {
+    let app = spawn_app_with(turns(), &[]).await;
+    let session = app.create_session().await;
+    let share = create_share(&app, &session, json!({})).await;
+    let token = share["token"].as_str().unwrap();
+    let mut socket = app.anonymous().try_shared_socket(token, 0).await.unwrap();
+    socket.backlog().await;
+    assert_eq!(app.delete_session(&session).await, 204);
+    assert!(matches!(socket.receive().await, Received::Closed(_)));
+    assert_eq!(
+        app.anonymous().get(&format!("/api/shared/{token}")).await.0,
+        404
+    );
+}

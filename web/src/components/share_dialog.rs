@@ -1,0 +1,156 @@
+//! Sharing the open session: a read-only link, with the reasoning and the tool arguments
+//! hidden if the person chooses (the server enforces it), the link shown once to copy,
+//! and the session's links listed to delete.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shared::sharing::{CreateShare, Share};
+
+use crate::api::rest;
+use crate::state::use_session;
+
+/// The "Share" button and its dialog.
+#[component]
+pub fn ShareButton() -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <button class="btn btn-quiet" data-testid="share" on:click=move |_| open.set(true)>
+            "Share"
+        </button>
+        <Show when=move || open.get()>
+            <ShareDialog open />
+        </Show>
+    }
+}
+
+#[component]
+fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
+    let session = use_session();
+    let id = session.id.get_untracked().unwrap_or_default();
+    let hide_reasoning = RwSignal::new(false);
+    let hide_arguments = RwSignal::new(false);
+    let created = RwSignal::new(None::<String>);
+    let links = RwSignal::new(Vec::<Share>::new());
+    let error = RwSignal::new(None::<String>);
+    let id = StoredValue::new(id);
+    let reload = move || {
+        spawn_local(async move {
+            match rest::list_shares(&id.get_value()).await {
+                Ok(found) => links.set(found),
+                Err(e) => error.set(Some(e.message)),
+            }
+        })
+    };
+    reload();
+    let create = move |_| {
+        let hide = CreateShare {
+            hide_reasoning: hide_reasoning.get_untracked(),
+            hide_tool_arguments: hide_arguments.get_untracked(),
+        };
+        spawn_local(async move {
+            match rest::create_share(&id.get_value(), hide).await {
+                Ok(share) => {
+                    let origin = window().location().origin().unwrap_or_default();
+                    created.set(Some(format!("{origin}{}", share.path)));
+                    reload();
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    let copy = move |_| {
+        if let Some(link) = created.get_untracked() {
+            let _ = window().navigator().clipboard().write_text(&link);
+        }
+    };
+    view! {
+        <div class="dialog-backdrop" on:click=move |_| open.set(false)>
+            <div
+                class="dialog"
+                role="dialog"
+                aria-modal="true"
+                aria-labelledby="share-title"
+                data-testid="share-dialog"
+                on:click=|ev| ev.stop_propagation()
+            >
+                <h2 id="share-title">"Share a read-only link"</h2>
+                <p class="dialog-help">
+                    "Anyone with the link sees this session live, without signing in, and cannot change it."
+                </p>
+                <label class="field-check">
+                    <input type="checkbox" data-testid="hide-reasoning"
+                        prop:checked=move || hide_reasoning.get()
+                        on:change=move |ev| hide_reasoning.set(event_target_checked(&ev)) />
+                    "Hide the agent's reasoning"
+                </label>
+                <label class="field-check">
+                    <input type="checkbox" data-testid="hide-arguments"
+                        prop:checked=move || hide_arguments.get()
+                        on:change=move |ev| hide_arguments.set(event_target_checked(&ev)) />
+                    "Hide the arguments of tool calls"
+                </label>
+                <button class="btn btn-primary" data-testid="create-link" on:click=create>
+                    "Create link"
+                </button>
+                {move || created.get().map(|link| view! {
+                    <div class="share-link">
+                        <input class="input" readonly aria-label="Share link" data-testid="share-link" prop:value=link />
+                        <button class="btn" on:click=copy>"Copy"</button>
+                    </div>
+                    <p class="dialog-help">"Copy it now: it is not shown again."</p>
+                })}
+                {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+                <ShareList links id reload />
+                <button class="btn" on:click=move |_| open.set(false)>"Close"</button>
+            </div>
+        </div>
+    }
+}
+
+/// The session's links, each with what it hides and a Delete button.
+#[component]
+fn ShareList(
+    links: RwSignal<Vec<Share>>,
+    id: StoredValue<String>,
+    reload: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <Show when=move || links.with(|l| !l.is_empty())>
+            <h3 class="dialog-subtitle">"Links of this session"</h3>
+            <ul class="share-list" data-testid="share-list">
+                <For
+                    each=move || links.get()
+                    key=|share| share.id.clone()
+                    children=move |share: Share| {
+                        let share_id = share.id.clone();
+                        let remove = move |_| {
+                            let share_id = share_id.clone();
+                            spawn_local(async move {
+                                if rest::delete_share(&id.get_value(), &share_id).await.is_ok() {
+                                    reload();
+                                }
+                            });
+                        };
+                        view! {
+                            <li>
+                                <span>{describe(&share)}</span>
+                                <button class="btn btn-quiet" data-testid="delete-link" on:click=remove>
+                                    "Delete"
+                                </button>
+                            </li>
+                        }
+                    }
+                />
+            </ul>
+        </Show>
+    }
+}
+
+fn describe(share: &Share) -> String {
+    match (share.hide_reasoning, share.hide_tool_arguments) {
+        (false, false) => "Shows everything".into(),
+        (true, false) => "Hides reasoning".into(),
+        (false, true) => "Hides tool arguments".into(),
+        (true, true) => "Hides reasoning and tool arguments".into(),
+    }
+}

@@ -1,0 +1,139 @@
+//! Markdown of the agent's answers, rendered to an HTML string that is safe to set as
+//! `innerHTML`.
+//!
+//! `pulldown-cmark` parses CommonMark with the GFM extensions people expect (tables, task
+//! lists, strikethrough) and writes the HTML; this module only rewrites the events whose
+//! default output would be unsafe or unhelpful in a chat transcript:
+//! - raw HTML in the model's text becomes escaped text, so it shows as written and never
+//!   runs or renders;
+//! - links keep only safe destinations ([`links`]) and open in a new tab with
+//!   `rel="noopener noreferrer"`; images become links, so nothing loads from elsewhere;
+//! - fenced code gets a header with its language and a copy button, and highlighted
+//!   spans ([`code`]);
+//! - tables sit in a scrolling box so a wide one never widens the page;
+//! - task list boxes carry a label for screen readers.
+//!
+//! Pure Rust with no DOM, so the host tests check the HTML itself.
+
+mod code;
+mod links;
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark_escape::escape_html;
+
+/// The HTML of `text` read as Markdown.
+///
+/// An unfinished fence (an answer still streaming) renders as a code block running to
+/// the end, so a streamed code block is highlighted as it arrives.
+pub fn to_html(text: &str) -> String {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_GFM;
+    let mut rewriter = Rewriter::default();
+    let events = Parser::new_ext(text, options).flat_map(|event| rewriter.rewrite(event));
+    let mut html = String::with_capacity(text.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, events);
+    html
+}
+
+/// Rewrites the parser's events one by one; holds the little state a rewrite needs.
+#[derive(Default)]
+struct Rewriter {
+    /// The open code block's language and text, gathered until its end.
+    code: Option<(String, String)>,
+    /// For each open link or image: whether it was written as an `<a>` (else a `<span>`).
+    anchors: Vec<bool>,
+}
+
+impl Rewriter {
+    fn rewrite<'a>(&mut self, event: Event<'a>) -> Vec<Event<'a>> {
+        if let Some((_, code)) = &mut self.code {
+            return match event {
+                Event::Text(text) => {
+                    code.push_str(&text);
+                    Vec::new()
+                }
+                Event::End(TagEnd::CodeBlock) => {
+                    let (lang, code) = self.code.take().unwrap_or_default();
+                    vec![html(code::block(&lang, &code).into())]
+                }
+                _ => Vec::new(),
+            };
+        }
+        match event {
+            Event::Html(raw) | Event::InlineHtml(raw) => vec![Event::Text(raw)],
+            Event::Start(Tag::HtmlBlock) => vec![html(r#"<p class="raw-html">"#.into())],
+            Event::End(TagEnd::HtmlBlock) => vec![html("</p>".into())],
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    pulldown_cmark::CodeBlockKind::Fenced(info) => code::language(&info),
+                    pulldown_cmark::CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some((lang, String::new()));
+                Vec::new()
+            }
+            Event::Start(Tag::Link {
+                dest_url, title, ..
+            }) => vec![self.open_link(&dest_url, &title, false)],
+            Event::Start(Tag::Image {
+                dest_url, title, ..
+            }) => vec![self.open_link(&dest_url, &title, true)],
+            Event::End(TagEnd::Link | TagEnd::Image) => {
+                let close = if self.anchors.pop().unwrap_or(false) {
+                    "</a>"
+                } else {
+                    "</span>"
+                };
+                vec![html(close.into())]
+            }
+            Event::Start(Tag::Table(_)) => vec![html(r#"<div class="table-wrap">"#.into()), event],
+            Event::End(TagEnd::Table) => vec![event, html("</div>".into())],
+            Event::TaskListMarker(done) => {
+                let (checked, label) = if done {
+                    (" checked", "done")
+                } else {
+                    ("", "not done")
+                };
+                let input =
+                    format!(r#"<input type="checkbox" disabled{checked} aria-label="{label}"> "#);
+                vec![html(input.into())]
+            }
+            event => vec![event],
+        }
+    }
+
+    /// The opening tag of a link (or an image, shown as a link to it): an `<a>` for a safe
+    /// destination, else a `<span>` that keeps the text and drops the destination.
+    fn open_link(&mut self, dest: &str, title: &str, image: bool) -> Event<'static> {
+        let Some(href) = links::safe_href(dest) else {
+            self.anchors.push(false);
+            return html(r#"<span class="link-refused" title="link removed">"#.into());
+        };
+        self.anchors.push(true);
+        let mut tag = String::from(r#"<a href=""#);
+        tag.push_str(&href);
+        tag.push('"');
+        if !title.is_empty() {
+            tag.push_str(r#" title=""#);
+            escape_html(&mut tag, title).ok();
+            tag.push('"');
+        }
+        tag.push_str(r#" target="_blank" rel="noopener noreferrer""#);
+        if image {
+            tag.push_str(r#" class="image-link">"#);
+            tag.push_str("Image: ");
+        } else {
+            tag.push('>');
+        }
+        html(tag.into())
+    }
+}
+
+/// HTML this module wrote itself (everything from the model is escaped before).
+fn html(text: CowStr<'static>) -> Event<'static> {
+    Event::InlineHtml(text)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,113 @@
+use super::to_html;
+
+#[test]
+fn common_markdown_and_gfm_render() {
+    let html = to_html(
+        "# Title\n\n**bold** _it_ ~~gone~~ `code`\n\n- [x] done\n- [ ] todo\n\n\
+         | a | b |\n|---|--:|\n| 1 | 2 |\n",
+    );
+    for part in [
+        "<h1>Title</h1>",
+        "<strong>bold</strong>",
+        "<em>it</em>",
+        "<del>gone</del>",
+        "<code>code</code>",
+        r#"<input type="checkbox" disabled checked aria-label="done">"#,
+        r#"<input type="checkbox" disabled aria-label="not done">"#,
+        r#"<div class="table-wrap"><table>"#,
+        "<th>a</th>",
+        r#"<td style="text-align: right">2</td>"#,
+        "</table>\n</div>",
+    ] {
+        assert!(html.contains(part), "missing {part} in {html}");
+    }
+}
+
+#[test]
+fn raw_html_from_the_model_stays_text() {
+    let html = to_html(
+        "<script>alert(1)</script>\n\nHi <img src=x onerror=alert(1)> there\n\n\
+         <iframe src=\"https://evil\"></iframe>",
+    );
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("<iframe"), "{html}");
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{html}"
+    );
+    assert!(
+        html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "{html}"
+    );
+}
+
+#[test]
+fn links_open_safely_and_unsafe_ones_lose_their_destination() {
+    let html = to_html("[site](https://example.com \"T\") and [bad](javascript:alert(1))");
+    assert!(
+        html.contains(
+            r#"<a href="https://example.com" title="T" target="_blank" rel="noopener noreferrer">site</a>"#
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("javascript"), "{html}");
+    assert!(html.contains(r#"<span class="link-refused" title="link removed">bad</span>"#));
+}
+
+#[test]
+fn images_become_links_so_nothing_loads() {
+    let html = to_html("![a cat](https://example.com/cat.png)");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(
+        html.contains(r#"class="image-link">Image: a cat</a>"#),
+        "{html}"
+    );
+}
+
+#[test]
+fn code_blocks_get_a_header_a_copy_button_and_highlighting() {
+    let html = to_html("```rust\nlet x = \"<b>\"; // hi\n```\n");
+    assert!(
+        html.contains(r#"<span class="code-lang">rust</span>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<button type="button" class="copy-code""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"<code class="language-rust">"#), "{html}");
+    assert!(
+        html.contains(r#"<span class="hl-keyword">let</span>"#),
+        "{html}"
+    );
+    assert!(html.contains("&lt;b&gt;"), "{html}");
+    assert!(!html.contains("<b>"), "{html}");
+}
+
+#[test]
+fn an_unknown_language_or_a_hostile_info_string_shows_plain_code() {
+    let html = to_html("```\"><script>x\nplain <i>\n```\n");
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<i>"), "{html}");
+    assert!(
+        html.contains(r#"<span class="code-lang">text</span>"#),
+        "{html}"
+    );
+    let html = to_html("```brainfuck\n+++\n```");
+    assert!(
+        html.contains(r#"<code class="language-brainfuck">+++"#),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_fence_still_streaming_renders_as_code_so_far() {
+    let html = to_html("Here:\n\n```python\ndef f():\n    return 1");
+    assert!(html.contains(r#"<code class="language-python">"#), "{html}");
+    assert!(
+        html.contains(r#"<span class="hl-keyword">def</span>"#),
+        "{html}"
+    );
+    assert!(html.ends_with("</code></pre></div>"), "{html}");
+}

@@ -1,0 +1,63 @@
+//! The view a share link opens, `#/shared/<token>`: the session's transcript, live and
+//! read-only, for someone who need not sign in. The server has already removed what the
+//! link hides; the page only shows what arrives.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shared::sharing::SharedSession;
+
+use crate::api::rest;
+use crate::components::header::Connection;
+use crate::components::Transcript;
+use crate::state::provide_shared_session;
+
+/// The shared session, or why the link opens nothing.
+#[component]
+pub fn SharedPage(token: String) -> impl IntoView {
+    let session = provide_shared_session();
+    let info = RwSignal::new(None::<Result<SharedSession, String>>);
+    let lookup = token.clone();
+    spawn_local(async move {
+        let found = rest::shared_session(&lookup).await;
+        info.set(Some(found.map_err(|error| error.message)));
+    });
+    session.open_shared(&token);
+    let title = move || match info.get() {
+        Some(Ok(shared)) => shared.title,
+        Some(Err(_)) => "This link no longer works".into(),
+        None => "Shared session".into(),
+    };
+    let hidden = move || {
+        let Some(Ok(shared)) = info.get() else {
+            return None;
+        };
+        let parts: Vec<&str> = [
+            shared.hide_reasoning.then_some("reasoning"),
+            shared.hide_tool_arguments.then_some("tool arguments"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| format!("Hidden by the owner: {}", parts.join(" and ")))
+    };
+    view! {
+        <div class="app shared-view">
+            <main class="main">
+                <header class="header">
+                    <h1 class="header-title">{title}</h1>
+                    <span class="shared-badge" data-testid="shared-badge">"Read-only"</span>
+                    <Connection />
+                    <span class="shared-hidden" data-testid="shared-hidden">{hidden}</span>
+                </header>
+                {move || matches!(info.get(), Some(Err(_))).then(|| view! {
+                    <p class="welcome" data-testid="shared-gone">
+                        "The owner deleted this link, or the session it showed. Ask them for a new one."
+                    </p>
+                })}
+                <Show when=move || matches!(info.get(), Some(Ok(_)))>
+                    <Transcript />
+                </Show>
+            </main>
+        </div>
+    }
+}
