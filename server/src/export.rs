@@ -91,11 +91,30 @@ fn answer_text(content: &str) -> String {
         result.get("status").and_then(Value::as_str),
         result.get("payload"),
     ) {
-        (Some("resolved"), Some(Value::String(text))) => text.clone(),
-        (Some("resolved"), Some(payload)) => format!("`{payload}`"),
+        (Some("resolved"), Some(payload)) => payload_text(payload),
         (Some("cancelled"), _) => "(not answered)".into(),
         _ => format!("`{result}`"),
     }
+}
+
+/// A payload as a person would say it: the text or choice of a question, yes or no (and the
+/// comment) of a confirm, else the JSON.
+fn payload_text(payload: &Value) -> String {
+    let field = |name: &str| payload.get(name).and_then(Value::as_str);
+    if let Value::String(text) = payload {
+        return text.clone();
+    }
+    if let Some(text) = field("text").or_else(|| field("choice")) {
+        return text.to_string();
+    }
+    if let Some(approved) = payload.get("approved").and_then(Value::as_bool) {
+        let verdict = if approved { "Yes" } else { "No" };
+        return match field("comment").or_else(|| field("reason")) {
+            Some(comment) => format!("{verdict} — {comment}"),
+            None => verdict.to_string(),
+        };
+    }
+    format!("`{payload}`")
 }
 
 fn pretty(text: &str) -> String {
@@ -202,6 +221,16 @@ mod tests {
             "Lisbon"
         );
         assert_eq!(answer_text(r#"{"status":"cancelled"}"#), "(not answered)");
+        assert_eq!(
+            answer_text(r#"{"status":"resolved","payload":{"text":"Porto"}}"#),
+            "Porto"
+        );
+        assert_eq!(
+            answer_text(
+                r#"{"status":"resolved","payload":{"approved":false,"comment":"too dear"}}"#
+            ),
+            "No — too dear"
+        );
         assert_eq!(
             answer_text(r#"{"status":"resolved","payload":{"n":2}}"#),
             "`{\"n\":2}`"

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
 } from '../support/browser.mjs';
+import { seriousViolations } from '../support/axe.mjs';
 import { freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
 
 let tandem;
@@ -59,6 +60,7 @@ describe('signing in and out', () => {
     await page.goto(tandem.url);
     await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
     await shot(page, '51-sign-in');
+    assert.deepEqual(await seriousViolations(page), [], 'axe-core on the sign-in screen');
     await signIn(page, 'tdm_not-the-right-token');
     const error = byId(page, 'sign-in-error');
     await error.waitFor();

@@ -24,9 +24,12 @@ export async function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }
 
-/** A new context with a desktop viewport; page errors are collected in `errors`. */
-export async function newContext(browser) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/**
+ * A new context with a desktop viewport (unless `options` say otherwise); page errors are
+ * collected in `errors`.
+ */
+export async function newContext(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   context.setDefaultTimeout(WAIT_MS);
   const errors = [];
   context.on('page', (page) => watchErrors(page, errors));

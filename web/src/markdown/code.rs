@@ -23,7 +23,7 @@ pub fn block(lang: &str, code: &str) -> String {
     html.push_str(r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#);
     html.push_str(if lang.is_empty() { "text" } else { lang });
     html.push_str(
-        r#"</span><button type="button" class="copy-code" aria-label="Copy code">Copy</button></div><pre><code"#,
+        r#"</span><button type="button" class="copy-code" title="Copy the code">Copy</button></div><pre><code"#,
     );
     if !lang.is_empty() {
         html.push_str(r#" class="language-"#);

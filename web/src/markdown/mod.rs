@@ -10,7 +10,8 @@
 //!   `rel="noopener noreferrer"`; images become links, so nothing loads from elsewhere;
 //! - fenced code gets a header with its language and a copy button, and highlighted
 //!   spans ([`code`]);
-//! - tables sit in a scrolling box so a wide one never widens the page;
+//! - tables sit in a scrolling box so a wide one never widens the page, and their cells
+//!   are aligned by class (the page's CSP allows no `style` attribute);
 //! - task list boxes carry a label for screen readers.
 //!
 //! Pure Rust with no DOM, so the host tests check the HTML itself.
@@ -18,7 +19,7 @@
 mod code;
 mod links;
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::escape_html;
 
 /// The HTML of `text` read as Markdown.
@@ -40,6 +41,12 @@ pub fn to_html(text: &str) -> String {
 /// Rewrites the parser's events one by one; holds the little state a rewrite needs.
 #[derive(Default)]
 struct Rewriter {
+    /// The open table's column alignments, whether its head is open, and the next cell's
+    /// column: cells are written here with a class, because the page's CSP allows no
+    /// `style` attribute (pulldown-cmark's writer would add one).
+    alignments: Vec<Alignment>,
+    in_head: bool,
+    column: usize,
     /// The open code block's language and text, gathered until its end.
     code: Option<(String, String)>,
     /// For each open link or image: whether it was written as an `<a>` (else a `<span>`).
@@ -87,8 +94,30 @@ impl Rewriter {
                 };
                 vec![html(close.into())]
             }
-            Event::Start(Tag::Table(_)) => vec![html(r#"<div class="table-wrap">"#.into()), event],
+            Event::Start(Tag::Table(alignments)) => {
+                self.alignments = alignments.clone();
+                vec![
+                    html(r#"<div class="table-wrap">"#.into()),
+                    Event::Start(Tag::Table(alignments)),
+                ]
+            }
             Event::End(TagEnd::Table) => vec![event, html("</div>".into())],
+            Event::Start(Tag::TableHead) => {
+                (self.in_head, self.column) = (true, 0);
+                vec![event]
+            }
+            Event::End(TagEnd::TableHead) => {
+                self.in_head = false;
+                vec![event]
+            }
+            Event::Start(Tag::TableRow) => {
+                self.column = 0;
+                vec![event]
+            }
+            Event::Start(Tag::TableCell) => vec![html(self.open_cell().into())],
+            Event::End(TagEnd::TableCell) => {
+                vec![html(if self.in_head { "</th>" } else { "</td>" }.into())]
+            }
             Event::TaskListMarker(done) => {
                 let (checked, label) = if done {
                     (" checked", "done")
@@ -101,6 +130,19 @@ impl Rewriter {
             }
             event => vec![event],
         }
+    }
+
+    /// A table cell's opening tag, its column's alignment as a class.
+    fn open_cell(&mut self) -> String {
+        let tag = if self.in_head { "th" } else { "td" };
+        let align = match self.alignments.get(self.column) {
+            Some(Alignment::Left) => r#" class="align-left""#,
+            Some(Alignment::Center) => r#" class="align-center""#,
+            Some(Alignment::Right) => r#" class="align-right""#,
+            _ => "",
+        };
+        self.column += 1;
+        format!("<{tag}{align}>")
     }
 
     /// The opening tag of a link (or an image, shown as a link to it): an `<a>` for a safe

@@ -6,6 +6,7 @@ fn common_markdown_and_gfm_render() {
         "# Title\n\n**bold** _it_ ~~gone~~ `code`\n\n- [x] done\n- [ ] todo\n\n\
          | a | b |\n|---|--:|\n| 1 | 2 |\n",
     );
+    assert!(!html.contains("style="), "{html}");
     for part in [
         "<h1>Title</h1>",
         "<strong>bold</strong>",
@@ -16,7 +17,8 @@ fn common_markdown_and_gfm_render() {
         r#"<input type="checkbox" disabled aria-label="not done">"#,
         r#"<div class="table-wrap"><table>"#,
         "<th>a</th>",
-        r#"<td style="text-align: right">2</td>"#,
+        r#"<td class="align-right">2</td>"#,
+        "<th>a</th><th class=\"align-right\">b</th>",
         "</table>\n</div>",
     ] {
         assert!(html.contains(part), "missing {part} in {html}");
@@ -73,7 +75,9 @@ fn code_blocks_get_a_header_a_copy_button_and_highlighting() {
         "{html}"
     );
     assert!(
-        html.contains(r#"<button type="button" class="copy-code""#),
+        html.contains(
+            r#"<button type="button" class="copy-code" title="Copy the code">Copy</button>"#
+        ),
         "{html}"
     );
     assert!(html.contains(r#"<code class="language-rust">"#), "{html}");
