@@ -220,6 +220,8 @@ describe('the page people expect of a chat product', () => {
     assert.match(text, /^# Lisbon trip\n\n## You\n\nWrite the trip report/);
     assert.match(text, /\*\*Question:\*\* Which city next\?/);
     assert.match(text, /\*\*Answer:\*\* Porto/);
+    assert.equal(await byId(page, 'export').getAttribute('open'), null, 'picking a format closes the menu');
+    await byId(page, 'export').locator('summary').click();
     const [json] = await Promise.all([
       page.waitForEvent('download'),
       byId(page, 'export-json').click(),
@@ -227,7 +229,7 @@ describe('the page people expect of a chat product', () => {
     const exported = JSON.parse(readFileSync(await json.path(), 'utf8'));
     assert.equal(exported.session.title, 'Lisbon trip');
     assert.equal(exported.events[0].type, 'RUN_STARTED');
-    await page.keyboard.press('Escape');
+    assert.equal(await byId(page, 'export').getAttribute('open'), null);
   });
 
   it('shares a read-only link: live, no controls, and the hidden reasoning never arrives', async () => {

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
+use wasm_bindgen::JsCast;
 
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareButton;
@@ -56,20 +57,46 @@ pub fn Header() -> impl IntoView {
     }
 }
 
-/// Download links of the open session: Markdown and JSON (its AG-UI events).
+/// Download links of the open session: Markdown and JSON (its AG-UI events). The menu
+/// closes once a format is picked, on Escape, and when focus leaves it.
 #[component]
 fn ExportMenu() -> impl IntoView {
     let session = use_session();
+    let menu = NodeRef::<leptos::html::Details>::new();
+    let close = move || {
+        if let Some(menu) = menu.get_untracked() {
+            menu.set_open(false);
+        }
+    };
     let link = move |format: &str| {
         let id = session.id.get().unwrap_or_default();
         format!("/api/sessions/{id}/export?format={format}")
     };
     view! {
-        <details class="menu" data-testid="export">
+        <details
+            class="menu"
+            data-testid="export"
+            node_ref=menu
+            on:keydown=move |ev| if ev.key() == "Escape" { close() }
+            on:focusout=move |ev| {
+                let inside = ev
+                    .related_target()
+                    .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
+                    .zip(menu.get_untracked())
+                    .is_some_and(|(target, menu)| menu.contains(Some(&target)));
+                if !inside {
+                    close();
+                }
+            }
+        >
             <summary class="btn btn-quiet">"Export"</summary>
             <div class="menu-items">
-                <a href=move || link("markdown") download data-testid="export-markdown">"Markdown"</a>
-                <a href=move || link("json") download data-testid="export-json">"JSON (AG-UI events)"</a>
+                <a href=move || link("markdown") download data-testid="export-markdown" on:click=move |_| close()>
+                    "Markdown"
+                </a>
+                <a href=move || link("json") download data-testid="export-json" on:click=move |_| close()>
+                    "JSON (AG-UI events)"
+                </a>
             </div>
         </details>
     }
