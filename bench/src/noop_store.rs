@@ -13,9 +13,10 @@ use std::sync::Mutex;
 
 use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
+use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, Guard, InterruptRow, Rejection, SessionRow, ShareRow, Store,
-    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    derive_effects, Applied, Command, InterruptRow, SessionRow, ShareRow, Store, StoreError,
+    StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere.
@@ -30,22 +31,16 @@ impl NoopStore {
     }
 }
 
-/// Why `command` may not be applied to `row`, if it may not.
-fn refusal(row: Option<&SessionRow>, command: &Command) -> Option<Rejection> {
-    let Some(row) = row else {
-        return Some(Rejection::SessionMissing);
-    };
-    match &command.guard {
-        Guard::Append => None,
-        Guard::StartRun { .. } => {
-            (row.status != SessionStatus::Idle).then_some(Rejection::Busy(row.status))
-        }
-        Guard::InRun { run_id } => {
-            let active = row.status == SessionStatus::Running
-                && row.active_run_id.as_deref() == Some(run_id.as_str());
-            (!active).then_some(Rejection::RunEnded)
-        }
-        Guard::Resume { .. } => Some(Rejection::InterruptMissing),
+/// What the store knows of a command's session, for Tandem's own guard decisions (it keeps
+/// no client message ids and no interrupts, so a repeat is not detected and every answer
+/// finds its interrupt missing).
+fn facts(row: Option<&SessionRow>) -> Facts {
+    Facts {
+        session: row.map(|row| SessionFacts {
+            status: row.status,
+            active_run_id: row.active_run_id.clone(),
+        }),
+        ..Facts::default()
     }
 }
 
@@ -252,13 +247,16 @@ impl Store for NoopStore {
         let outcomes = batch
             .iter()
             .map(|command| {
-                if let Some(rejection) = refusal(sessions.get(&command.session), command) {
-                    return Applied::Rejected(rejection);
-                }
-                let row = sessions.get_mut(&command.session).expect("checked above");
-                if let Guard::StartRun { title, .. } = &command.guard {
-                    if row.title == DEFAULT_TITLE {
-                        row.title = title.clone();
+                let writes = match decide(command, &facts(sessions.get(&command.session))) {
+                    Verdict::Refuse(rejection) => return Applied::Rejected(rejection),
+                    Verdict::Proceed(writes) => writes,
+                };
+                let row = sessions.get_mut(&command.session).expect("decided above");
+                for write in writes {
+                    if let GuardWrite::NameSession { title } = write {
+                        if row.title == DEFAULT_TITLE {
+                            row.title = title;
+                        }
                     }
                 }
                 let first_seq = row.last_seq + 1;
@@ -279,7 +277,7 @@ impl Store for NoopStore {
 mod tests {
     use super::*;
     use shared::{Event, EventBody};
-    use tandem::store::LogEntry;
+    use tandem::store::{Guard, LogEntry, Rejection};
 
     fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
         let entries = bodies

@@ -7,6 +7,7 @@
 
 mod command;
 mod effects;
+pub mod guards;
 mod shares;
 mod sqlite;
 mod users;

@@ -1,0 +1,306 @@
+//! Guard decisions, the same for every backend: given what the backend read about the
+//! session (and the interrupt) inside its write transaction, whether a command may be
+//! applied, and what its guard then records with it.
+//!
+//! Pure: no SQL and no I/O. A backend reads the [`SessionFacts`] (and [`InterruptFacts`])
+//! under its lock, calls [`decide`], and either refuses the command with the
+//! [`Rejection`] or performs the [`GuardWrite`]s in the same transaction as the append.
+
+use serde_json::Value;
+use shared::api::SessionStatus;
+
+use super::{Command, Guard, InterruptState, Rejection};
+
+/// What a guard needs to know about the command's session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionFacts {
+    pub status: SessionStatus,
+    pub active_run_id: Option<String>,
+}
+
+/// What a `Resume` guard needs to know about the interrupt being answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterruptFacts {
+    pub state: InterruptState,
+    /// The answer already recorded, if any.
+    pub response: Option<Value>,
+    /// The run that answer started.
+    pub resumed_run_id: Option<String>,
+}
+
+/// What a backend reads for one command before deciding.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    /// The session, if it exists.
+    pub session: Option<SessionFacts>,
+    /// For `StartRun` with a client message id: the run that id already started.
+    pub earlier_run: Option<String>,
+    /// For `Resume`: the interrupt, if the session has it.
+    pub interrupt: Option<InterruptFacts>,
+}
+
+/// A write the guard owns, made in the same transaction as the command's events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GuardWrite {
+    /// Remember that this client message id started this run.
+    RecordClientMessage {
+        client_message_id: String,
+        run_id: String,
+    },
+    /// Name the session by its first message, if it still has its default title.
+    NameSession { title: String },
+    /// Record the interrupt's answer and the run it starts.
+    AnswerInterrupt {
+        interrupt_id: String,
+        state: InterruptState,
+        response: Value,
+        run_id: String,
+    },
+}
+
+/// What became of a command's guard.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Not applied; nothing changes.
+    Refuse(Rejection),
+    /// Applied, with these writes of the guard's own.
+    Proceed(Vec<GuardWrite>),
+}
+
+/// Decides a command's guard from the facts read for it. An answer is judged by its
+/// interrupt alone (an interrupt goes with its session); every other guard needs the
+/// session.
+pub fn decide(command: &Command, facts: &Facts) -> Verdict {
+    let with_session = |decide: &dyn Fn(&SessionFacts) -> Verdict| match &facts.session {
+        Some(session) => decide(session),
+        None => Verdict::Refuse(Rejection::SessionMissing),
+    };
+    match &command.guard {
+        Guard::Append => with_session(&|_| Verdict::Proceed(Vec::new())),
+        Guard::StartRun {
+            run_id,
+            client_message_id,
+            title,
+        } => with_session(&|session| {
+            start_run(
+                session,
+                facts.earlier_run.as_deref(),
+                run_id,
+                client_message_id.as_deref(),
+                title,
+            )
+        }),
+        Guard::InRun { run_id } => with_session(&|session| {
+            let active = session.status == SessionStatus::Running
+                && session.active_run_id.as_deref() == Some(run_id.as_str());
+            if active {
+                Verdict::Proceed(Vec::new())
+            } else {
+                Verdict::Refuse(Rejection::RunEnded)
+            }
+        }),
+        Guard::Resume {
+            interrupt_id,
+            response,
+            run_id,
+        } => resume(facts.interrupt.as_ref(), interrupt_id, response, run_id),
+    }
+}
+
+/// A user message starts a run on an idle session; a repeated client message id gets
+/// the run it started.
+fn start_run(
+    session: &SessionFacts,
+    earlier_run: Option<&str>,
+    run_id: &str,
+    client_message_id: Option<&str>,
+    title: &str,
+) -> Verdict {
+    if let Some(earlier) = earlier_run {
+        return Verdict::Refuse(Rejection::DuplicateMessage {
+            run_id: earlier.to_string(),
+        });
+    }
+    if session.status != SessionStatus::Idle {
+        return Verdict::Refuse(Rejection::Busy(session.status));
+    }
+    let mut writes: Vec<GuardWrite> = client_message_id
+        .map(|id| GuardWrite::RecordClientMessage {
+            client_message_id: id.to_string(),
+            run_id: run_id.to_string(),
+        })
+        .into_iter()
+        .collect();
+    writes.push(GuardWrite::NameSession {
+        title: title.to_string(),
+    });
+    Verdict::Proceed(writes)
+}
+
+fn resume(
+    interrupt: Option<&InterruptFacts>,
+    interrupt_id: &str,
+    response: &Value,
+    run_id: &str,
+) -> Verdict {
+    let Some(interrupt) = interrupt else {
+        return Verdict::Refuse(Rejection::InterruptMissing);
+    };
+    if interrupt.state != InterruptState::Pending {
+        let stored = interrupt.response.clone().unwrap_or_default();
+        return Verdict::Refuse(Rejection::InterruptAnswered {
+            interrupt_id: interrupt_id.to_string(),
+            same: &stored == response,
+            state: interrupt.state.as_str().to_string(),
+            response: stored,
+            run_id: interrupt.resumed_run_id.clone(),
+        });
+    }
+    let state = match response.get("status").and_then(Value::as_str) {
+        Some("cancelled") => InterruptState::Cancelled,
+        Some("expired") => InterruptState::Expired,
+        _ => InterruptState::Resolved,
+    };
+    Verdict::Proceed(vec![GuardWrite::AnswerInterrupt {
+        interrupt_id: interrupt_id.to_string(),
+        state,
+        response: response.clone(),
+        run_id: run_id.to_string(),
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::SessionId;
+
+    fn command(guard: Guard) -> Command {
+        Command {
+            session: SessionId::generate(),
+            guard,
+            entries: Vec::new(),
+        }
+    }
+
+    fn session(status: SessionStatus, run: Option<&str>) -> Facts {
+        Facts {
+            session: Some(SessionFacts {
+                status,
+                active_run_id: run.map(str::to_string),
+            }),
+            ..Facts::default()
+        }
+    }
+
+    fn start(client: Option<&str>) -> Command {
+        command(Guard::StartRun {
+            run_id: "r2".into(),
+            client_message_id: client.map(str::to_string),
+            title: "Hello".into(),
+        })
+    }
+
+    #[test]
+    fn every_guard_needs_the_session() {
+        let append = command(Guard::Append);
+        assert_eq!(
+            decide(&append, &Facts::default()),
+            Verdict::Refuse(Rejection::SessionMissing)
+        );
+        let idle = session(SessionStatus::Idle, None);
+        assert_eq!(decide(&append, &idle), Verdict::Proceed(Vec::new()));
+    }
+
+    #[test]
+    fn a_run_starts_only_on_an_idle_session_and_a_repeat_gets_its_run() {
+        let idle = session(SessionStatus::Idle, None);
+        assert_eq!(
+            decide(&start(Some("c1")), &idle),
+            Verdict::Proceed(vec![
+                GuardWrite::RecordClientMessage {
+                    client_message_id: "c1".into(),
+                    run_id: "r2".into()
+                },
+                GuardWrite::NameSession {
+                    title: "Hello".into()
+                },
+            ])
+        );
+        let busy = session(SessionStatus::AwaitingInput, None);
+        assert_eq!(
+            decide(&start(None), &busy),
+            Verdict::Refuse(Rejection::Busy(SessionStatus::AwaitingInput))
+        );
+        let repeat = Facts {
+            earlier_run: Some("r1".into()),
+            ..session(SessionStatus::Running, Some("r1"))
+        };
+        assert_eq!(
+            decide(&start(Some("c1")), &repeat),
+            Verdict::Refuse(Rejection::DuplicateMessage {
+                run_id: "r1".into()
+            })
+        );
+    }
+
+    #[test]
+    fn events_about_a_run_land_only_while_it_is_the_active_one() {
+        let stop = command(Guard::InRun {
+            run_id: "r1".into(),
+        });
+        let running = session(SessionStatus::Running, Some("r1"));
+        assert_eq!(decide(&stop, &running), Verdict::Proceed(Vec::new()));
+        let other = session(SessionStatus::Running, Some("r2"));
+        assert_eq!(decide(&stop, &other), Verdict::Refuse(Rejection::RunEnded));
+        let idle = session(SessionStatus::Idle, None);
+        assert_eq!(decide(&stop, &idle), Verdict::Refuse(Rejection::RunEnded));
+    }
+
+    #[test]
+    fn an_interrupt_is_answered_once() {
+        let answer = json!({"status": "resolved", "payload": {"text": "Ada"}});
+        let resume = command(Guard::Resume {
+            interrupt_id: "i".into(),
+            response: answer.clone(),
+            run_id: "r2".into(),
+        });
+        assert_eq!(
+            decide(&resume, &Facts::default()),
+            Verdict::Refuse(Rejection::InterruptMissing),
+            "a deleted session's interrupt is missing too"
+        );
+        let mut facts = session(SessionStatus::AwaitingInput, None);
+        assert_eq!(
+            decide(&resume, &facts),
+            Verdict::Refuse(Rejection::InterruptMissing)
+        );
+        facts.interrupt = Some(InterruptFacts {
+            state: InterruptState::Pending,
+            response: None,
+            resumed_run_id: None,
+        });
+        assert_eq!(
+            decide(&resume, &facts),
+            Verdict::Proceed(vec![GuardWrite::AnswerInterrupt {
+                interrupt_id: "i".into(),
+                state: InterruptState::Resolved,
+                response: answer.clone(),
+                run_id: "r2".into(),
+            }])
+        );
+        facts.interrupt = Some(InterruptFacts {
+            state: InterruptState::Resolved,
+            response: Some(answer.clone()),
+            resumed_run_id: Some("r2".into()),
+        });
+        let Verdict::Refuse(Rejection::InterruptAnswered { same, run_id, .. }) =
+            decide(&resume, &facts)
+        else {
+            panic!("answered twice")
+        };
+        assert!(same, "the same answer again");
+        assert_eq!(run_id.as_deref(), Some("r2"));
+    }
+}
