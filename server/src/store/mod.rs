@@ -7,6 +7,7 @@
 
 mod command;
 mod effects;
+mod errors;
 pub mod guards;
 mod shares;
 mod sqlite;
@@ -19,6 +20,7 @@ use std::future::Future;
 
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, Effects};
+pub use errors::{ErrorKind, StoreError};
 pub use shares::ShareRow;
 pub use sqlite::SqliteStore;
 pub use users::UserRow;
@@ -100,33 +102,6 @@ pub struct InterruptRow {
     pub response: Option<serde_json::Value>,
     /// The run the answer started.
     pub resumed_run_id: Option<String>,
-}
-
-impl StoreError {
-    /// Whether retrying may succeed once the condition clears: the database is busy or
-    /// locked by another process, the disk is full, an I/O error, or no connection free.
-    pub fn is_transient(&self) -> bool {
-        match self {
-            Self::Database(sqlx::Error::Database(error)) => {
-                let code = error.code().and_then(|c| c.parse::<i64>().ok());
-                // SQLite primary codes: BUSY 5, LOCKED 6, IOERR 10, FULL 13.
-                matches!(code.map(|c| c & 0xff), Some(5 | 6 | 10 | 13))
-            }
-            Self::Database(sqlx::Error::PoolTimedOut | sqlx::Error::Io(_)) => true,
-            _ => false,
-        }
-    }
-}
-
-/// A storage failure (the database, not the caller, is at fault).
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
-    #[error("migration failed: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    #[error("corrupt row: {0}")]
-    Corrupt(String),
 }
 
 /// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single

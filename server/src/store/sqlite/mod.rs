@@ -27,10 +27,24 @@ use rows::{
 };
 
 use super::{
-    Applied, Command, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
+    Applied, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
     StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
+
+/// How SQLite's error codes read for the writer: busy, locked and I/O errors may clear,
+/// a full disk clears once space is freed, anything else is fatal. `None` for an error
+/// of another backend.
+pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Option<ErrorKind> {
+    let error = error.try_downcast_ref::<sqlx::sqlite::SqliteError>()?;
+    let code = sqlx::error::DatabaseError::code(error).and_then(|c| c.parse::<i64>().ok());
+    // Primary codes (the low byte of an extended code): BUSY 5, LOCKED 6, IOERR 10, FULL 13.
+    Some(match code.map(|c| c & 0xff) {
+        Some(5 | 6 | 10) => ErrorKind::Unavailable,
+        Some(13) => ErrorKind::Full,
+        _ => ErrorKind::Fatal,
+    })
+}
 
 /// A [`Store`] on a SQLite file.
 #[derive(Clone)]

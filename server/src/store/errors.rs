@@ -1,0 +1,67 @@
+//! Storage failures, in terms every backend shares: the writer retries what is
+//! [`StoreError::is_transient`] and gives up on the rest, without knowing which database
+//! runs. Each backend classifies its own error codes ([`super::sqlite::classify`]).
+
+/// A storage failure (the database, not the caller, is at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database is busy or locked, unreachable, or out of free connections: retrying
+    /// may succeed once that clears.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// The disk or the database is full: retrying succeeds once space is freed.
+    #[error("database full: {0}")]
+    Full(String),
+    /// Anything else the database reported; retrying will not help.
+    #[error("database error: {0}")]
+    Database(String),
+    #[error("migration failed: {0}")]
+    Migrate(String),
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+/// How a backend sees one of its database's errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Unavailable,
+    Full,
+    Fatal,
+}
+
+impl StoreError {
+    /// Whether retrying may succeed once the condition clears.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Unavailable(_) | Self::Full(_))
+    }
+
+    /// The error of `kind` with `message`.
+    pub fn of_kind(kind: ErrorKind, message: String) -> Self {
+        match kind {
+            ErrorKind::Unavailable => Self::Unavailable(message),
+            ErrorKind::Full => Self::Full(message),
+            ErrorKind::Fatal => Self::Database(message),
+        }
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> Self {
+        let kind = match &error {
+            sqlx::Error::Database(database) => {
+                super::sqlite::classify(database.as_ref()).unwrap_or(ErrorKind::Fatal)
+            }
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                ErrorKind::Unavailable
+            }
+            _ => ErrorKind::Fatal,
+        };
+        Self::of_kind(kind, error.to_string())
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(error: sqlx::migrate::MigrateError) -> Self {
+        Self::Migrate(error.to_string())
+    }
+}
