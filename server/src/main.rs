@@ -13,11 +13,10 @@ async fn main() -> anyhow::Result<()> {
         eprintln!("tandem: {error}");
         std::process::exit(2);
     }
-    if let Some(Command::Users(command)) = &config.command {
-        let store =
-            tandem::store::SqliteStore::connect(&config.database_url, config.busy_timeout())
-                .await?;
-        if let Err(error) = tandem::auth::cli::run(&store, command, &mut std::io::stdout()).await {
+    if let Some(Command::Users(command)) = config.command.clone() {
+        let users = tandem::auth::cli::UsersOn(command);
+        let done = tandem::store::open(&config.database_url, config.busy_timeout(), users).await?;
+        if let Err(error) = done {
             eprintln!("tandem: {error}");
             std::process::exit(1);
         }

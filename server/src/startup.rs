@@ -24,7 +24,18 @@ use crate::eventlog::{Hub, Writer};
 use crate::limits::{RateLimits, SocketCounts};
 use crate::routes::Page;
 use crate::state::{AppState, InputLimits};
-use crate::store::{SqliteStore, Store};
+use crate::store::{Store, UseStore};
+
+/// Builds the application on whichever store the database URL opened.
+struct BuildOn(Config);
+
+impl UseStore for BuildOn {
+    type Output = anyhow::Result<Application>;
+
+    async fn with<S: Store>(self, store: Arc<S>) -> Self::Output {
+        Application::build_with(self.0, store).await
+    }
+}
 
 /// A built, listening application.
 pub struct Application {
@@ -37,9 +48,8 @@ impl Application {
     /// Opens the database, repairs interrupted runs, binds and prepares the server.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.validate()?;
-        let busy = Duration::from_millis(config.sqlite_busy_timeout_ms);
-        let store = SqliteStore::connect(&config.database_url, busy).await?;
-        Self::build_with(config, Arc::new(store)).await
+        let (url, busy) = (config.database_url.clone(), config.busy_timeout());
+        crate::store::open(&url, busy, BuildOn(config)).await?
     }
 
     /// Like [`Application::build`], on a store the caller opened (the benchmark runs the

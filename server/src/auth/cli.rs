@@ -23,6 +23,18 @@ pub enum UsersCommand {
     Revoke { name: String },
 }
 
+/// A `users` command to run on whichever store the database URL opens, printing to
+/// standard output.
+pub struct UsersOn(pub UsersCommand);
+
+impl crate::store::UseStore for UsersOn {
+    type Output = anyhow::Result<()>;
+
+    async fn with<S: Store>(self, store: std::sync::Arc<S>) -> Self::Output {
+        run(&*store, &self.0, &mut std::io::stdout()).await
+    }
+}
+
 /// Runs a `users` command against `store`, writing what a person reads to `out`.
 pub async fn run<S: Store>(
     store: &S,

@@ -133,8 +133,8 @@ pub enum ConfigError {
     MissingScript,
     #[error("--client-timeout-ms must be longer than --heartbeat-interval-ms (and that above 0)")]
     Heartbeat,
-    #[error("unsupported database URL `{0}`: use sqlite://<path>")]
-    Database(String),
+    #[error(transparent)]
+    Database(#[from] crate::store::UnsupportedUrl),
     #[error(transparent)]
     Provider(#[from] ProviderError),
     #[error(transparent)]
@@ -167,9 +167,7 @@ impl Config {
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the
     /// database.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !self.database_url.starts_with("sqlite:") {
-            return Err(ConfigError::Database(self.database_url.clone()));
-        }
+        crate::store::Backend::of(&self.database_url)?;
         if self.command.is_some() {
             return Ok(());
         }
