@@ -267,8 +267,7 @@ async fn a_gated_call_with_bad_arguments_is_answered_without_asking() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_approval_survives_a_restart_and_the_call_runs_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = crate::helpers::write_script(dir.path(), script());
     let workspace = dir.path().join("ws");
     let flags = ["--workspace-dir", workspace.to_str().unwrap()];

@@ -82,8 +82,7 @@ async fn an_unanswered_question_expires_on_time_and_the_run_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_that_expired_while_tandem_was_down_expires_at_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = write_script(dir.path(), ask(Some(1)));
     let first = start(test_config(&url, &script, &[])).await;
     let (session, mut socket) = first.open_session().await;

@@ -10,8 +10,7 @@ use crate::helpers::{assert_valid_session, start, test_config, write_script};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_session_is_answered_after_a_restart_and_resumes_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = write_script(
         dir.path(),
         json!([{"toolCalls": [{"name": "request_input", "arguments": {"prompt": "Name?", "kind": "text"}}]}, {"text": "Hello Ada."}]),
@@ -52,8 +51,7 @@ async fn a_paused_session_is_answered_after_a_restart_and_resumes_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_killed_mid_answer_continues_by_itself_after_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let long = "word ".repeat(500);
     let script = write_script(
         dir.path(),

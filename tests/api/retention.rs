@@ -12,8 +12,7 @@ use crate::helpers::{start, test_config, write_script};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_sessions_go_and_waiting_ones_stay() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = write_script(
         dir.path(),
         json!([

@@ -43,8 +43,7 @@ fn echoing_provider_replies() -> Vec<Reply> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_secret_leaks_to_logs_files_events_errors_or_the_process_list() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let token = add_users(&url, &["alice"]).await.remove(0);
     let provider = ProviderServer::start(echoing_provider_replies()).await;
     let base = format!("{}/v1", provider.url);
@@ -143,7 +142,7 @@ async fn no_secret_leaks_to_logs_files_events_errors_or_the_process_list() {
             .file_name()
             .unwrap()
             .to_string_lossy()
-            .starts_with("t.db")
+            .starts_with(crate::helpers::DATABASE_FILE)
         {
             files.push((path.display().to_string(), std::fs::read(&path).unwrap()));
         }

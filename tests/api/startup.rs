@@ -4,8 +4,7 @@
 use std::process::Command;
 
 fn start_with(args: &[&str]) -> (bool, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (_dir, url) = crate::helpers::fresh_database();
     let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
         .args(["--bind", "127.0.0.1:0", "--database-url", &url])
         .args(args)
@@ -81,8 +80,7 @@ fn api_keys_are_refused_as_flags_without_echoing_them() {
 
 #[test]
 fn users_are_managed_from_the_shell_and_tokens_shown_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let users = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
             .args(["--database-url", &url, "users"])
@@ -113,7 +111,7 @@ fn users_are_managed_from_the_shell_and_tokens_shown_once() {
     let (_, listed) = users(&["list"]);
     assert!(listed.contains("revoked"), "{listed}");
     let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(dir.path().join("t.db"))
+        &std::fs::metadata(dir.path().join(crate::helpers::DATABASE_FILE))
             .unwrap()
             .permissions(),
     );

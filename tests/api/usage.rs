@@ -83,8 +83,7 @@ async fn each_model_call_logs_its_usage_priced_from_the_table() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_model_reports_free_estimated_usage() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = crate::helpers::write_script(dir.path(), json!([]));
     let mut config = crate::helpers::test_config(&url, &script, &["--engine", "demo"]);
     config.workspace_dir = dir.path().join("workspace");

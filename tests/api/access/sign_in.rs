@@ -105,8 +105,7 @@ async fn https_requests_get_a_secure_cookie() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revoked_user_is_out_at_once_on_every_credential() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let script = crate::helpers::write_script(dir.path(), json!([]));
     let config = crate::helpers::test_config(&url, &script, &["--auth", "token"]);
     let app = crate::helpers::start(config).await;

@@ -85,8 +85,7 @@ struct Harness {
 
 impl Harness {
     async fn start(kills: usize, seed: u64) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+        let (dir, url) = crate::helpers::fresh_database();
         // A cycle uses at most a few turns per session; run out only on a broken server.
         let script = write_script(dir.path(), kill_script::turns(kills * 8 + 40));
         let tandem = launch(&url, &script, dir.path()).await;

@@ -18,8 +18,7 @@ const CONCURRENCY: usize = 32;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_paused_sessions_survive_a_restart_and_each_resumes_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("paused.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     let question = json!({"prompt": "Name?", "kind": "text"});
     let ask = json!({"toolCalls": [{"name": "request_input", "arguments": question}]});
     let script = write_script(dir.path(), json!([ask, {"text": "Hello, Ada."}]));

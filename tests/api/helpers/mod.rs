@@ -82,6 +82,18 @@ pub fn key_file(key: &str) -> String {
     path.display().to_string()
 }
 
+/// The file name of a test's SQLite database inside its folder.
+pub const DATABASE_FILE: &str = "tandem.db";
+
+/// A fresh, empty database for one test, and a folder for the test's other files (scripts,
+/// workspaces); both live as long as the returned `TempDir`. The one place tests get a
+/// database URL from.
+pub fn fresh_database() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join(DATABASE_FILE).display());
+    (dir, url)
+}
+
 /// Writes a script file with these turns.
 pub fn write_script(dir: &Path, turns: Value) -> PathBuf {
     let path = dir.join(format!("script-{}.json", uuid::Uuid::new_v4().simple()));
@@ -96,8 +108,7 @@ pub async fn spawn_app(turns: Value) -> TestApp {
 
 /// Like [`spawn_app`], with extra flags (e.g. a token delay).
 pub async fn spawn_app_with(turns: Value, extra: &[&str]) -> TestApp {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+    let (dir, url) = fresh_database();
     let script = write_script(dir.path(), turns);
     let mut app = start(test_config(&url, &script, extra)).await;
     app._dir = Some(dir);
@@ -107,8 +118,7 @@ pub async fn spawn_app_with(turns: Value, extra: &[&str]) -> TestApp {
 /// Starts the app with `--auth token` on a fresh database and creates users with these
 /// names; returns a client for each (in order), and the first one's app keeps it alive.
 pub async fn spawn_app_with_users(turns: Value, extra: &[&str], names: &[&str]) -> Vec<TestApp> {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+    let (dir, url) = fresh_database();
     let script = write_script(dir.path(), turns);
     let flags = [&["--auth", "token"], extra].concat();
     let mut app = start(test_config(&url, &script, &flags)).await;

@@ -106,8 +106,7 @@ async fn log_of(client: &crate::helpers::TestApp, session: &str) -> Vec<(u64, Ev
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_line_survives_a_kill_and_every_run_finishes_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (dir, url) = crate::helpers::fresh_database();
     // The running run's continuation is its second model call.
     let script = write_script(dir.path(), json!([long_text(80), {"text": "resumed"}]));
     let flags = ["--max-concurrent-runs", "1", "--token-delay-ms", "20"];
