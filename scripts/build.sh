@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the page (Trunk, release) into dist/ and the server binary.
-# Usage: scripts/build.sh [release|debug]   (default release)
+# Usage: scripts/build.sh [release|debug|page]   (default release; `page` builds only dist/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${1:-release}"
@@ -9,8 +9,9 @@ export PATH="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}/node_modules/.bin:$H
 # Trunk builds offline (it passes --offline to cargo), so fetch crates first.
 cargo fetch --quiet
 trunk build --release --skip-version-check >/dev/null
-if [ "$profile" = release ]; then
-  cargo build --release --bin tandem
-else
-  cargo build --bin tandem
-fi
+case "$profile" in
+  release) cargo build --release --bin tandem ;;
+  debug) cargo build --bin tandem ;;
+  page) ;;
+  *) echo "usage: scripts/build.sh [release|debug|page]" >&2; exit 2 ;;
+esac

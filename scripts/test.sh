@@ -23,12 +23,17 @@ cargo fmt --all -- --check
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-step "build the page and the server"
-scripts/build.sh debug
+step "build the page"
+scripts/build.sh page
+# One build of every binary and test with one feature set (dev-dependencies included), so
+# the test run, the binary the later checks start and the benchmark share every artefact;
+# `cargo build --bin tandem` alone would resolve features differently and rebuild the graph.
+step "build the binaries and the tests"
+cargo build --workspace --bins --tests
 step "Rust tests"
 cargo test --workspace
 step "benchmark smoke run (frames correct; figures not judged)"
-cargo run -p tandem-bench -- --smoke
+target/debug/tandem-bench --smoke
 step "fuzz smoke: every parser of outside input, a few thousand inputs each"
 fuzz/smoke.sh
 step "schemathesis against the live API (auth on)"
