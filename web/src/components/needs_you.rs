@@ -9,30 +9,19 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Notification, NotificationOptions, NotificationPermission};
 
-use crate::api::ConnState;
 use crate::state::route::navigate;
 use crate::state::waiting::{tab_title, Waiting, WaitingWatch};
-use crate::state::{use_session, use_sessions, RunState};
+use crate::state::{use_session, use_sessions};
 
 /// Keeps the tab title and notifications in step with the sessions that wait.
 #[component]
 pub fn NeedsYou() -> impl IntoView {
     let session = use_session();
     let sessions = use_sessions();
-    // The list is polled; the open session's socket knows its own state sooner.
     let waiting = Memo::new(move |_| {
-        let open = session.id.get();
-        let live = session.connection.get() == ConnState::Live;
-        let open_waits = session.run.get() == RunState::Awaiting;
         sessions.sessions.with(|list| {
             list.iter()
-                .filter(|s| {
-                    if live && open.as_deref() == Some(s.id.as_str()) {
-                        open_waits
-                    } else {
-                        s.status == SessionStatus::AwaitingInput
-                    }
-                })
+                .filter(|s| session.status_of(&s.id, s.status) == SessionStatus::AwaitingInput)
                 .map(|s| (s.id.clone(), s.title.clone()))
                 .collect::<Vec<Waiting>>()
         })

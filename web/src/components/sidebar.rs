@@ -5,9 +5,8 @@ use leptos::prelude::*;
 use shared::api::{SessionStatus, SessionSummary};
 
 use super::NotificationToggle;
-use crate::api::ConnState;
 use crate::state::route::hash_for;
-use crate::state::{use_layout, use_session, use_sessions, RunState};
+use crate::state::{use_layout, use_session, use_sessions};
 
 /// The session list and its controls.
 #[component]
@@ -93,14 +92,7 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
                 .find(|s| s.id == id.get_value())
                 .map_or(SessionStatus::Idle, |s| s.status)
         });
-        if is_open() && session.connection.get() == ConnState::Live {
-            return match session.run.get() {
-                RunState::Idle => SessionStatus::Idle,
-                RunState::Running => SessionStatus::Running,
-                RunState::Awaiting => SessionStatus::AwaitingInput,
-            };
-        }
-        listed
+        session.status_of(&id.get_value(), listed)
     };
     let title = if summary.title.is_empty() {
         "New session".to_string()

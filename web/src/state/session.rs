@@ -8,6 +8,7 @@
 //! the card that sent it. It must not render anything.
 
 use leptos::prelude::*;
+use shared::api::SessionStatus;
 use shared::usage::UsageTotals;
 use shared::{ClientFrame, ServerFrame};
 
@@ -157,6 +158,20 @@ impl Session {
                 super::route::navigate(None);
             }
         });
+    }
+
+    /// A listed session's status, taken from the open session's own socket when it is the
+    /// open one and live (which knows sooner than the polled list). Reactive.
+    pub fn status_of(self, id: &str, listed: SessionStatus) -> SessionStatus {
+        let open = self.id.with(|open| open.as_deref() == Some(id));
+        if !open || self.connection.get() != ConnState::Live {
+            return listed;
+        }
+        match self.run.get() {
+            RunState::Idle => SessionStatus::Idle,
+            RunState::Running => SessionStatus::Running,
+            RunState::Awaiting => SessionStatus::AwaitingInput,
+        }
     }
 
     /// Sends a frame on the open session's socket; a failure becomes the notice.
