@@ -7,4 +7,4 @@ mod rate;
 mod sockets;
 
 pub use rate::RateLimits;
-pub use sockets::{SocketCounts, SocketSlot};
+pub use sockets::{SocketCounts, SocketOwner, SocketSlot};

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use crate::auth::Caller;
 use crate::domain::{TokenHash, UserId};
 use crate::error::ApiError;
+use crate::limits::{SocketOwner, SocketSlot};
 use crate::routes::owned_session;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
@@ -81,11 +82,20 @@ pub async fn connect<S: Store>(
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
     let row = owned_session(&state, &caller, &path).await?;
-    upgrade(request, body, state, row, caller.user, query.after, None)
+    let place = state.sockets.open(SocketOwner::User(caller.user))?;
+    upgrade(
+        request,
+        body,
+        state,
+        row,
+        (caller.user, place),
+        query.after,
+        None,
+    )
 }
 
 /// Upgrades to a read-only WebSocket of the session a share link opens, with what the
-/// link hides removed from every event. Counts against the owner's sockets.
+/// link hides removed from every event. Each link has its own `--sockets-per-user` places.
 #[utoipa::path(
     get,
     path = "/api/shared/{token}/ws",
@@ -99,7 +109,7 @@ pub async fn connect<S: Store>(
         (status = 400, description = "Not a WebSocket request, or a bad query", body = shared::api::ErrorBody),
         (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 404, description = "No such share link", body = shared::api::ErrorBody),
-        (status = 429, description = "The owner has too many open sockets", body = shared::api::ErrorBody),
+        (status = 429, description = "Too many sockets open through this link", body = shared::api::ErrorBody),
         (status = 503, description = "Storage unavailable", body = shared::api::ErrorBody),
     ),
     security(())
@@ -116,21 +126,31 @@ pub async fn connect_shared<S: Store>(
         token: TokenHash::of(&path),
         visibility: crate::routes::visibility(&share),
     };
+    let place = state
+        .sockets
+        .open(SocketOwner::ShareLink(share.id.clone()))?;
     let owner = row.owner;
-    upgrade(request, body, state, row, owner, query.after, Some(shared))
+    upgrade(
+        request,
+        body,
+        state,
+        row,
+        (owner, place),
+        query.after,
+        Some(shared),
+    )
 }
 
-/// Takes a socket place of `user`, upgrades and spawns the socket's loop.
+/// Upgrades and spawns the socket's loop for `user`, holding the socket's place.
 fn upgrade<S: Store>(
     request: HttpRequest,
     body: web::Payload,
     state: web::Data<AppState<S>>,
     row: SessionRow,
-    user: UserId,
+    (user, place): (UserId, SocketSlot),
     after: u64,
     shared: Option<socket::SharedView>,
 ) -> Result<HttpResponse, ApiError> {
-    let place = state.sockets.open(user)?;
     // An `after` beyond the log names events that do not exist; follow from the end.
     let after = after.min(row.last_seq);
     let (response, ws, stream) = actix_ws::handle(&request, body)
