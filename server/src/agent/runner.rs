@@ -15,9 +15,12 @@ use tokio_util::sync::CancellationToken;
 use super::recorder::Recorder;
 use super::recovery;
 use super::{run_loop, RunDeps};
-use crate::domain::{new_id, now_ms, SessionId};
+use crate::domain::{new_id, now_ms, SessionId, UserId};
 use crate::error::ApiError;
-use crate::store::{Applied, Command, Guard, InterruptState, LogEntry, Rejection, Store};
+use crate::eventlog::{SessionDone, SessionOp};
+use crate::store::{
+    Applied, Command, Guard, InterruptState, LogEntry, Rejection, SessionRow, Store,
+};
 
 /// Longest `clientMessageId` accepted.
 const MAX_CLIENT_ID: usize = 128;
@@ -130,13 +133,34 @@ impl<S: Store> Runner<S> {
         self.spawn(session, run_id, cancel);
     }
 
+    /// Creates a session of `owner` (through the log writer, like every write).
+    pub async fn create_session(
+        &self,
+        owner: UserId,
+        title: Option<&str>,
+    ) -> Result<SessionRow, ApiError> {
+        let op = SessionOp::Create {
+            owner,
+            id: SessionId::generate(),
+            title: title.map(str::to_string),
+        };
+        match self.deps.writer.session(op).await? {
+            SessionDone::Created(row) => Ok(row),
+            SessionDone::Deleted(_) => Err(ApiError::Internal),
+        }
+    }
+
     /// Deletes a session, stopping its run first.
     pub async fn delete(&self, session: SessionId) -> Result<(), ApiError> {
         self.cancel_local(session);
-        if self.deps.store.delete_session(session).await? {
-            Ok(())
-        } else {
-            Err(ApiError::SessionNotFound(session.to_string()))
+        match self
+            .deps
+            .writer
+            .session(SessionOp::Delete { id: session })
+            .await?
+        {
+            SessionDone::Deleted(true) => Ok(()),
+            _ => Err(ApiError::SessionNotFound(session.to_string())),
         }
     }
 

@@ -8,4 +8,4 @@ mod writer;
 
 pub use frames::event_frame;
 pub use hub::{Hub, Published, Subscription};
-pub use writer::{WriteError, Writer};
+pub use writer::{SessionDone, SessionOp, WriteError, Writer};

@@ -8,6 +8,10 @@
 //! time, producers waiting meanwhile; any other failing batch is retried command by
 //! command so one bad command cannot fail the others. A command that finally fails was
 //! not committed, and nothing of it is published.
+//!
+//! Creating and deleting sessions goes through the writer too ([`SessionOp`]), in the
+//! order it was asked for among the appends, with the same retries: every write to the
+//! log's tables has one path.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,8 +20,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::frames::event_frame;
 use super::hub::{Hub, Published};
-use crate::domain::now_ms;
-use crate::store::{Applied, Command, Store, StoreError};
+use crate::domain::{now_ms, SessionId, UserId};
+use crate::store::{Applied, Command, SessionRow, Store, StoreError};
 
 /// Commands taken into one transaction at most.
 pub const MAX_BATCH: usize = 512;
@@ -39,10 +43,33 @@ pub enum WriteError {
     Stopped,
 }
 
-struct Job {
-    command: Command,
-    reply: Reply,
+enum Job {
+    Append { command: Command, reply: Reply },
+    Session { op: SessionOp, reply: SessionReply },
 }
+
+/// A write to the sessions table itself.
+#[derive(Debug, Clone)]
+pub enum SessionOp {
+    /// A new session of `owner`; without a title its first message names it.
+    Create {
+        owner: UserId,
+        id: SessionId,
+        title: Option<String>,
+    },
+    /// A session and everything of it.
+    Delete { id: SessionId },
+}
+
+/// What a [`SessionOp`] did.
+#[derive(Debug, Clone)]
+pub enum SessionDone {
+    Created(SessionRow),
+    /// Whether there was a session to delete.
+    Deleted(bool),
+}
+
+type SessionReply = oneshot::Sender<Result<SessionDone, Arc<StoreError>>>;
 
 /// A cloneable handle to the writer task.
 #[derive(Clone)]
@@ -63,7 +90,17 @@ impl Writer {
     pub async fn submit(&self, command: Command) -> Result<Applied, WriteError> {
         let (reply, outcome) = oneshot::channel();
         self.queue
-            .send(Job { command, reply })
+            .send(Job::Append { command, reply })
+            .await
+            .map_err(|_| WriteError::Stopped)?;
+        Ok(outcome.await.map_err(|_| WriteError::Stopped)??)
+    }
+
+    /// Creates or deletes a session and waits until it is done.
+    pub async fn session(&self, op: SessionOp) -> Result<SessionDone, WriteError> {
+        let (reply, outcome) = oneshot::channel();
+        self.queue
+            .send(Job::Session { op, reply })
             .await
             .map_err(|_| WriteError::Stopped)?;
         Ok(outcome.await.map_err(|_| WriteError::Stopped)??)
@@ -80,38 +117,78 @@ async fn run<S: Store>(
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let (commands, replies): (Vec<Command>, Vec<Reply>) =
-            batch.drain(..).map(|job| (job.command, job.reply)).unzip();
-        match apply_retrying(&*store, &commands, retry_for).await {
-            Ok(outcomes) => finish(&hub, commands, replies, outcomes),
-            Err(error) if commands.len() == 1 || error.is_transient() => {
-                fail_all(&commands, replies, error)
-            }
-            Err(error) => {
-                tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
-                for (command, reply) in commands.into_iter().zip(replies) {
-                    let alone = std::slice::from_ref(&command);
-                    match store.apply(alone, now_ms()).await {
-                        Ok(outcomes) => finish(&hub, vec![command], vec![reply], outcomes),
-                        Err(error) => fail(&command, vec![reply], error),
+        // Appends between two session writes share a transaction; the order asked for
+        // holds across both kinds.
+        let mut appends: Vec<(Command, Reply)> = Vec::new();
+        for job in batch.drain(..) {
+            match job {
+                Job::Append { command, reply } => appends.push((command, reply)),
+                Job::Session { op, reply } => {
+                    append_all(&*store, &hub, std::mem::take(&mut appends), retry_for).await;
+                    let done = retrying(retry_for, || session_op(&*store, &op)).await;
+                    if let Err(error) = &done {
+                        tracing::error!(%error, ?op, "a session write failed");
                     }
+                    let _ = reply.send(done.map_err(Arc::new));
+                }
+            }
+        }
+        append_all(&*store, &hub, appends, retry_for).await;
+    }
+}
+
+async fn session_op<S: Store>(store: &S, op: &SessionOp) -> Result<SessionDone, StoreError> {
+    match op {
+        SessionOp::Create { owner, id, title } => store
+            .create_session(*owner, *id, title.as_deref(), now_ms())
+            .await
+            .map(SessionDone::Created),
+        SessionOp::Delete { id } => store.delete_session(*id).await.map(SessionDone::Deleted),
+    }
+}
+
+/// Applies queued appends as one batch, then publishes what was committed.
+async fn append_all<S: Store>(
+    store: &S,
+    hub: &Hub,
+    appends: Vec<(Command, Reply)>,
+    retry_for: Duration,
+) {
+    if appends.is_empty() {
+        return;
+    }
+    let (commands, replies): (Vec<Command>, Vec<Reply>) = appends.into_iter().unzip();
+    match retrying(retry_for, || store.apply(&commands, now_ms())).await {
+        Ok(outcomes) => finish(hub, commands, replies, outcomes),
+        Err(error) if commands.len() == 1 || error.is_transient() => {
+            fail_all(&commands, replies, error)
+        }
+        Err(error) => {
+            tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
+            for (command, reply) in commands.into_iter().zip(replies) {
+                let alone = std::slice::from_ref(&command);
+                match store.apply(alone, now_ms()).await {
+                    Ok(outcomes) => finish(hub, vec![command], vec![reply], outcomes),
+                    Err(error) => fail(&command, vec![reply], error),
                 }
             }
         }
     }
 }
 
-/// Applies a batch, retrying a busy, locked or full database with backoff until
+/// Runs a write, retrying a busy, locked or full database with backoff until
 /// `retry_for` has passed.
-async fn apply_retrying<S: Store>(
-    store: &S,
-    commands: &[Command],
+async fn retrying<T, Fut>(
     retry_for: Duration,
-) -> Result<Vec<Applied>, StoreError> {
+    mut write: impl FnMut() -> Fut,
+) -> Result<T, StoreError>
+where
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
     let started = Instant::now();
     let mut wait = Duration::from_millis(20);
     loop {
-        match store.apply(commands, now_ms()).await {
+        match write().await {
             Err(error) if error.is_transient() && started.elapsed() + wait <= retry_for => {
                 tracing::warn!(%error, retry_in_ms = wait.as_millis() as u64, "the database refused a write; retrying");
                 tokio::time::sleep(wait).await;
@@ -156,5 +233,43 @@ fn finish(hub: &Hub, commands: Vec<Command>, replies: Vec<Reply>, outcomes: Vec<
         }
         // A producer that stopped waiting is fine: its events are committed regardless.
         let _ = reply.send(Ok(applied));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_support::{append, temp_store};
+    use crate::store::Rejection;
+
+    #[tokio::test]
+    async fn session_writes_keep_their_place_among_appends() {
+        let (_dir, store) = temp_store().await;
+        let writer = Writer::spawn(Arc::new(store), Hub::default(), Duration::from_secs(1));
+        let id = SessionId::generate();
+        let create = SessionOp::Create {
+            owner: UserId::LOCAL,
+            id,
+            title: Some("Notes".into()),
+        };
+        let created = writer.session(create).await.unwrap();
+        assert!(
+            matches!(created, SessionDone::Created(row) if row.id == id && row.title == "Notes")
+        );
+        // Queued in this order: an append, the delete, another append.
+        let (first, deleted, last) = tokio::join!(
+            writer.submit(append(id, &["a"])),
+            writer.session(SessionOp::Delete { id }),
+            writer.submit(append(id, &["b"])),
+        );
+        assert_eq!(first.unwrap(), Applied::Committed { first_seq: 1 });
+        assert!(matches!(deleted.unwrap(), SessionDone::Deleted(true)));
+        assert_eq!(
+            last.unwrap(),
+            Applied::Rejected(Rejection::SessionMissing),
+            "an append queued after the delete finds no session"
+        );
+        let again = writer.session(SessionOp::Delete { id }).await.unwrap();
+        assert!(matches!(again, SessionDone::Deleted(false)));
     }
 }

@@ -12,7 +12,7 @@ use shared::sharing::RenameSession;
 
 use super::{owned_session, read_json};
 use crate::auth::Caller;
-use crate::domain::{now_ms, SessionId};
+use crate::domain::now_ms;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
@@ -50,10 +50,7 @@ pub async fn create<S: Store>(
         read_json(&request, body, max, Some(CreateSession::default())).await?;
     let title = request.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
-    let row = state
-        .store
-        .create_session(caller.user, SessionId::generate(), title, now_ms())
-        .await?;
+    let row = state.runner.create_session(caller.user, title).await?;
     Ok(HttpResponse::Created().json(summary(row)))
 }
 

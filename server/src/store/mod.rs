@@ -24,6 +24,8 @@ pub use effects::{derive_effects, Effects};
 pub use errors::{ErrorKind, StoreError};
 pub use open::{open, Backend, OpenError, UnsupportedUrl, UseStore};
 pub use shares::ShareRow;
+#[cfg(test)]
+pub(crate) use sqlite::test_support;
 pub use sqlite::SqliteStore;
 pub use users::UserRow;
 

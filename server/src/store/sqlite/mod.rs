@@ -18,7 +18,7 @@ mod housekeeping;
 mod rows;
 mod shares;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 mod users;
 
 use apply::apply_in_transaction;
