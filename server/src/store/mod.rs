@@ -6,6 +6,8 @@
 //! know about HTTP, sockets or the agent loop; `sqlite.rs` is the embedded backend.
 
 mod command;
+#[cfg(test)]
+pub(crate) mod contract;
 mod effects;
 mod errors;
 pub mod guards;

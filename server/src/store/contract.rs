@@ -1,0 +1,213 @@
+//! The store's contract, as one story every backend runs (each backend's tests call these
+//! with a fresh store of its own): users and their secrets, owners, seqs without gaps and
+//! the guards, search over streamed text, renames, share links.
+
+use shared::{Event, EventBody, TextRole};
+
+use super::test_support::append;
+use super::{Applied, Command, Guard, LogEntry, Rejection, ShareRow, Store};
+use crate::domain::{SessionId, TokenHash, UserId, UserName};
+
+fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
+    let entries = bodies
+        .into_iter()
+        .map(|body| LogEntry::new(Event::at(body, 0)))
+        .collect();
+    Command {
+        session,
+        guard,
+        entries,
+    }
+}
+
+fn run_started(session: SessionId, run: &str) -> EventBody {
+    EventBody::RunStarted {
+        thread_id: session.to_string(),
+        run_id: run.into(),
+        parent_run_id: None,
+        input: None,
+    }
+}
+
+fn start(session: SessionId, run: &str, client: Option<&str>) -> Command {
+    let guard = Guard::StartRun {
+        run_id: run.into(),
+        client_message_id: client.map(str::to_string),
+        title: "First words".into(),
+    };
+    command(session, guard, vec![run_started(session, run)])
+}
+
+/// Tokens and sign-ins find their user until the user is revoked.
+pub async fn users_tokens_and_sign_ins<S: Store>(store: &S) {
+    let alice = UserName::parse("alice").unwrap();
+    let id = UserId::generate();
+    let token = TokenHash::of("tdm_a");
+    assert!(store.create_user(id, &alice, token, 1).await.unwrap());
+    let taken = store.create_user(UserId::generate(), &alice, token, 1);
+    assert!(!taken.await.unwrap(), "names are unique");
+    let (user, stored) = store.user_for_token(token).await.unwrap().unwrap();
+    assert_eq!((user.id, stored), (id, token));
+    let unknown = store.user_for_token(TokenHash::of("x")).await.unwrap();
+    assert!(unknown.is_none());
+
+    let cookie = TokenHash::of("cookie");
+    store.create_sign_in(cookie, id, 10, 20).await.unwrap();
+    assert!(store.user_for_sign_in(cookie, 19).await.unwrap().is_some());
+    assert!(store.user_for_sign_in(cookie, 20).await.unwrap().is_none());
+    assert!(store.delete_sign_in(cookie).await.unwrap());
+
+    store.create_sign_in(cookie, id, 10, 20).await.unwrap();
+    assert!(store.revoke_user(&alice, 15).await.unwrap());
+    assert!(!store.revoke_user(&alice, 15).await.unwrap());
+    assert!(store.user_for_token(token).await.unwrap().is_none());
+    assert!(store.user_for_sign_in(cookie, 16).await.unwrap().is_none());
+    let users = store.list_users().await.unwrap();
+    assert_eq!(users.len(), 2, "local and alice");
+    assert_eq!(users[1].revoked_at, Some(15));
+}
+
+/// A session belongs to its owner; nobody else lists it.
+pub async fn sessions_belong_to_their_owner<S: Store>(store: &S) {
+    let (a, b) = (UserId::generate(), UserId::generate());
+    let session = SessionId::generate();
+    store.create_session(a, session, None, 0).await.unwrap();
+    assert_eq!(store.list_sessions(a).await.unwrap().len(), 1);
+    assert!(store.list_sessions(b).await.unwrap().is_empty());
+    assert_eq!(store.session(session).await.unwrap().unwrap().owner, a);
+}
+
+/// Seqs run 1, 2, 3… without gaps; each guard refuses what it must and changes nothing
+/// when it does.
+pub async fn seqs_have_no_gaps_and_guards_hold<S: Store>(store: &S) {
+    let session = SessionId::generate();
+    store
+        .create_session(UserId::LOCAL, session, None, 0)
+        .await
+        .unwrap();
+    let first = start(session, "r1", Some("c1"));
+    assert_eq!(
+        store.apply(std::slice::from_ref(&first), 1).await.unwrap(),
+        [Applied::Committed { first_seq: 1 }]
+    );
+    let row = store.session(session).await.unwrap().unwrap();
+    assert_eq!(row.title, "First words", "the first message names it");
+    let refused = store
+        .apply(&[first, start(session, "r2", None)], 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        refused,
+        [
+            Applied::Rejected(Rejection::DuplicateMessage {
+                run_id: "r1".into()
+            }),
+            Applied::Rejected(Rejection::Busy(shared::api::SessionStatus::Running)),
+        ]
+    );
+    let stop = command(
+        session,
+        Guard::InRun {
+            run_id: "r0".into(),
+        },
+        vec![EventBody::TextMessageEnd {
+            message_id: "m".into(),
+        }],
+    );
+    let applied = store
+        .apply(&[append(session, &["a", "b"]), stop], 3)
+        .await
+        .unwrap();
+    assert_eq!(
+        applied,
+        [
+            Applied::Committed { first_seq: 2 },
+            Applied::Rejected(Rejection::RunEnded)
+        ]
+    );
+    let seqs: Vec<u64> = store
+        .events_after(session, 0, 100)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.seq)
+        .collect();
+    assert_eq!(seqs, [1, 2, 3]);
+    assert_eq!(store.session(session).await.unwrap().unwrap().last_seq, 3);
+}
+
+/// Search matches a message's whole text, however it was streamed, in the owner's
+/// sessions only; a rename replaces the title.
+pub async fn search_and_rename<S: Store>(store: &S) {
+    let (owner, other) = (UserId::generate(), UserId::generate());
+    let session = SessionId::generate();
+    store.create_session(owner, session, None, 0).await.unwrap();
+    let opened = command(
+        session,
+        Guard::Append,
+        vec![EventBody::TextMessageStart {
+            message_id: "m".into(),
+            role: Some(TextRole::Assistant),
+            name: None,
+        }],
+    );
+    store.apply(&[opened], 1).await.unwrap();
+    store
+        .apply(&[append(session, &["Paris is", " LOVE", "ly"])], 2)
+        .await
+        .unwrap();
+    let found = store.search_sessions(owner, "is lovely").await.unwrap();
+    assert_eq!(found.len(), 1, "across the pieces, in any case");
+    assert!(store
+        .search_sessions(owner, "100%")
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .search_sessions(other, "Paris")
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store.rename_session(session, "Trip", 3).await.unwrap());
+    let found = store.search_sessions(owner, "trip").await.unwrap();
+    assert_eq!(found[0].title, "Trip");
+    let gone = SessionId::generate();
+    assert!(!store.rename_session(gone, "x", 3).await.unwrap());
+}
+
+/// A share link opens its session until it is deleted, or its session is.
+pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
+    let session = SessionId::generate();
+    store
+        .create_session(UserId::LOCAL, session, None, 0)
+        .await
+        .unwrap();
+    let share = ShareRow {
+        id: "shr_1".into(),
+        session,
+        hide_reasoning: true,
+        hide_tool_arguments: false,
+        created_at: 5,
+    };
+    let token = TokenHash::of("tds_secret");
+    store.create_share(&share, token).await.unwrap();
+    let (found, stored) = store.share_for_token(token).await.unwrap().unwrap();
+    assert_eq!((found, stored), (share.clone(), token));
+    assert_eq!(store.shares(session).await.unwrap(), [share]);
+    assert!(store.delete_share(session, "shr_1").await.unwrap());
+    assert!(store.share_for_token(token).await.unwrap().is_none());
+
+    let again = ShareRow {
+        id: "shr_2".into(),
+        session,
+        hide_reasoning: false,
+        hide_tool_arguments: true,
+        created_at: 6,
+    };
+    store.create_share(&again, token).await.unwrap();
+    assert!(store.delete_session(session).await.unwrap());
+    assert!(
+        store.share_for_token(token).await.unwrap().is_none(),
+        "the session's links go with it"
+    );
+}
