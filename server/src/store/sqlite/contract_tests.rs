@@ -1,0 +1,34 @@
+//! The store's contract story ([`crate::store::contract`]) on a fresh SQLite file each.
+
+use super::test_support::temp_store;
+use crate::store::contract;
+
+#[tokio::test]
+async fn users_tokens_and_sign_ins() {
+    let (_dir, store) = temp_store().await;
+    contract::users_tokens_and_sign_ins(&store).await;
+}
+
+#[tokio::test]
+async fn sessions_belong_to_their_owner() {
+    let (_dir, store) = temp_store().await;
+    contract::sessions_belong_to_their_owner(&store).await;
+}
+
+#[tokio::test]
+async fn seqs_have_no_gaps_and_guards_hold() {
+    let (_dir, store) = temp_store().await;
+    contract::seqs_have_no_gaps_and_guards_hold(&store).await;
+}
+
+#[tokio::test]
+async fn search_and_rename() {
+    let (_dir, store) = temp_store().await;
+    contract::search_and_rename(&store).await;
+}
+
+#[tokio::test]
+async fn share_links_open_their_session_until_deleted() {
+    let (_dir, store) = temp_store().await;
+    contract::share_links_open_their_session_until_deleted(&store).await;
+}
