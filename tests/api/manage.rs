@@ -25,15 +25,7 @@ async fn found(app: &TestApp, query: &str) -> Vec<String> {
 }
 
 async fn patch(app: &TestApp, session: &str, body: Value) -> (u16, Value) {
-    let response = app
-        .http
-        .patch(app.url(&format!("/api/sessions/{session}")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
+    app.patch(&format!("/api/sessions/{session}"), body).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -29,14 +29,10 @@ async fn sign_in(app: &TestApp, token: &str) -> (u16, String, String) {
 }
 
 async fn get_with_cookie(app: &TestApp, path: &str, cookie: &str) -> (u16, Value) {
-    let response = reqwest::Client::new()
+    let request = reqwest::Client::new()
         .get(app.url(path))
-        .header(COOKIE, cookie)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
+        .header(COOKIE, cookie);
+    crate::helpers::status_and_json(request).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

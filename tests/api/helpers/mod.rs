@@ -250,15 +250,12 @@ impl TestApp {
 
     /// POSTs JSON and returns status and body.
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .http
-            .post(self.url(path))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
+        status_and_json(self.http.post(self.url(path)).json(&body)).await
+    }
+
+    /// PATCHes JSON and returns status and body.
+    pub async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
+        status_and_json(self.http.patch(self.url(path)).json(&body)).await
     }
 
     /// GETs JSON and returns status and body.
@@ -356,6 +353,13 @@ impl TestApp {
             handle.stop(true).await;
         }
     }
+}
+
+/// Sends a request; returns its status and JSON body (`null` when it has none).
+pub async fn status_and_json(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 /// The event type names of a log.

@@ -77,18 +77,8 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 <p class="dialog-help">
                     "Anyone with the link sees this session live, without signing in, and cannot change it."
                 </p>
-                <label class="field-check">
-                    <input type="checkbox" data-testid="hide-reasoning"
-                        prop:checked=move || hide_reasoning.get()
-                        on:change=move |ev| hide_reasoning.set(event_target_checked(&ev)) />
-                    "Hide the agent's reasoning"
-                </label>
-                <label class="field-check">
-                    <input type="checkbox" data-testid="hide-arguments"
-                        prop:checked=move || hide_arguments.get()
-                        on:change=move |ev| hide_arguments.set(event_target_checked(&ev)) />
-                    "Hide the arguments of tool calls"
-                </label>
+                <HideOption value=hide_reasoning test_id="hide-reasoning" label="Hide the agent's reasoning" />
+                <HideOption value=hide_arguments test_id="hide-arguments" label="Hide the arguments of tool calls" />
                 <button class="btn btn-primary" data-testid="create-link" on:click=create>
                     "Create link"
                 </button>
@@ -104,6 +94,19 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 <button class="btn" on:click=move |_| open.set(false)>"Close"</button>
             </div>
         </div>
+    }
+}
+
+/// One "hide this from the link's viewer" checkbox.
+#[component]
+fn HideOption(value: RwSignal<bool>, test_id: &'static str, label: &'static str) -> impl IntoView {
+    view! {
+        <label class="field-check">
+            <input type="checkbox" data-testid=test_id
+                prop:checked=move || value.get()
+                on:change=move |ev| value.set(event_target_checked(&ev)) />
+            {label}
+        </label>
     }
 }
 
