@@ -26,6 +26,43 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
+# PostgreSQL for the tests of the team backend. A server already answering on
+# 127.0.0.1:5432 as `postgres` (trust) is used as it is; otherwise Debian's server is
+# installed and started if needed, and a `tandem` role (password `tandem`, allowed to
+# create databases) is made. The URL the tests create their databases from is written to
+# $TOOLS_DIR/postgres-url.
+ensure_postgres() {
+  local trusted="postgres://postgres@127.0.0.1:5432/postgres"
+  local own="postgres://tandem:tandem@127.0.0.1:5432/postgres"
+  mkdir -p "$TOOLS_DIR"
+  command -v psql >/dev/null && command -v pg_dump >/dev/null || {
+    say "installing PostgreSQL"; apt_install postgresql postgresql-client; }
+  for url in "$trusted" "$own"; do
+    if psql "$url" -qAtc 'SELECT 1' >/dev/null 2>&1; then
+      echo "$url" >"$TOOLS_DIR/postgres-url"; return
+    fi
+  done
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    command -v pg_ctlcluster >/dev/null || { say "installing PostgreSQL"; apt_install postgresql; }
+    local version; version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
+    [ -n "$version" ] || { say "PostgreSQL is installed but has no cluster; create one with pg_createcluster"; exit 1; }
+    say "starting PostgreSQL $version"
+    as_postgres pg_ctlcluster "$version" main start
+    for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
+  fi
+  say "creating the PostgreSQL role tandem"
+  as_postgres psql -qAtc "DO \$\$ BEGIN
+      IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tandem') THEN
+        CREATE ROLE tandem LOGIN CREATEDB PASSWORD 'tandem';
+      END IF; END \$\$;"
+  psql "$own" -qAtc 'SELECT 1' >/dev/null || { say "cannot reach PostgreSQL at $own"; exit 1; }
+  echo "$own" >"$TOOLS_DIR/postgres-url"
+}
+
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else sudo -u postgres "$@"; fi
+}
+
 command -v cargo >/dev/null || { say "Rust is missing: install it with rustup (https://rustup.rs)"; exit 1; }
 command -v npm >/dev/null || { say "installing Node.js and npm"; apt_install nodejs npm; }
 
@@ -65,6 +102,7 @@ if $want_test; then
     say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 2 minutes, once)"
     cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
   fi
+  ensure_postgres
   # Schemathesis (PyPI) in a venv of its own, pinned.
   if ! "$TOOLS_DIR/venv/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
     command -v python3 >/dev/null || { say "installing Python"; apt_install python3; }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# One command: install what is missing (Chromium, the npm test packages, cargo-fuzz and
-# schemathesis too), then run every check: formatting, clippy, Rust unit and integration
-# tests, the web crate's tests, the benchmark's smoke run, the fuzz targets' smoke run,
-# schemathesis against the live API, the AG-UI conformance suite (real @ag-ui packages)
-# and the browser story (Chromium).
+# One command: install what is missing (Chromium, PostgreSQL, the npm test packages,
+# cargo-fuzz and schemathesis too), then run every check: formatting, clippy, Rust unit
+# and integration tests (the integration suite on SQLite, then again on PostgreSQL), the
+# web crate's tests, the benchmark's smoke run, the fuzz targets' smoke run, schemathesis
+# against the live API, the AG-UI conformance suite (real @ag-ui packages) and the
+# browser story (Chromium), these two also on both backends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -30,8 +31,19 @@ scripts/build.sh page
 # `cargo build --bin tandem` alone would resolve features differently and rebuild the graph.
 step "build the binaries and the tests"
 cargo build --workspace --bins --tests
-step "Rust tests"
+step "Rust tests (the integration suite on SQLite)"
+# Each test of the PostgreSQL store gets a scratch database named after this run; whatever
+# a killed test leaves behind is dropped at the end.
+export TANDEM_TEST_POSTGRES; TANDEM_TEST_POSTGRES=$(cat "${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}/postgres-url")
+export TANDEM_SCRATCH_PREFIX="tandem_run_$$"
+drop_scratch() {
+  psql "$TANDEM_TEST_POSTGRES" -qAt -c "SELECT datname FROM pg_database WHERE datname LIKE '${TANDEM_SCRATCH_PREFIX}_%'" 2>/dev/null |
+    while read -r db; do psql "$TANDEM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"; done
+}
+trap drop_scratch EXIT
 cargo test --workspace
+step "the integration suite again, on PostgreSQL"
+TANDEM_TEST_BACKEND=postgres cargo test -p tandem --test api
 step "benchmark smoke run (frames correct; figures not judged)"
 target/debug/tandem-bench --smoke
 step "fuzz smoke: every parser of outside input, a few thousand inputs each"
@@ -40,5 +52,8 @@ step "schemathesis against the live API (auth on)"
 TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
+  node --test --test-concurrency=1 tests/conformance tests/browser
+step "AG-UI conformance and browser tests again, on PostgreSQL"
+TANDEM_TEST_BACKEND=postgres TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
   node --test --test-concurrency=1 tests/conformance tests/browser
 step "done in $((SECONDS - started)) s"

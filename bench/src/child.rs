@@ -126,6 +126,12 @@ impl Tandem {
         })
     }
 
+    /// Kills it with SIGKILL and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// The child's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

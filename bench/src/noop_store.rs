@@ -242,6 +242,27 @@ impl Store for NoopStore {
         Ok(false)
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The only instance: every run is its own, so leases need no rows.
+    fn instance(&self) -> &str {
+        "bench"
+    }
+
+    async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn take_over_runs(
+        &self,
+        _now_ms: i64,
+        _starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut sessions = self.sessions();
         let outcomes = batch

@@ -1,6 +1,6 @@
 //! The real app in-process (`Application::build_with`), on a runtime of its own so the
 //! benchmark's clients do not share its threads: on SQLite (what ships) or on the
-//! [`NoopStore`] (the same path without SQL).
+//! [`NoopStore`] (the same path without SQL), or on PostgreSQL.
 //!
 //! The app uses the `bench` engine; each instance gets a fresh temporary database.
 
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use clap::Parser;
-use tandem::store::{SqliteStore, Store};
+use tandem::store::{PostgresStore, SqliteStore, Store, StoreOptions};
 use tandem::{Application, Config};
 use tokio::runtime::Runtime;
 
@@ -40,9 +40,19 @@ impl InProcess {
         let dir = tempfile::tempdir()?;
         let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
         let runtime = app_runtime()?;
-        let store = runtime.block_on(SqliteStore::connect(&url, Duration::from_secs(5)))?;
+        let store = runtime.block_on(SqliteStore::connect(&url, &StoreOptions::default()))?;
         let store = Arc::new(store);
         let app = launch(runtime, dir, &url, pace, store.clone())?;
+        Ok((app, store))
+    }
+
+    /// The app on the PostgreSQL database at `url` (several may share one).
+    pub fn on_postgres(pace: Pace, url: &str) -> anyhow::Result<(Self, Arc<PostgresStore>)> {
+        let dir = tempfile::tempdir()?;
+        let runtime = app_runtime()?;
+        let store = runtime.block_on(PostgresStore::connect(url, &StoreOptions::default()))?;
+        let store = Arc::new(store);
+        let app = launch(runtime, dir, url, pace, store.clone())?;
         Ok((app, store))
     }
 

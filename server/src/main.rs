@@ -15,7 +15,8 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(Command::Users(command)) = config.command.clone() {
         let users = tandem::auth::cli::UsersOn(command);
-        let done = tandem::store::open(&config.database_url, config.busy_timeout(), users).await?;
+        let done =
+            tandem::store::open(&config.database_url, &config.store_options(), users).await?;
         if let Err(error) = done {
             eprintln!("tandem: {error}");
             std::process::exit(1);

@@ -42,14 +42,16 @@ pub struct Application {
     port: u16,
     address: String,
     server: Server,
+    /// Ends the background tasks once the server stops.
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Application {
     /// Opens the database, repairs interrupted runs, binds and prepares the server.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.validate()?;
-        let (url, busy) = (config.database_url.clone(), config.busy_timeout());
-        crate::store::open(&url, busy, BuildOn(config)).await?
+        let (url, options) = (config.database_url.clone(), config.store_options());
+        crate::store::open(&url, &options, BuildOn(config)).await?
     }
 
     /// Like [`Application::build`], on a store the caller opened (the benchmark runs the
@@ -57,6 +59,7 @@ impl Application {
     pub async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
         let engine = engine(&config)?;
         let hub = Hub::default();
+        let shutdown = tokio_util::sync::CancellationToken::new();
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
         let limits = &config.limits;
@@ -73,14 +76,21 @@ impl Application {
             ),
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
+            shutdown: shutdown.clone(),
         });
-        let recovered = runner.recover_interrupted_runs().await?;
+        let recovered = runner.recover_interrupted_runs(true).await?;
         if recovered > 0 {
             tracing::warn!(
                 recovered,
                 "repaired runs left in flight by the last shutdown"
             );
         }
+        if let Some(changes) = store.changes().await? {
+            let runs = Arc::new(runner.clone());
+            let ending = shutdown.clone();
+            crate::eventlog::relay::spawn(store.clone(), hub.clone(), runs, changes, ending);
+        }
+        runner.spawn_lease_keeper(Duration::from_millis(config.run_lease_ms / 3));
         runner.spawn_expiry_sweeper();
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
@@ -146,6 +156,7 @@ impl Application {
             port: local.port(),
             address: local.to_string(),
             server,
+            shutdown,
         })
     }
 
@@ -166,6 +177,7 @@ impl Application {
 
     /// Serves until stopped (by a signal or the handle).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let _ending = self.shutdown.drop_guard();
         self.server.await
     }
 }

@@ -1,5 +1,5 @@
-//! Integration tests: the real app, in-process on a random port with a fresh SQLite
-//! file, driven over real HTTP and WebSockets. `TEST_LOG=1` shows the server's logs.
+//! Integration tests: the real app, in-process on a random port with a fresh database
+//! (a SQLite file, or with `TANDEM_TEST_BACKEND=postgres` a scratch PostgreSQL database), driven over real HTTP and WebSockets. `TEST_LOG=1` shows the server's logs.
 
 mod helpers;
 
@@ -9,6 +9,7 @@ mod approval;
 mod expiry;
 mod faults;
 mod frames;
+mod instances;
 mod interrupts;
 mod limits;
 mod manage;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tandem::eventlog::Hub;
-use tandem::store::SqliteStore;
+use tandem::store::{Store, UseStore};
 
 use crate::helpers::socket::interrupt_id;
 use crate::helpers::{start, test_config, write_script};
@@ -33,12 +33,9 @@ async fn finished_sessions_go_and_waiting_ones_stay() {
     let id = interrupt_id(&waiting_socket.until_run_end().await);
     let empty = app.create_session().await;
 
-    let store = SqliteStore::connect(&url, Duration::from_secs(5))
-        .await
-        .unwrap();
-    let deleted = tandem::retention::sweep(&store, &Hub::default(), Duration::ZERO)
-        .await
-        .unwrap();
+    let options = tandem::store::StoreOptions::default();
+    let sweep = |age| tandem::store::open(&url, &options, Sweep(age));
+    let deleted = sweep(Duration::ZERO).await.unwrap();
     assert_eq!(deleted, 2, "the finished and the empty session");
     for gone in [&finished, &empty] {
         let (status, _) = app.get(&format!("/api/sessions/{gone}")).await;
@@ -53,8 +50,18 @@ async fn finished_sessions_go_and_waiting_ones_stay() {
     assert_eq!(status, 202, "the waiting session is still answerable");
     let resumed = waiting_socket.until_run_end().await;
     assert_eq!(resumed.last().unwrap().1.type_name(), "RUN_FINISHED");
-    let kept = tandem::retention::sweep(&store, &Hub::default(), Duration::from_secs(3600))
-        .await
-        .unwrap();
+    let kept = sweep(Duration::from_secs(3600)).await.unwrap();
     assert_eq!(kept, 0, "the remaining session was updated just now");
+}
+
+/// One retention sweep of sessions older than the age, on whichever backend runs.
+struct Sweep(Duration);
+
+impl UseStore for Sweep {
+    type Output = usize;
+
+    async fn with<S: Store>(self, store: std::sync::Arc<S>) -> usize {
+        let swept = tandem::retention::sweep(&*store, &Hub::default(), self.0).await;
+        swept.unwrap()
+    }
 }

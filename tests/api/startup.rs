@@ -110,14 +110,15 @@ fn users_are_managed_from_the_shell_and_tokens_shown_once() {
     assert!(ok, "{revoked}");
     let (_, listed) = users(&["list"]);
     assert!(listed.contains("revoked"), "{listed}");
-    let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(dir.path().join(crate::helpers::DATABASE_FILE))
-            .unwrap()
-            .permissions(),
-    );
-    assert_eq!(
-        mode & 0o777,
-        0o600,
-        "the database is readable by its owner only"
-    );
+    // A SQLite file is readable by its owner only; PostgreSQL keeps its own files.
+    if let Some(file) = dir.sqlite_file() {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(file).unwrap().permissions(),
+        );
+        assert_eq!(
+            mode & 0o777,
+            0o600,
+            "the database is readable by its owner only"
+        );
+    }
 }

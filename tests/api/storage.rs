@@ -1,4 +1,5 @@
-//! SQLite under pressure: another process holding the write lock, and a full disk. The
+//! The database under pressure: another process holding the write lock, and (SQLite) a
+//! full disk. The
 //! writer retries within bounds, clients get a clear 503, no viewer ever sees an event
 //! that was not committed, and everything works again once the condition clears.
 
@@ -6,48 +7,71 @@ use std::time::Duration;
 
 use serde_json::json;
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{ConnectOptions, Connection, SqliteConnection};
+use sqlx::{ConnectOptions, Connection, PgConnection, SqliteConnection};
 
-use crate::helpers::{assert_valid_session, start, test_config, write_script, TestApp};
+use crate::helpers::{
+    assert_valid_session, fresh_database, start, test_config, write_script, TestApp, TestDir,
+};
 
-/// Another process's write lock on the database file.
-async fn hold_write_lock(path: &std::path::Path) -> SqliteConnection {
-    let mut conn = SqliteConnectOptions::new()
-        .filename(path)
-        .connect()
-        .await
-        .unwrap();
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    conn
+/// A write lock another process holds on the database the app uses.
+enum HeldLock {
+    Sqlite(SqliteConnection),
+    Postgres(PgConnection),
 }
 
-async fn release(mut conn: SqliteConnection) {
-    sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
-    conn.close().await.unwrap();
+/// Takes the write lock: SQLite's file lock, or on PostgreSQL an exclusive lock on the
+/// event table (reads go on, every append waits).
+async fn hold_write_lock(dir: &TestDir, url: &str) -> HeldLock {
+    match dir.sqlite_file() {
+        Some(file) => {
+            let mut conn = SqliteConnectOptions::new()
+                .filename(file)
+                .connect()
+                .await
+                .unwrap();
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            HeldLock::Sqlite(conn)
+        }
+        None => {
+            let mut conn = PgConnection::connect(url).await.unwrap();
+            sqlx::query("BEGIN").execute(&mut conn).await.unwrap();
+            sqlx::query("LOCK TABLE events IN EXCLUSIVE MODE")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            HeldLock::Postgres(conn)
+        }
+    }
 }
 
-async fn app_on(dir: &std::path::Path, db: &std::path::Path, extra: &[&str]) -> TestApp {
-    let url = format!("sqlite://{}", db.display());
+async fn release(lock: HeldLock) {
+    match lock {
+        HeldLock::Sqlite(mut conn) => {
+            sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+            conn.close().await.unwrap();
+        }
+        HeldLock::Postgres(mut conn) => {
+            sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+            conn.close().await.unwrap();
+        }
+    }
+}
+
+async fn app_on(dir: &std::path::Path, url: &str, extra: &[&str]) -> TestApp {
     let script = write_script(dir, json!([{"text": "Still here."}, {"text": "Again."}]));
-    start(test_config(&url, &script, extra)).await
+    start(test_config(url, &script, extra)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lock_held_for_a_while_delays_writes_but_loses_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("t.db");
-    let flags = [
-        "--sqlite-busy-timeout-ms",
-        "50",
-        "--write-retry-ms",
-        "20000",
-    ];
-    let app = app_on(dir.path(), &db, &flags).await;
+    let (dir, url) = fresh_database();
+    let flags = ["--lock-timeout-ms", "50", "--write-retry-ms", "20000"];
+    let app = app_on(dir.path(), &url, &flags).await;
     let (session, mut socket) = app.open_session().await;
-    let lock = hold_write_lock(&db).await;
+    let lock = hold_write_lock(&dir, &url).await;
     let url = app.url(&format!("/api/sessions/{session}/messages"));
     let post = tokio::spawn(async move {
         let client = reqwest::Client::new();
@@ -75,13 +99,12 @@ async fn a_lock_held_for_a_while_delays_writes_but_loses_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lock_held_past_the_retry_bound_is_a_clear_503_and_then_it_recovers() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("t.db");
-    let flags = ["--sqlite-busy-timeout-ms", "50", "--write-retry-ms", "300"];
-    let app = app_on(dir.path(), &db, &flags).await;
+    let (dir, url) = fresh_database();
+    let flags = ["--lock-timeout-ms", "50", "--write-retry-ms", "300"];
+    let app = app_on(dir.path(), &url, &flags).await;
     let (session, mut socket) = app.open_session().await;
     let before = app.log(&session).await;
-    let lock = hold_write_lock(&db).await;
+    let lock = hold_write_lock(&dir, &url).await;
     let path = format!("/api/sessions/{session}/messages");
     let (status, body) = app.post(&path, json!({"text": "hello"})).await;
     assert_eq!(status, 503, "{body}");
@@ -142,15 +165,21 @@ fn fill(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_refuses_writes_clearly_and_recovers_when_space_returns() {
+    // The disk filled here is one of the test's own, under its SQLite file; PostgreSQL's
+    // data directory belongs to the server (its disk-full code, 53100, reads as `Full`).
+    if crate::helpers::on_postgres() {
+        eprintln!("SKIPPED full-disk test on PostgreSQL: the server's disk is not the test's");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let disk = dir.path().join("disk");
     if !small_disk(&disk) {
         return;
     }
     let _unmount = Unmount(disk.clone());
-    let db = disk.join("t.db");
+    let url = format!("sqlite://{}", disk.join("t.db").display());
     let flags = ["--write-retry-ms", "300"];
-    let app = app_on(dir.path(), &db, &flags).await;
+    let app = app_on(dir.path(), &url, &flags).await;
     let (session, socket) = app.open_session().await;
     let before = app.log(&session).await;
     let filler = fill(&disk);

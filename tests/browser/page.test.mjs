@@ -116,10 +116,24 @@ describe('the page people expect of a chat product', () => {
     await byId(page, 'new-session').click();
     firstSession = await sessionIdOf(page);
     await connection(page, 'live');
+    // The code block is already a highlighted block while the answer still streams. An
+    // observer records it as it happens (polling could miss a state that lasts 200 ms on a
+    // loaded machine).
+    await page.evaluate(() => {
+      window.__codeWhileStreaming = false;
+      const observer = new MutationObserver(() => {
+        if (document.querySelector('.bubble-assistant.streaming .code-block')) {
+          window.__codeWhileStreaming = true;
+          observer.disconnect();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
     await say(page, 'Write the trip report');
-    // The code block is already a highlighted block while the answer still streams.
-    await page.locator('.bubble-assistant.streaming .code-block').waitFor();
     await assistantSaying(page, 'stays text');
+    await page.locator('.bubble-assistant:not(.streaming) .code-block').waitFor();
+    assert.equal(await page.evaluate(() => window.__codeWhileStreaming), true,
+      'the code block rendered while the answer streamed');
     const answer = byId(page, 'assistant-message').last();
     await answer.getByRole('heading', { name: 'Trip report' }).waitFor();
     assert.equal(await answer.locator('strong').textContent(), 'bold');

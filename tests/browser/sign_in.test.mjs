@@ -20,7 +20,7 @@ const errorLists = [];
 
 /** Creates a user on `server`'s database with the real CLI; returns their token. */
 function addUser(server, name) {
-  const out = execFileSync(tandemBin(), ['--database-url', `sqlite://${server.dbPath}`, 'users', 'add', name]);
+  const out = execFileSync(tandemBin(), ['--database-url', server.databaseUrl, 'users', 'add', name]);
   const token = out.toString().split('\n').find((line) => line.startsWith('tdm_'));
   assert.ok(token, `the CLI printed a token for ${name}`);
   return token;

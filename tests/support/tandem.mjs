@@ -1,12 +1,14 @@
-// Starts the real `tandem` binary as a child process for a test: a fresh temp SQLite file,
-// the given flags, and a promise that resolves once the binary prints its listening line
+// Starts the real `tandem` binary as a child process for a test: a fresh database (a temp
+// SQLite file, or with TANDEM_TEST_BACKEND=postgres a scratch PostgreSQL database on the
+// server TANDEM_TEST_POSTGRES names, dropped when the test process ends), the given flags, and a promise that resolves once the binary prints its listening line
 // (never a sleep). `restart()` brings it back on the same port and database, so a browser
 // keeps the same origin. Every child is killed when the test process ends, even on failure.
 //
 // Env: TANDEM_BIN (default <repo>/target/debug/tandem), TANDEM_WEB_DIR (default <repo>/dist),
 // TEST_LOG=1 echoes the server's log lines to stderr.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,12 +24,42 @@ const EXIT_TIMEOUT_MS = 10_000;
 
 const live = new Set();
 const tempDirs = new Set();
+const scratchDatabases = new Set();
+
+const onPostgres = process.env.TANDEM_TEST_BACKEND === 'postgres';
+const postgresServer =
+  process.env.TANDEM_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one statement on the PostgreSQL server (psql, synchronously). */
+function onServer(statement) {
+  execFileSync('psql', [postgresServer, '-qAtc', statement], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** A fresh database for one server: a SQLite file in `dir`, or a scratch PostgreSQL one. */
+function freshDatabase(dir) {
+  if (!onPostgres) return `sqlite://${path.join(dir, 'tandem.db')}`;
+  const prefix = process.env.TANDEM_SCRATCH_PREFIX ?? 'tandem_scratch';
+  const name = `${prefix}_${randomUUID().replaceAll('-', '')}`;
+  onServer(`CREATE DATABASE "${name}"`);
+  scratchDatabases.add(name);
+  const url = new URL(postgresServer);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 function killAll() {
   for (const child of live) child.kill('SIGKILL');
   live.clear();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
+  for (const name of scratchDatabases) {
+    try {
+      onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    } catch {
+      // The test run's own clean-up drops what is left by its prefix.
+    }
+  }
+  scratchDatabases.clear();
 }
 process.on('exit', killAll);
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -82,19 +114,24 @@ export function artefactDir(name) {
 
 /**
  * Starts tandem. `args` are extra flags (engine, delay, …); `port` 0 lets the OS pick one,
- * which restarts then keep. Returns `{url, port, dbPath, log, stop(signal), restart(args?)}`.
+ * which restarts then keep. Returns `{url, port, databaseUrl, log, stop(signal), restart(args?)}`.
  */
 export async function startTandem({ args = [], port = 0 } = {}) {
   const bin = tandemBin();
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-test-'));
   tempDirs.add(dir);
-  const dbPath = path.join(dir, 'tandem.db');
+  const databaseUrl = freshDatabase(dir);
+  // One name across restarts: a restarted server takes its runs back at once (PostgreSQL).
+  const instance = `test-${randomUUID().slice(0, 8)}`;
   const log = [];
-  const handle = { dbPath, log, port, url: undefined, child: undefined, args };
+  const handle = { databaseUrl, log, port, url: undefined, child: undefined, args };
 
   const launch = async (flags) => {
     handle.args = flags;
-    const argv = ['--bind', `127.0.0.1:${handle.port}`, '--database-url', `sqlite://${dbPath}`, ...flags];
+    const argv = [
+      '--bind', `127.0.0.1:${handle.port}`, '--database-url', databaseUrl,
+      '--instance-name', instance, ...flags,
+    ];
     const { child, address } = await spawnUntilListening(bin, argv, log);
     handle.child = child;
     handle.port = Number(address.split(':').pop());

@@ -73,7 +73,7 @@ pub async fn measure(address: &str, sessions: usize, tokens: u64, warmup: u64) -
 }
 
 /// Creates the sessions and opens a caught-up socket on each.
-async fn open(address: &str, sessions: usize) -> anyhow::Result<Vec<Socket>> {
+pub async fn open(address: &str, sessions: usize) -> anyhow::Result<Vec<Socket>> {
     let rest = Rest::new(address);
     let ids: Vec<anyhow::Result<String>> = stream::iter(0..sessions)
         .map(|_| rest.create_session())

@@ -1,4 +1,5 @@
-//! The eight figures of issue 5, each measured next to its baseline in the same run.
+//! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
+//! issue 12 (11, bursts), each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
 //! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
@@ -6,12 +7,15 @@
 //! machine (no Node, no Chromium) returns a "not measured" row instead. Figures never
 //! fail the run because of a number.
 
+mod burst;
 mod capacity;
+mod instances;
 mod latency;
 mod live;
 mod memory;
 mod page;
 mod persistence;
+mod postgres;
 mod restart;
 mod resume;
 mod streaming;
@@ -51,6 +55,9 @@ pub struct Scale {
     /// Events in the session the page paints, and page loads.
     pub page_runs: usize,
     pub page_reps: usize,
+    /// Sessions sent a message at once, and tokens in each reply (figure 11).
+    pub burst_sessions: Vec<usize>,
+    pub burst_tokens: u64,
 }
 
 impl Scale {
@@ -75,6 +82,8 @@ impl Scale {
             unread_tokens: 100_000,
             page_runs: 20,
             page_reps: 3,
+            burst_sessions: vec![10, 100, 500],
+            burst_tokens: 500,
         }
     }
 
@@ -99,6 +108,8 @@ impl Scale {
             unread_tokens: 2_000,
             page_runs: 2,
             page_reps: 1,
+            burst_sessions: vec![10],
+            burst_tokens: 50,
         }
     }
 }
@@ -119,7 +130,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 8] = [
+pub const ALL: [Figure; 11] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -159,5 +170,20 @@ pub const ALL: [Figure; 8] = [
         key: "page",
         title: "8. page",
         run: page::run,
+    },
+    Figure {
+        key: "postgres",
+        title: "9. PostgreSQL",
+        run: postgres::run,
+    },
+    Figure {
+        key: "instances",
+        title: "10. several instances",
+        run: instances::run,
+    },
+    Figure {
+        key: "burst",
+        title: "11. burst",
+        run: burst::run,
     },
 ];

@@ -14,7 +14,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection};
 use tandem::domain::{now_ms, SessionId, UserId};
 use tandem::eventlog::{Hub, Writer};
-use tandem::store::{Command, Guard, LogEntry, SqliteStore, Store};
+use tandem::store::{Command, Guard, LogEntry, SqliteStore, Store, StoreOptions};
 
 use super::Ctx;
 use crate::report::{Row, Verdict};
@@ -50,7 +50,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
 }
 
 /// A token event as a run records it.
-fn token(i: u64) -> LogEntry {
+pub(super) fn token(i: u64) -> LogEntry {
     let body = EventBody::TextMessageContent {
         message_id: "msg_0123456789abcdef0123456789abcdef".into(),
         delta: format!(" word{i}"),
@@ -64,7 +64,17 @@ async fn writer_rate(
     time: Duration,
 ) -> anyhow::Result<f64> {
     let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
-    let store = Arc::new(SqliteStore::connect(&url, Duration::from_secs(5)).await?);
+    let store = Arc::new(SqliteStore::connect(&url, &StoreOptions::default()).await?);
+    store_rate(store, sessions, time).await
+}
+
+/// Events per second Tandem's writer commits on `store` while `sessions` producers
+/// append one token at a time, each waiting for its commit.
+pub(super) async fn store_rate<S: Store>(
+    store: Arc<S>,
+    sessions: usize,
+    time: Duration,
+) -> anyhow::Result<f64> {
     let writer = Writer::spawn(store.clone(), Hub::default(), Duration::from_secs(30));
     let committed = Arc::new(AtomicU64::new(0));
     let mut ids = Vec::with_capacity(sessions);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure};
 use serde_json::json;
-use tandem::store::SqliteStore;
+use tandem::store::{SqliteStore, StoreOptions};
 
 use super::Ctx;
 use crate::child::{tandem_binary, Tandem};
@@ -27,9 +27,9 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
     let paused = ctx.client.block_on(async {
-        let store = SqliteStore::connect(&url, Duration::from_secs(5)).await?;
+        let store = SqliteStore::connect(&url, &StoreOptions::default()).await?;
         let paused = seed::paused(&store, count).await?;
-        store.pool().close().await;
+        store.close().await;
         anyhow::Ok(paused)
     })?;
     let (session, interrupt) = paused.last().expect("at least one paused session").clone();

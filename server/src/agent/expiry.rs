@@ -60,7 +60,10 @@ impl<S: Store> Runner<S> {
             let mut tick = tokio::time::interval(SWEEP_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                tick.tick().await;
+                tokio::select! {
+                    _ = runner.deps.shutdown.cancelled() => return,
+                    _ = tick.tick() => {}
+                }
                 if let Err(error) = runner.sweep().await {
                     tracing::warn!(%error, "expiring interrupts failed; retrying next sweep");
                 }

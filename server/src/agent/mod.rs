@@ -42,6 +42,9 @@ pub struct RunDeps<S> {
     pub runtime: tokio::runtime::Handle,
     /// What model calls cost (`--prices`).
     pub prices: Arc<crate::config::PriceTable>,
+    /// Cancelled when the server stops: the background tasks (lease keeper, expiry
+    /// sweeper, relay) end with it.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 /// What one run, and the input that starts it, may amount to.

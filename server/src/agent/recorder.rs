@@ -1,8 +1,16 @@
 //! The run's pen: turns what the loop decides into committed AG-UI events.
 //!
-//! Every `emit` goes through the log writer and returns once committed, so the run never
-//! gets ahead of its log. It tracks what is open to close it on any abnormal end, and
-//! maps engine deltas to the right start/content/end events.
+//! Every `emit` goes through the log writer. The token path is pipelined: a batch that
+//! carries content (text, reasoning, tool-call arguments) is handed to the writer without
+//! awaiting its commit, so one run streams at the writer's pace rather than one commit per
+//! token; at most [`MAX_IN_FLIGHT`] such batches are uncommitted at once. Every other
+//! event (a step, a tool call's end or result, a pause, the end of the run) first awaits
+//! everything before it and its own commit, so nothing acts on an uncommitted event and
+//! a failed commit ends the run at its next await. Viewers still get an event only after
+//! its commit (the writer publishes). It tracks what is open to close it on any abnormal
+//! end, and maps engine deltas to the right start/content/end events.
+
+use std::collections::VecDeque;
 
 use shared::usage::CallUsage;
 use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole, TokenUsage};
@@ -10,18 +18,30 @@ use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole, TokenU
 use super::conversation::REDACTED_PREFIX;
 use super::open_items::OpenItems;
 use crate::domain::{new_id, now_ms, SessionId};
-use crate::eventlog::{WriteError, Writer};
-use crate::store::{Applied, Command, Guard, LogEntry};
+use crate::eventlog::{InFlight, StreamId, WriteError, Writer};
+use crate::store::{Applied, Command, Guard, LogEntry, Rejection};
 
 /// Why a run stops writing.
 #[derive(Debug, thiserror::Error)]
 pub enum RunAbort {
     #[error("the session was deleted")]
     SessionGone,
+    #[error("another instance took the run over")]
+    LeaseLost,
     #[error("the run reached its limit of {0} events")]
     EventLimit(u64),
     #[error(transparent)]
     Write(#[from] WriteError),
+}
+
+/// Content batches a run may have handed to the writer without their commit.
+pub const MAX_IN_FLIGHT: usize = 64;
+
+/// A batch handed to the writer, its commit not yet seen.
+struct Sent {
+    outcome: InFlight,
+    /// Its events that open or close something (content deltas left out).
+    structural: Vec<EventBody>,
 }
 
 /// Records one run's events.
@@ -29,7 +49,14 @@ pub struct Recorder {
     writer: Writer,
     session: SessionId,
     run_id: String,
+    /// What is open counting every event sent (what the next events build on).
     open: OpenItems,
+    /// What is open counting only committed events (what an abnormal end closes).
+    committed: OpenItems,
+    /// Sent batches, oldest first; the writer applies them in this order.
+    in_flight: VecDeque<Sent>,
+    /// The run's stream of appends; a fresh one after a failure.
+    stream: StreamId,
     /// The assistant message of the current model call (parent of its tool calls).
     message_id: String,
     /// Tokens the run's model calls used, as far as the provider reported them.
@@ -50,6 +77,9 @@ impl Recorder {
             session,
             run_id,
             open: OpenItems::default(),
+            committed: OpenItems::default(),
+            in_flight: VecDeque::new(),
+            stream: StreamId::fresh(),
             message_id: new_id("msg"),
             usage: None,
             call_usage: None,
@@ -105,10 +135,12 @@ impl Recorder {
         &self.run_id
     }
 
-    /// Appends events in one command and waits for the commit.
+    /// Appends events in one command. A batch with content returns once the writer has it
+    /// (and no more than [`MAX_IN_FLIGHT`] batches are uncommitted); any other returns once
+    /// it and everything before it are committed.
     pub async fn emit_all(&mut self, bodies: Vec<EventBody>) -> Result<(), RunAbort> {
         if bodies.is_empty() {
-            return Ok(());
+            return self.settle_down_to(0).await;
         }
         let count = bodies.len() as u64;
         if let Some(max) = self.max_events.filter(|max| self.emitted + count > *max) {
@@ -127,22 +159,59 @@ impl Recorder {
             .filter(|body| !OpenItems::is_content(body))
             .cloned()
             .collect();
+        let pipelined = structural.len() < entries.len();
         let command = Command {
             session: self.session,
             guard: Guard::Append,
             entries,
         };
-        match self.writer.submit(command).await? {
-            Applied::Committed { .. } => {
-                self.emitted += count;
-                structural.iter().for_each(|body| self.open.observe(body));
-                Ok(())
-            }
-            Applied::Rejected(_) => Err(RunAbort::SessionGone),
-        }
+        let outcome = match self.writer.send(command, self.stream).await {
+            Ok(outcome) => outcome,
+            Err(error) => return Err(self.broken(error.into())),
+        };
+        self.emitted += count;
+        structural.iter().for_each(|body| self.open.observe(body));
+        self.in_flight.push_back(Sent {
+            outcome,
+            structural,
+        });
+        let keep = if pipelined { MAX_IN_FLIGHT } else { 0 };
+        self.settle_down_to(keep).await
     }
 
-    /// Appends one event and waits for the commit.
+    /// Awaits the oldest sent batches until at most `keep` are uncommitted.
+    async fn settle_down_to(&mut self, keep: usize) -> Result<(), RunAbort> {
+        while self.in_flight.len() > keep {
+            let Some(sent) = self.in_flight.pop_front() else {
+                break;
+            };
+            let abort = match sent.outcome.outcome().await {
+                Ok(Applied::Committed { .. }) => {
+                    sent.structural
+                        .iter()
+                        .for_each(|body| self.committed.observe(body));
+                    continue;
+                }
+                Ok(Applied::Rejected(Rejection::LeaseLost)) => RunAbort::LeaseLost,
+                Ok(Applied::Rejected(_)) => RunAbort::SessionGone,
+                Err(error) => RunAbort::Write(error),
+            };
+            return Err(self.broken(abort));
+        }
+        Ok(())
+    }
+
+    /// Forgets what was sent after a refused or failed batch (the writer refuses the rest
+    /// of the stream) and goes on from what is committed, on a fresh stream, so that
+    /// closing the run builds on the log as it is.
+    fn broken(&mut self, abort: RunAbort) -> RunAbort {
+        self.in_flight.clear();
+        self.open = self.committed.clone();
+        self.stream = StreamId::fresh();
+        abort
+    }
+
+    /// Appends one event, as [`Self::emit_all`] does.
     pub async fn emit(&mut self, body: EventBody) -> Result<(), RunAbort> {
         self.emit_all(vec![body]).await
     }

@@ -1,6 +1,8 @@
-//! Start-up recovery of runs a dead process left in flight.
+//! Recovery of runs nobody executes any more: left in flight by a dead process, or by an
+//! instance whose run lease lapsed (see `store/leases.rs`).
 //!
-//! A session still `running` at start has no task anywhere. Its run is repaired in the
+//! Such a session is `running` with no task anywhere. This instance takes its lease over
+//! (a new epoch, so the old holder is fenced off). Its run is repaired in the
 //! log and then continues by itself: open text and reasoning are closed, a tool call the
 //! model was still writing is closed with an error result, a tool call that was running
 //! is left to run again if the tool is idempotent and otherwise gets a result saying its
@@ -43,43 +45,87 @@ pub struct Repair {
 }
 
 impl<S: Store> Runner<S> {
-    /// Repairs every run left in flight and continues those that may; returns how many.
-    pub async fn recover_interrupted_runs(&self) -> Result<usize, WriteError> {
-        let sessions = self
-            .deps
-            .store
-            .sessions_with_status(SessionStatus::Running)
-            .await?;
-        for &session in &sessions {
-            let stored = self.deps.store.events_after(session, 0, u32::MAX).await?;
-            let events: Vec<Event> = stored
-                .iter()
-                .filter_map(|row| serde_json::from_str(&row.json).ok())
-                .collect();
-            let repair = repair(&events, &self.deps.tools);
-            if !repair.events.is_empty() {
-                let now = now_ms();
-                let entries = repair
-                    .events
-                    .into_iter()
-                    .map(|body| LogEntry::new(Event::at(body, now)))
-                    .collect();
-                let command = Command {
-                    session,
-                    guard: Guard::Append,
-                    entries,
-                };
-                self.deps.writer.submit(command).await?;
-            }
-            match repair.continue_run {
-                Some(run_id) => {
-                    tracing::warn!(%session, run = run_id, "continuing a run the last shutdown cut short");
-                    self.continue_run(session, run_id);
-                }
-                None => tracing::warn!(%session, "closed a run the last shutdown cut short"),
-            }
+    /// Takes over the runs nobody executes any more (left in flight by a dead process,
+    /// or by an instance whose lease lapsed), repairs them and continues those that may;
+    /// returns how many were taken over. `starting`: this process has just started.
+    pub async fn recover_interrupted_runs(&self, starting: bool) -> Result<usize, WriteError> {
+        let store = &self.deps.store;
+        let taken = store.take_over_runs(now_ms(), starting).await?;
+        if taken.is_empty() {
+            return Ok(0);
         }
-        Ok(sessions.len())
+        // In the order the sessions last changed, so queued runs keep their places.
+        let running = store.sessions_with_status(SessionStatus::Running).await?;
+        let mut order: Vec<_> = running.into_iter().filter(|s| taken.contains(s)).collect();
+        let rest: Vec<_> = taken
+            .iter()
+            .filter(|s| !order.contains(s))
+            .copied()
+            .collect();
+        order.extend(rest);
+        for &session in &order {
+            // A run of ours whose lease lapsed and came back to us goes on as it is.
+            if self.runs_here(session) {
+                continue;
+            }
+            self.recover(session).await?;
+        }
+        Ok(order.len())
+    }
+
+    /// Repairs the last run of a session taken over, then continues it if it may.
+    async fn recover(&self, session: crate::domain::SessionId) -> Result<(), WriteError> {
+        let stored = self.deps.store.events_after(session, 0, u32::MAX).await?;
+        let events: Vec<Event> = stored
+            .iter()
+            .filter_map(|row| serde_json::from_str(&row.json).ok())
+            .collect();
+        let repair = repair(&events, &self.deps.tools);
+        if !repair.events.is_empty() {
+            let now = now_ms();
+            let entries = repair
+                .events
+                .into_iter()
+                .map(|body| LogEntry::new(Event::at(body, now)))
+                .collect();
+            let command = Command {
+                session,
+                guard: Guard::Append,
+                entries,
+            };
+            self.deps.writer.submit(command).await?;
+        }
+        match repair.continue_run {
+            Some(run_id) => {
+                tracing::warn!(%session, run = run_id, "continuing a run nobody else executes");
+                self.continue_run(session, run_id);
+            }
+            None => tracing::warn!(%session, "closed a run nobody else executes"),
+        }
+        Ok(())
+    }
+
+    /// Keeps this instance's run leases alive and takes over lapsed ones, every `every`
+    /// (a third of the lease), for as long as the process runs.
+    pub fn spawn_lease_keeper(&self, every: std::time::Duration) {
+        let runner = self.clone();
+        self.deps.runtime.spawn(async move {
+            let mut beat = tokio::time::interval(every);
+            beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            beat.tick().await;
+            loop {
+                tokio::select! {
+                    _ = runner.deps.shutdown.cancelled() => return,
+                    _ = beat.tick() => {}
+                }
+                if let Err(error) = runner.deps.store.renew_leases(now_ms()).await {
+                    tracing::warn!(%error, "could not renew run leases");
+                }
+                if let Err(error) = runner.recover_interrupted_runs(false).await {
+                    tracing::warn!(%error, "could not take over lapsed runs");
+                }
+            }
+        });
     }
 }
 

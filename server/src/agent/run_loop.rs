@@ -76,6 +76,13 @@ pub async fn drive<S: Store>(
         Err(RunAbort::SessionGone) => {
             tracing::debug!(run = recorder.run_id(), "session deleted mid-run")
         }
+        // Fenced off: the run goes on elsewhere; nothing more is written from here.
+        Err(RunAbort::LeaseLost) => {
+            tracing::warn!(
+                run = recorder.run_id(),
+                "another instance took this run over; stopping it here"
+            )
+        }
         Err(RunAbort::EventLimit(_)) => unreachable!("the limit was lifted"),
         Err(RunAbort::Write(error)) => {
             tracing::error!(%error, run = recorder.run_id(), "the log cannot be written; ending the run once it can");
@@ -95,7 +102,9 @@ async fn end_after_storage_failure(recorder: &mut Recorder) {
     while started.elapsed() < STORAGE_GIVE_UP {
         tokio::time::sleep(wait).await;
         match fail(recorder, "storage_unavailable", message).await {
-            Ok(()) | Err(RunAbort::SessionGone | RunAbort::EventLimit(_)) => return,
+            Ok(()) | Err(RunAbort::SessionGone | RunAbort::LeaseLost | RunAbort::EventLimit(_)) => {
+                return
+            }
             Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
         }
     }

@@ -271,6 +271,12 @@ impl<S: Store> Runner<S> {
     }
 
     /// Cancels this process's runs of `session`; false if it has none.
+    /// Whether a run of `session` executes in this process.
+    pub(super) fn runs_here(&self, session: SessionId) -> bool {
+        let active = self.active.lock().expect("registry lock poisoned");
+        active.get(&session).is_some_and(|runs| !runs.is_empty())
+    }
+
     fn cancel_local(&self, session: SessionId) -> bool {
         let active = self.active.lock().expect("registry lock poisoned");
         let Some(runs) = active.get(&session) else {
@@ -324,6 +330,8 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
         }
         Rejection::InterruptMissing => ApiError::InterruptNotFound(String::new()),
         Rejection::RunEnded => ApiError::Idle,
+        // Only run appends carry this guard; a person's command never meets it.
+        Rejection::LeaseLost => ApiError::Internal,
         Rejection::InterruptAnswered {
             interrupt_id,
             state,
@@ -353,4 +361,14 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
             "response": response,
         })),
     })
+}
+
+impl<S: Store> crate::eventlog::relay::RunControl for Runner<S> {
+    fn stop_here(&self, session: SessionId, run: Option<&str>) {
+        let active = self.active.lock().expect("registry lock poisoned");
+        let runs = active.get(&session).into_iter().flatten();
+        for (_, token) in runs.filter(|(id, _)| run.is_none_or(|run| run == id)) {
+            token.cancel();
+        }
+    }
 }

@@ -112,7 +112,7 @@ mod tests {
     async fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        let store = SqliteStore::connect(&url, std::time::Duration::from_secs(1))
+        let store = SqliteStore::connect(&url, &Default::default())
             .await
             .unwrap();
         (dir, store)

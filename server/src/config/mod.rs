@@ -54,7 +54,8 @@ pub struct Config {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// Database URL; `sqlite://path` (created if missing, readable by its owner only).
+    /// Database URL: `sqlite://path` (created if missing, readable by its owner only) or
+    /// `postgres://user@host/database` (shared by any number of instances).
     #[arg(
         long,
         env = "TANDEM_DATABASE_URL",
@@ -102,9 +103,25 @@ pub struct Config {
     /// Delete finished (idle) sessions not updated for this many hours (off unless set).
     #[arg(long, env = "TANDEM_RETENTION_HOURS")]
     pub retention_hours: Option<u64>,
-    /// How long a write waits for a database lock held by another process, in ms.
-    #[arg(long, env = "TANDEM_SQLITE_BUSY_TIMEOUT_MS", default_value_t = 5_000)]
-    pub sqlite_busy_timeout_ms: u64,
+    /// How long a write waits for a database lock held by another process (or, on
+    /// PostgreSQL, another instance), in ms.
+    #[arg(
+        long,
+        alias = "sqlite-busy-timeout-ms",
+        env = "TANDEM_LOCK_TIMEOUT_MS",
+        default_value_t = 5_000
+    )]
+    pub lock_timeout_ms: u64,
+    /// How long a run lease lasts without renewal, in ms: when an instance dies, another
+    /// takes its runs over this long after its last heartbeat (heartbeats come at a third
+    /// of it).
+    #[arg(long, env = "TANDEM_RUN_LEASE_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(300..))]
+    pub run_lease_ms: u64,
+    /// This instance's name, kept across restarts and unique among the instances sharing
+    /// a database (a host or pod name): restarted, it takes its runs back at once instead
+    /// of after their lease. Without one, each start is a new instance.
+    #[arg(long, env = "TANDEM_INSTANCE_NAME", value_parser = instance_name)]
+    pub instance_name: Option<String>,
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
     #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
     pub write_retry_ms: u64,
@@ -152,9 +169,13 @@ impl Config {
         }
     }
 
-    /// How long a write waits for a lock another process holds.
-    pub fn busy_timeout(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.sqlite_busy_timeout_ms)
+    /// How the store behaves: lock timeout and run lease.
+    pub fn store_options(&self) -> crate::store::StoreOptions {
+        crate::store::StoreOptions {
+            lock_timeout: std::time::Duration::from_millis(self.lock_timeout_ms),
+            run_lease: std::time::Duration::from_millis(self.run_lease_ms),
+            instance_name: self.instance_name.clone(),
+        }
     }
 
     /// The price table from `--prices` (empty without one).
@@ -185,5 +206,17 @@ impl Config {
             EngineKind::Demo | EngineKind::Script | EngineKind::Bench => {}
         }
         Ok(())
+    }
+}
+
+/// An instance name: 1 to 64 letters, digits, `.`, `_` or `-`.
+fn instance_name(text: &str) -> Result<String, String> {
+    let valid = (1..=64).contains(&text.len())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    match valid {
+        true => Ok(text.to_string()),
+        false => Err("use 1 to 64 letters, digits, `.`, `_` or `-`".into()),
     }
 }

@@ -4,6 +4,10 @@
 //! dropped with the last subscriber, so unwatched and paused sessions cost nothing. A
 //! socket that falls more than [`LIVE_BUFFER`] events behind sees `Lagged` and catches
 //! up from the log; publishing never waits for a socket.
+//!
+//! Events reach the hub from this instance's writer and, when several instances share
+//! the database, from the relay ([`super::relay`]); each channel remembers the last seq
+//! it carried and drops anything at or below it, so the two never duplicate.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,32 +35,58 @@ pub struct Published {
 /// `.await`, and is contended only by subscribe/unsubscribe and the single writer.
 #[derive(Clone, Default)]
 pub struct Hub {
-    channels: Arc<Mutex<HashMap<SessionId, broadcast::Sender<Published>>>>,
+    channels: Arc<Mutex<HashMap<SessionId, Channel>>>,
+}
+
+/// One watched session's live channel.
+struct Channel {
+    sender: broadcast::Sender<Published>,
+    /// The last seq published (0 before the first).
+    last_seq: u64,
 }
 
 impl Hub {
     /// Starts receiving every event of `session` committed from now on.
     pub fn subscribe(&self, session: SessionId) -> Subscription {
         let mut channels = self.channels.lock().expect("hub lock poisoned");
-        let sender = channels
-            .entry(session)
-            .or_insert_with(|| broadcast::channel(LIVE_BUFFER).0);
+        let channel = channels.entry(session).or_insert_with(|| Channel {
+            sender: broadcast::channel(LIVE_BUFFER).0,
+            last_seq: 0,
+        });
         Subscription {
-            receiver: Some(sender.subscribe()),
+            receiver: Some(channel.sender.subscribe()),
             session,
             hub: self.clone(),
         }
     }
 
-    /// Hands committed events to the session's subscribers, if it has any.
+    /// Hands committed events (in seq order) to the session's subscribers, if it has
+    /// any; events at or below the last seq already published are dropped.
     pub fn publish(&self, session: SessionId, events: impl IntoIterator<Item = Published>) {
-        let channels = self.channels.lock().expect("hub lock poisoned");
-        if let Some(sender) = channels.get(&session) {
+        let mut channels = self.channels.lock().expect("hub lock poisoned");
+        if let Some(channel) = channels.get_mut(&session) {
             for event in events {
+                if event.seq <= channel.last_seq {
+                    continue;
+                }
+                channel.last_seq = event.seq;
                 // An error only means nobody is subscribed right now.
-                let _ = sender.send(event);
+                let _ = channel.sender.send(event);
             }
         }
+    }
+
+    /// The last seq published to a watched session (0 before the first); `None` if
+    /// nobody here watches it.
+    pub fn last_published(&self, session: SessionId) -> Option<u64> {
+        let channels = self.channels.lock().expect("hub lock poisoned");
+        channels.get(&session).map(|channel| channel.last_seq)
+    }
+
+    /// Every watched session with its last published seq.
+    pub fn watched(&self) -> Vec<(SessionId, u64)> {
+        let channels = self.channels.lock().expect("hub lock poisoned");
+        channels.iter().map(|(id, c)| (*id, c.last_seq)).collect()
     }
 
     /// Ends every subscription of `session` (it was deleted): their sockets close.
@@ -76,7 +106,7 @@ impl Hub {
         let mut channels = self.channels.lock().expect("hub lock poisoned");
         if channels
             .get(&session)
-            .is_some_and(|sender| sender.receiver_count() == 0)
+            .is_some_and(|channel| channel.sender.receiver_count() == 0)
         {
             channels.remove(&session);
         }
@@ -131,6 +161,24 @@ mod tests {
         assert_eq!(hub.watched_sessions(), 1);
         drop(first);
         assert_eq!(hub.watched_sessions(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_event_at_or_below_the_last_published_seq_is_dropped() {
+        let hub = Hub::default();
+        let session = SessionId::generate();
+        let mut subscription = hub.subscribe(session);
+        let event = |seq| Published {
+            seq,
+            frame: "x".into(),
+        };
+        hub.publish(session, [event(1), event(2)]);
+        hub.publish(session, [event(2), event(1), event(3)]);
+        for seq in 1..=3 {
+            assert_eq!(subscription.recv().await.unwrap().seq, seq);
+        }
+        assert_eq!(hub.last_published(session), Some(3));
+        assert!(subscription.receiver.as_mut().unwrap().is_empty());
     }
 
     #[tokio::test]

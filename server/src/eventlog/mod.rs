@@ -1,11 +1,16 @@
 //! The path from producer to viewer: the single group-commit [`Writer`] appends to the
 //! [`Store`](crate::store::Store), and only after a commit hands the events to the [`Hub`],
-//! which fans them out to live sockets. Nothing reaches a viewer uncommitted.
+//! which fans them out to live sockets. Nothing reaches a viewer uncommitted. When
+//! several instances share the database, the [`relay`] brings the hub what the others
+//! commit.
 
 mod frames;
 mod hub;
+pub mod relay;
+mod streams;
 mod writer;
 
 pub use frames::event_frame;
 pub use hub::{Hub, Published, Subscription};
+pub use streams::{InFlight, StreamId};
 pub use writer::{SessionDone, SessionOp, WriteError, Writer};

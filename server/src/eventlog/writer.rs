@@ -9,6 +9,9 @@
 //! command so one bad command cannot fail the others. A command that finally fails was
 //! not committed, and nothing of it is published.
 //!
+//! A producer may also pipeline its appends ([`Writer::send`]): they keep their order,
+//! and the first one refused or failed breaks the rest of its stream (see `streams.rs`).
+//!
 //! Creating and deleting sessions goes through the writer too ([`SessionOp`]), in the
 //! order it was asked for among the appends, with the same retries: every write to the
 //! log's tables has one path.
@@ -20,6 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::frames::event_frame;
 use super::hub::{Hub, Published};
+use super::streams::{BrokenStreams, InFlight, Outcome, StreamId};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::store::{Applied, Command, SessionRow, Store, StoreError};
 
@@ -44,8 +48,15 @@ pub enum WriteError {
 }
 
 enum Job {
-    Append { command: Command, reply: Reply },
-    Session { op: SessionOp, reply: SessionReply },
+    Append {
+        command: Command,
+        stream: Option<StreamId>,
+        reply: Reply,
+    },
+    Session {
+        op: SessionOp,
+        reply: SessionReply,
+    },
 }
 
 /// A write to the sessions table itself.
@@ -88,12 +99,31 @@ impl Writer {
 
     /// Applies a command and waits until it is committed (or refused).
     pub async fn submit(&self, command: Command) -> Result<Applied, WriteError> {
+        self.enqueue(command, None).await?.outcome().await
+    }
+
+    /// Hands a command of `stream` to the writer without waiting for its commit (only for
+    /// room in the queue). Commands of one stream are applied in the order sent; once one
+    /// is refused or fails, every later one gets that same outcome, unapplied.
+    pub async fn send(&self, command: Command, stream: StreamId) -> Result<InFlight, WriteError> {
+        self.enqueue(command, Some(stream)).await
+    }
+
+    async fn enqueue(
+        &self,
+        command: Command,
+        stream: Option<StreamId>,
+    ) -> Result<InFlight, WriteError> {
         let (reply, outcome) = oneshot::channel();
         self.queue
-            .send(Job::Append { command, reply })
+            .send(Job::Append {
+                command,
+                stream,
+                reply,
+            })
             .await
             .map_err(|_| WriteError::Stopped)?;
-        Ok(outcome.await.map_err(|_| WriteError::Stopped)??)
+        Ok(InFlight(outcome))
     }
 
     /// Creates or deletes a session and waits until it is done.
@@ -107,7 +137,17 @@ impl Writer {
     }
 }
 
-type Reply = oneshot::Sender<Result<Applied, Arc<StoreError>>>;
+type Reply = oneshot::Sender<Outcome>;
+
+/// Who awaits an append's outcome, and the stream it belongs to.
+type Waiting = (Option<StreamId>, Reply);
+
+/// An append waiting for the writer: the command, its stream, who awaits it.
+struct Append {
+    command: Command,
+    stream: Option<StreamId>,
+    reply: Reply,
+}
 
 async fn run<S: Store>(
     store: Arc<S>,
@@ -116,15 +156,29 @@ async fn run<S: Store>(
     retry_for: Duration,
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
+    let mut log = Log {
+        store: &*store,
+        hub: &hub,
+        retry_for,
+        broken: BrokenStreams::default(),
+    };
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
         // Appends between two session writes share a transaction; the order asked for
         // holds across both kinds.
-        let mut appends: Vec<(Command, Reply)> = Vec::new();
+        let mut appends: Vec<Append> = Vec::new();
         for job in batch.drain(..) {
             match job {
-                Job::Append { command, reply } => appends.push((command, reply)),
+                Job::Append {
+                    command,
+                    stream,
+                    reply,
+                } => appends.push(Append {
+                    command,
+                    stream,
+                    reply,
+                }),
                 Job::Session { op, reply } => {
-                    append_all(&*store, &hub, std::mem::take(&mut appends), retry_for).await;
+                    log.append_all(std::mem::take(&mut appends)).await;
                     let done = retrying(retry_for, || session_op(&*store, &op)).await;
                     if let Err(error) = &done {
                         tracing::error!(%error, ?op, "a session write failed");
@@ -133,7 +187,7 @@ async fn run<S: Store>(
                 }
             }
         }
-        append_all(&*store, &hub, appends, retry_for).await;
+        log.append_all(appends).await;
     }
 }
 
@@ -147,32 +201,92 @@ async fn session_op<S: Store>(store: &S, op: &SessionOp) -> Result<SessionDone, 
     }
 }
 
-/// Applies queued appends as one batch, then publishes what was committed.
-async fn append_all<S: Store>(
-    store: &S,
-    hub: &Hub,
-    appends: Vec<(Command, Reply)>,
+/// The writer's side of the log: where appends go, and which streams are broken.
+struct Log<'a, S> {
+    store: &'a S,
+    hub: &'a Hub,
     retry_for: Duration,
-) {
-    if appends.is_empty() {
-        return;
-    }
-    let (commands, replies): (Vec<Command>, Vec<Reply>) = appends.into_iter().unzip();
-    match retrying(retry_for, || store.apply(&commands, now_ms())).await {
-        Ok(outcomes) => finish(hub, commands, replies, outcomes),
-        Err(error) if commands.len() == 1 || error.is_transient() => {
-            fail_all(&commands, replies, error)
+    broken: BrokenStreams,
+}
+
+impl<S: Store> Log<'_, S> {
+    /// Applies queued appends as one batch, then publishes what was committed.
+    async fn append_all(&mut self, appends: Vec<Append>) {
+        // Commands of a broken stream get its outcome again, unapplied.
+        let (appends, refused): (Vec<Append>, Vec<Append>) = appends
+            .into_iter()
+            .partition(|append| self.broken.outcome_of(append.stream).is_none());
+        for append in refused {
+            let outcome = self.broken.outcome_of(append.stream);
+            let _ = append.reply.send(outcome.expect("partitioned as broken"));
         }
-        Err(error) => {
-            tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
-            for (command, reply) in commands.into_iter().zip(replies) {
-                let alone = std::slice::from_ref(&command);
-                match store.apply(alone, now_ms()).await {
-                    Ok(outcomes) => finish(hub, vec![command], vec![reply], outcomes),
-                    Err(error) => fail(&command, vec![reply], error),
+        if appends.is_empty() {
+            return;
+        }
+        let (commands, waiting): (Vec<Command>, Vec<Waiting>) = appends
+            .into_iter()
+            .map(|a| (a.command, (a.stream, a.reply)))
+            .unzip();
+        let store = self.store;
+        match retrying(self.retry_for, || store.apply(&commands, now_ms())).await {
+            Ok(outcomes) => {
+                for ((command, waiting), applied) in commands.iter().zip(waiting).zip(outcomes) {
+                    self.finish(command, waiting, applied);
+                }
+            }
+            Err(error) if commands.len() == 1 || error.is_transient() => {
+                let sessions: Vec<String> =
+                    commands.iter().map(|c| c.session.to_string()).collect();
+                tracing::error!(%error, ?sessions, "log write failed; nothing of it was committed");
+                let error = Arc::new(error);
+                for waiting in waiting {
+                    self.reply(waiting, Err(error.clone()));
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
+                for (command, waiting) in commands.iter().zip(waiting) {
+                    if let Some(outcome) = self.broken.outcome_of(waiting.0) {
+                        let _ = waiting.1.send(outcome);
+                        continue;
+                    }
+                    match store.apply(std::slice::from_ref(command), now_ms()).await {
+                        Ok(mut outcomes) => match outcomes.pop() {
+                            Some(applied) => self.finish(command, waiting, applied),
+                            None => tracing::error!("the store answered no outcome"),
+                        },
+                        Err(error) => {
+                            tracing::error!(%error, session = %command.session, "log write failed");
+                            self.reply(waiting, Err(Arc::new(error)));
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /// Publishes a committed command's events, then tells its producer the outcome.
+    fn finish(&mut self, command: &Command, waiting: Waiting, applied: Applied) {
+        if let Applied::Committed { first_seq } = applied {
+            self.hub.publish(
+                command.session,
+                command.entries.iter().enumerate().map(|(offset, entry)| {
+                    let seq = first_seq + offset as u64;
+                    Published {
+                        seq,
+                        frame: event_frame(seq, &entry.json),
+                    }
+                }),
+            );
+        }
+        self.reply(waiting, Ok(applied));
+    }
+
+    /// Tells a producer its outcome (one that stopped waiting is fine: a commit stands
+    /// regardless), remembering a refusal or failure against its stream.
+    fn reply(&mut self, (stream, reply): Waiting, outcome: Outcome) {
+        self.broken.note(stream, &outcome);
+        let _ = reply.send(outcome);
     }
 }
 
@@ -196,43 +310,6 @@ where
             }
             outcome => return outcome,
         }
-    }
-}
-
-fn fail_all(commands: &[Command], replies: Vec<Reply>, error: StoreError) {
-    let sessions: Vec<String> = commands.iter().map(|c| c.session.to_string()).collect();
-    tracing::error!(%error, ?sessions, "log write failed; nothing of it was committed");
-    let error = Arc::new(error);
-    for reply in replies {
-        let _ = reply.send(Err(error.clone()));
-    }
-}
-
-fn fail(command: &Command, replies: Vec<Reply>, error: StoreError) {
-    tracing::error!(%error, session = %command.session, "log write failed");
-    let error = Arc::new(error);
-    for reply in replies {
-        let _ = reply.send(Err(error.clone()));
-    }
-}
-
-/// Publishes what was committed, then tells each producer its outcome.
-fn finish(hub: &Hub, commands: Vec<Command>, replies: Vec<Reply>, outcomes: Vec<Applied>) {
-    for ((command, reply), applied) in commands.into_iter().zip(replies).zip(outcomes) {
-        if let Applied::Committed { first_seq } = applied {
-            hub.publish(
-                command.session,
-                command.entries.iter().enumerate().map(|(offset, entry)| {
-                    let seq = first_seq + offset as u64;
-                    Published {
-                        seq,
-                        frame: event_frame(seq, &entry.json),
-                    }
-                }),
-            );
-        }
-        // A producer that stopped waiting is fine: its events are committed regardless.
-        let _ = reply.send(Ok(applied));
     }
 }
 
@@ -271,5 +348,48 @@ mod tests {
         );
         let again = writer.session(SessionOp::Delete { id }).await.unwrap();
         assert!(matches!(again, SessionDone::Deleted(false)));
+    }
+
+    #[tokio::test]
+    async fn a_refused_command_breaks_the_rest_of_its_stream() {
+        let (_dir, store) = temp_store().await;
+        let writer = Writer::spawn(Arc::new(store), Hub::default(), Duration::from_secs(1));
+        let (gone, kept) = (SessionId::generate(), SessionId::generate());
+        for id in [gone, kept] {
+            let create = SessionOp::Create {
+                owner: UserId::LOCAL,
+                id,
+                title: None,
+            };
+            writer.session(create).await.unwrap();
+        }
+        let stream = StreamId::fresh();
+        let first = writer.send(append(gone, &["a"]), stream).await.unwrap();
+        let (deleted, refused, after) = tokio::join!(
+            writer.session(SessionOp::Delete { id: gone }),
+            async { writer.send(append(gone, &["b"]), stream).await.unwrap() },
+            async {
+                tokio::task::yield_now().await;
+                writer.send(append(kept, &["c"]), stream).await.unwrap()
+            },
+        );
+        assert!(matches!(deleted.unwrap(), SessionDone::Deleted(true)));
+        assert_eq!(
+            first.outcome().await.unwrap(),
+            Applied::Committed { first_seq: 1 }
+        );
+        let refusal = Applied::Rejected(Rejection::SessionMissing);
+        assert_eq!(refused.outcome().await.unwrap(), refusal);
+        assert_eq!(
+            after.outcome().await.unwrap(),
+            refusal,
+            "a later command of the broken stream is not applied, though its session exists"
+        );
+        let other = writer.send(append(kept, &["d"]), StreamId::fresh()).await;
+        assert_eq!(
+            other.unwrap().outcome().await.unwrap(),
+            Applied::Committed { first_seq: 1 },
+            "other streams go on, and nothing of the broken one reached the log"
+        );
     }
 }

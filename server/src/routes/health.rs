@@ -20,6 +20,23 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
 }
 
+/// `GET /readyz`: whether this instance can reach its database (for a load balancer, which
+/// should send it nothing while it cannot).
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "server",
+    security(()),
+    responses(
+        (status = 200, description = "The database answers", body = Object, example = json!({"status": "ready"})),
+        (status = 503, description = "The database cannot be reached", body = ErrorBody),
+    )
+)]
+pub async fn readyz<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResponse, ApiError> {
+    state.store.ping().await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready"})))
+}
+
 /// `GET /api/info`: engine and model, for the page's label.
 #[utoipa::path(
     get,

@@ -1,4 +1,4 @@
-//! REST routes under `/api`, `/healthz`, and the built page.
+//! REST routes under `/api`, `/healthz`, `/readyz`, and the built page.
 //!
 //! [`ROUTES`] is the one table of every endpoint with who may call it; `configure`
 //! registers exactly its entries, and the test suite generates its auth and isolation
@@ -59,6 +59,7 @@ const fn route(method: &'static str, path: &'static str, access: Access) -> Rout
 /// Every endpoint Tandem serves besides the page's files.
 pub const ROUTES: &[RouteInfo] = &[
     route("GET", "/healthz", Access::Public),
+    route("GET", "/readyz", Access::Public),
     route("GET", "/api/openapi.json", Access::Public),
     route("POST", "/api/auth/login", Access::Public),
     route("POST", "/api/auth/logout", Access::Public),
@@ -90,6 +91,7 @@ pub const ROUTES: &[RouteInfo] = &[
 fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
     match (info.method, info.path) {
         ("GET", "/healthz") => web::get().to(health::healthz),
+        ("GET", "/readyz") => web::get().to(health::readyz::<S>),
         ("GET", "/api/openapi.json") => web::get().to(openapi::document),
         ("POST", "/api/auth/login") => web::post().to(auth::login::<S>),
         ("POST", "/api/auth/logout") => web::post().to(auth::logout::<S>),

@@ -30,6 +30,7 @@ use super::{auth, health, runs, sessions};
     ),
     paths(
         health::healthz,
+        health::readyz,
         document,
         auth::login,
         auth::logout,

@@ -25,7 +25,8 @@ impl LogEntry {
 /// The precondition a command needs.
 #[derive(Debug, Clone)]
 pub enum Guard {
-    /// The run that owns the session appends; the session must exist.
+    /// The run that owns the session appends: the session must exist and no other
+    /// instance may hold its run lease.
     Append,
     /// A user message starts a run: the session must be idle. A repeated
     /// `client_message_id` is answered with the run it started.
@@ -76,6 +77,9 @@ pub enum Rejection {
     InterruptMissing,
     /// The run is no longer the session's active run.
     RunEnded,
+    /// Another instance holds the lease of the session's run (it took the run over):
+    /// this instance's appends for it are fenced off.
+    LeaseLost,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
         interrupt_id: String,

@@ -7,6 +7,7 @@ use shared::{Event, EventBody, TextRole};
 use super::test_support::append;
 use super::{Applied, Command, Guard, LogEntry, Rejection, ShareRow, Store};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
+use crate::eventlog::event_frame;
 
 fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
     let entries = bodies
@@ -18,6 +19,15 @@ fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command 
         guard,
         entries,
     }
+}
+
+/// A new user named `name` (sessions need an owner who exists).
+async fn user<S: Store>(store: &S, name: &str) -> UserId {
+    let id = UserId::generate();
+    let name = UserName::parse(name).unwrap();
+    let token = TokenHash::of(&format!("tdm_{name}"));
+    assert!(store.create_user(id, &name, token, 0).await.unwrap());
+    id
 }
 
 fn run_started(session: SessionId, run: &str) -> EventBody {
@@ -69,7 +79,7 @@ pub async fn users_tokens_and_sign_ins<S: Store>(store: &S) {
 
 /// A session belongs to its owner; nobody else lists it.
 pub async fn sessions_belong_to_their_owner<S: Store>(store: &S) {
-    let (a, b) = (UserId::generate(), UserId::generate());
+    let (a, b) = (user(store, "ada").await, user(store, "bob").await);
     let session = SessionId::generate();
     store.create_session(a, session, None, 0).await.unwrap();
     assert_eq!(store.list_sessions(a).await.unwrap().len(), 1);
@@ -139,7 +149,7 @@ pub async fn seqs_have_no_gaps_and_guards_hold<S: Store>(store: &S) {
 /// Search matches a message's whole text, however it was streamed, in the owner's
 /// sessions only; a rename replaces the title.
 pub async fn search_and_rename<S: Store>(store: &S) {
-    let (owner, other) = (UserId::generate(), UserId::generate());
+    let (owner, other) = (user(store, "ada").await, user(store, "bob").await);
     let session = SessionId::generate();
     store.create_session(owner, session, None, 0).await.unwrap();
     let opened = command(
@@ -210,4 +220,69 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         store.share_for_token(token).await.unwrap().is_none(),
         "the session's links go with it"
     );
+}
+
+/// Replay pages the database builds are byte for byte the frames Rust builds.
+pub async fn frames_built_by_the_database_are_the_frames_built_in_rust<S: Store>(store: &S) {
+    let id = SessionId::parse("0193a1f2-0000-7000-8000-000000000001").unwrap();
+    store
+        .create_session(UserId::LOCAL, id, None, 0)
+        .await
+        .unwrap();
+    let deltas = [
+        "plain",
+        "quotes \" and \\ and \u{1e} and \n",
+        "ünïcødé 🚲",
+        "}{,",
+    ];
+    store.apply(&[append(id, &deltas)], 0).await.unwrap();
+    for (after, limit) in [(0, 10), (1, 2), (4, 10)] {
+        let page = store.frames_after(id, after, limit).await.unwrap();
+        let rows = store.events_after(id, after, limit).await.unwrap();
+        let expected: Vec<_> = rows.iter().map(|r| event_frame(r.seq, &r.json)).collect();
+        assert_eq!(page.frames, expected, "after {after}, limit {limit}");
+        assert_eq!(page.last_seq, rows.last().map_or(after, |r| r.seq));
+    }
+}
+
+/// One batch of appends to several sessions keeps each session's order and refuses
+/// appends to a session that does not exist without failing the others.
+pub async fn one_batch_of_appends_keeps_each_sessions_order<S: Store>(store: &S) {
+    let a = SessionId::parse("0193a1f2-0000-7000-8000-00000000000a").unwrap();
+    let b = SessionId::parse("0193a1f2-0000-7000-8000-00000000000b").unwrap();
+    let missing = SessionId::parse("0193a1f2-0000-7000-8000-00000000000c").unwrap();
+    for id in [a, b] {
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
+    }
+    store.apply(&[append(a, &["a0"])], 0).await.unwrap();
+    let batch = [
+        append(a, &["a1", "a2"]),
+        append(b, &["b1"]),
+        append(missing, &["x"]),
+        append(a, &["a3"]),
+    ];
+    let applied = store.apply(&batch, 0).await.unwrap();
+    assert_eq!(
+        applied,
+        [
+            Applied::Committed { first_seq: 2 },
+            Applied::Committed { first_seq: 1 },
+            Applied::Rejected(Rejection::SessionMissing),
+            Applied::Committed { first_seq: 4 },
+        ]
+    );
+    let texts: Vec<String> = store
+        .events_after(a, 0, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.json.clone())
+        .collect();
+    for (at, text) in texts.iter().enumerate() {
+        assert!(text.contains(&format!("\"a{at}\"")), "{text}");
+    }
+    assert_eq!(store.session(a).await.unwrap().unwrap().last_seq, 4);
 }

@@ -1,5 +1,5 @@
 //! What appending events does to a session besides the rows themselves: the status it
-//! leaves the session in and the interrupts it raises. Pure, so every backend derives
+//! leaves the session in, the interrupts it raises and the stop it asks for. Pure, so every backend derives
 //! the same state from the same log.
 
 use shared::api::SessionStatus;
@@ -14,6 +14,8 @@ pub struct Effects {
     pub status: Option<(SessionStatus, Option<String>)>,
     /// Interrupts raised, with the run that raised them.
     pub interrupts: Vec<(String, Interrupt)>,
+    /// The run a persisted stop request (`CUSTOM tandem.stop_requested`) asks to stop.
+    pub stop_run: Option<String>,
 }
 
 /// Derives the effects of `entries`, in order.
@@ -38,6 +40,9 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
             }
             EventBody::RunError { .. } => {
                 effects.status = Some((SessionStatus::Idle, None));
+            }
+            EventBody::Custom { name, value } if name == shared::custom::STOP_REQUESTED => {
+                effects.stop_run = value["runId"].as_str().map(str::to_string);
             }
             _ => {}
         }

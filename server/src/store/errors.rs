@@ -1,6 +1,7 @@
 //! Storage failures, in terms every backend shares: the writer retries what is
 //! [`StoreError::is_transient`] and gives up on the rest, without knowing which database
-//! runs. Each backend classifies its own error codes ([`super::sqlite::classify`]).
+//! runs. Each backend classifies its own error codes ([`super::sqlite::classify`],
+//! [`super::postgres::classify`]).
 
 /// A storage failure (the database, not the caller, is at fault).
 #[derive(Debug, thiserror::Error)]
@@ -48,9 +49,9 @@ impl StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         let kind = match &error {
-            sqlx::Error::Database(database) => {
-                super::sqlite::classify(database.as_ref()).unwrap_or(ErrorKind::Fatal)
-            }
+            sqlx::Error::Database(database) => super::sqlite::classify(database.as_ref())
+                .or_else(|| super::postgres::classify(database.as_ref()))
+                .unwrap_or(ErrorKind::Fatal),
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
                 ErrorKind::Unavailable
             }

@@ -28,11 +28,25 @@ pub struct InterruptFacts {
     pub resumed_run_id: Option<String>,
 }
 
+/// Who holds the lease of the session's run, as this instance sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LeaseHolder {
+    /// Nobody: no run of the session ever took one.
+    #[default]
+    Nobody,
+    /// This instance.
+    Us,
+    /// Another instance (or, after a takeover, another process).
+    Other,
+}
+
 /// What a backend reads for one command before deciding.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Facts {
     /// The session, if it exists.
     pub session: Option<SessionFacts>,
+    /// Who holds the session's run lease (read for `Append`).
+    pub lease: LeaseHolder,
     /// For `StartRun` with a client message id: the run that id already started.
     pub earlier_run: Option<String>,
     /// For `Resume`: the interrupt, if the session has it.
@@ -49,6 +63,8 @@ pub enum GuardWrite {
     },
     /// Name the session by its first message, if it still has its default title.
     NameSession { title: String },
+    /// This instance takes the session's run lease for the run it starts (a new epoch).
+    TakeLease { run_id: String },
     /// Record the interrupt's answer and the run it starts.
     AnswerInterrupt {
         interrupt_id: String,
@@ -76,7 +92,10 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
         None => Verdict::Refuse(Rejection::SessionMissing),
     };
     match &command.guard {
-        Guard::Append => with_session(&|_| Verdict::Proceed(Vec::new())),
+        Guard::Append => with_session(&|_| match facts.lease {
+            LeaseHolder::Other => Verdict::Refuse(Rejection::LeaseLost),
+            LeaseHolder::Nobody | LeaseHolder::Us => Verdict::Proceed(Vec::new()),
+        }),
         Guard::StartRun {
             run_id,
             client_message_id,
@@ -134,6 +153,9 @@ fn start_run(
     writes.push(GuardWrite::NameSession {
         title: title.to_string(),
     });
+    writes.push(GuardWrite::TakeLease {
+        run_id: run_id.to_string(),
+    });
     Verdict::Proceed(writes)
 }
 
@@ -161,12 +183,17 @@ fn resume(
         Some("expired") => InterruptState::Expired,
         _ => InterruptState::Resolved,
     };
-    Verdict::Proceed(vec![GuardWrite::AnswerInterrupt {
-        interrupt_id: interrupt_id.to_string(),
-        state,
-        response: response.clone(),
-        run_id: run_id.to_string(),
-    }])
+    Verdict::Proceed(vec![
+        GuardWrite::AnswerInterrupt {
+            interrupt_id: interrupt_id.to_string(),
+            state,
+            response: response.clone(),
+            run_id: run_id.to_string(),
+        },
+        GuardWrite::TakeLease {
+            run_id: run_id.to_string(),
+        },
+    ])
 }
 
 #[cfg(test)]
@@ -214,6 +241,24 @@ mod tests {
     }
 
     #[test]
+    fn only_the_lease_holder_appends() {
+        let append = command(Guard::Append);
+        let mut running = session(SessionStatus::Running, Some("r1"));
+        for (holder, allowed) in [
+            (LeaseHolder::Nobody, true),
+            (LeaseHolder::Us, true),
+            (LeaseHolder::Other, false),
+        ] {
+            running.lease = holder;
+            let verdict = decide(&append, &running);
+            match allowed {
+                true => assert_eq!(verdict, Verdict::Proceed(Vec::new()), "{holder:?}"),
+                false => assert_eq!(verdict, Verdict::Refuse(Rejection::LeaseLost)),
+            }
+        }
+    }
+
+    #[test]
     fn a_run_starts_only_on_an_idle_session_and_a_repeat_gets_its_run() {
         let idle = session(SessionStatus::Idle, None);
         assert_eq!(
@@ -225,6 +270,9 @@ mod tests {
                 },
                 GuardWrite::NameSession {
                     title: "Hello".into()
+                },
+                GuardWrite::TakeLease {
+                    run_id: "r2".into()
                 },
             ])
         );
@@ -283,12 +331,17 @@ mod tests {
         });
         assert_eq!(
             decide(&resume, &facts),
-            Verdict::Proceed(vec![GuardWrite::AnswerInterrupt {
-                interrupt_id: "i".into(),
-                state: InterruptState::Resolved,
-                response: answer.clone(),
-                run_id: "r2".into(),
-            }])
+            Verdict::Proceed(vec![
+                GuardWrite::AnswerInterrupt {
+                    interrupt_id: "i".into(),
+                    state: InterruptState::Resolved,
+                    response: answer.clone(),
+                    run_id: "r2".into(),
+                },
+                GuardWrite::TakeLease {
+                    run_id: "r2".into()
+                },
+            ])
         );
         facts.interrupt = Some(InterruptFacts {
             state: InterruptState::Resolved,

@@ -3,16 +3,23 @@
 //! The log is the source of truth. Everything a write changes (events, session status,
 //! interrupts, de-duplication records) is applied by [`Store::apply`] in one transaction,
 //! so readers never see an event without its effects or the reverse. This module must not
-//! know about HTTP, sockets or the agent loop; `sqlite.rs` is the embedded backend.
+//! know about HTTP, sockets or the agent loop. `sqlite/` is the embedded backend,
+//! `postgres/` the one several instances share.
 
+mod advances;
+mod changes;
 mod command;
 #[cfg(test)]
 pub(crate) mod contract;
 mod effects;
 mod errors;
 pub mod guards;
+mod leases;
 mod open;
+mod postgres;
+mod rows;
 mod shares;
+mod sql;
 mod sqlite;
 mod users;
 
@@ -21,10 +28,13 @@ pub const DEFAULT_TITLE: &str = "New session";
 
 use std::future::Future;
 
+pub use changes::Change;
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, Effects};
 pub use errors::{ErrorKind, StoreError};
-pub use open::{open, Backend, OpenError, UnsupportedUrl, UseStore};
+pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
+pub use postgres::scratch::ScratchDatabase;
+pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use shares::ShareRow;
 #[cfg(test)]
 pub(crate) use sqlite::test_support;
@@ -56,6 +66,33 @@ pub struct FramePage {
     pub frames: Vec<bytestring::ByteString>,
     /// The seq of the last frame (the `after` asked for when the page is empty).
     pub last_seq: u64,
+}
+
+impl FramePage {
+    /// Separates frames a database joined into one value (`group_concat`, `string_agg`):
+    /// a raw 0x1E byte never occurs in JSON text (control characters in strings are
+    /// escaped).
+    pub const SEPARATOR: char = '\u{1e}';
+
+    /// The page of a database's joined frames (`None`: no rows after `after`) and the
+    /// last seq among them.
+    pub(crate) fn from_joined(joined: Option<String>, last: Option<i64>, after: u64) -> Self {
+        let (Some(joined), Some(last)) = (joined, last) else {
+            return Self {
+                frames: Vec::new(),
+                last_seq: after,
+            };
+        };
+        let joined = bytestring::ByteString::from(joined);
+        let frames = joined
+            .split(Self::SEPARATOR)
+            .map(|frame| joined.slice_ref(frame))
+            .collect();
+        Self {
+            frames,
+            last_seq: last as u64,
+        }
+    }
 }
 
 /// An event as stored: its seq and its AG-UI JSON.
@@ -297,6 +334,38 @@ pub trait Store: Send + Sync + 'static {
         &self,
         cookie: TokenHash,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The changes committed to the database from now on, by any process sharing it
+    /// (this one included), for live fan-out across instances; `None` where no other
+    /// process writes (the embedded backend).
+    fn changes(
+        &self,
+    ) -> impl Future<Output = Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError>>
+           + Send {
+        async { Ok(None) }
+    }
+
+    /// Whether the database answers (a trivial query).
+    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// This instance's name in run leases.
+    fn instance(&self) -> &str;
+
+    /// Renews the leases this instance holds on running sessions; returns those sessions.
+    fn renew_leases(
+        &self,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Takes over, for this instance and with a new epoch, the runs nobody executes any
+    /// more: running sessions whose lease lapsed or that have none (and, when `starting`
+    /// on a backend only one process uses, any another process held). Returns those
+    /// sessions; the caller repairs and continues their runs.
+    fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
     /// Applies a batch of commands in one transaction, checking each guard against the
     /// state left by the commands before it. One result per command, in order.

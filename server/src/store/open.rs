@@ -5,18 +5,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{SqliteStore, Store, StoreError};
+use super::{PostgresStore, SqliteStore, Store, StoreError};
 
 /// The database backends Tandem can run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     /// `sqlite://path`: one embedded file (the default).
     Sqlite,
+    /// `postgres://…` (or `postgresql://…`): a database any number of instances share.
+    Postgres,
 }
 
 /// A database URL no backend takes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unsupported database URL `{0}`: use sqlite://<path>")]
+#[error(
+    "unsupported database URL `{0}`: use sqlite://<path> or postgres://<user>@<host>/<database>"
+)]
 pub struct UnsupportedUrl(pub String);
 
 impl Backend {
@@ -24,8 +28,32 @@ impl Backend {
     pub fn of(url: &str) -> Result<Self, UnsupportedUrl> {
         if url.starts_with("sqlite:") {
             Ok(Self::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Self::Postgres)
         } else {
             Err(UnsupportedUrl(url.to_string()))
+        }
+    }
+}
+
+/// How the store behaves, whichever backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// How long a write waits for a lock another process (or instance) holds.
+    pub lock_timeout: Duration,
+    /// How long a run lease lasts without renewal.
+    pub run_lease: Duration,
+    /// A name this instance keeps across restarts (unique among live instances): a
+    /// restarted instance then takes its runs back at once instead of after the lease.
+    pub instance_name: Option<String>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            lock_timeout: Duration::from_secs(5),
+            run_lease: Duration::from_secs(10),
+            instance_name: None,
         }
     }
 }
@@ -40,15 +68,18 @@ pub trait UseStore {
 }
 
 /// Opens (creating and migrating if needed) the database at `url` and hands it to `work`.
-/// `busy_timeout` is how long a write waits for another process's lock.
 pub async fn open<W: UseStore>(
     url: &str,
-    busy_timeout: Duration,
+    options: &StoreOptions,
     work: W,
 ) -> Result<W::Output, OpenError> {
     match Backend::of(url)? {
         Backend::Sqlite => {
-            let store = SqliteStore::connect(url, busy_timeout).await?;
+            let store = SqliteStore::connect(url, options).await?;
+            Ok(work.with(Arc::new(store)).await)
+        }
+        Backend::Postgres => {
+            let store = PostgresStore::connect(url, options).await?;
             Ok(work.with(Arc::new(store)).await)
         }
     }
@@ -71,6 +102,8 @@ mod tests {
     fn the_scheme_picks_the_backend() {
         assert_eq!(Backend::of("sqlite://data/t.db"), Ok(Backend::Sqlite));
         assert_eq!(Backend::of("sqlite::memory:"), Ok(Backend::Sqlite));
+        assert_eq!(Backend::of("postgres://u@h/db"), Ok(Backend::Postgres));
+        assert_eq!(Backend::of("postgresql://h/db"), Ok(Backend::Postgres));
         let error = Backend::of("mysql://x").unwrap_err().to_string();
         assert!(error.contains("use sqlite://"), "{error}");
     }

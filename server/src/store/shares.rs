@@ -14,3 +14,15 @@ pub struct ShareRow {
     pub hide_tool_arguments: bool,
     pub created_at: i64,
 }
+
+/// `text` with a LIKE pattern's wildcards (and the escape character) taken literally.
+pub(crate) fn escape_like(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}

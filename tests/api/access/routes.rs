@@ -28,6 +28,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
     let query = |query: &'static str| Case { body: None, query };
     HashMap::from([
         (("GET", "/healthz"), none()),
+        (("GET", "/readyz"), none()),
         (("GET", "/api/openapi.json"), none()),
         (
             ("POST", "/api/auth/login"),

@@ -109,15 +109,12 @@ async fn a_revoked_user_is_out_at_once_on_every_credential() {
     let carol = app.as_user(&token);
     let (_, _, cookie) = sign_in(&carol, &token).await;
     assert_eq!(carol.get("/api/sessions").await.0, 200);
-    let store = tandem::store::SqliteStore::connect(&url, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    let mut out = Vec::new();
-    let revoke = tandem::auth::cli::UsersCommand::Revoke {
+    let revoke = tandem::auth::cli::UsersOn(tandem::auth::cli::UsersCommand::Revoke {
         name: "carol".into(),
-    };
-    tandem::auth::cli::run(&store, &revoke, &mut out)
+    });
+    tandem::store::open(&url, &Default::default(), revoke)
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(carol.get("/api/sessions").await.0, 401);
     assert_eq!(

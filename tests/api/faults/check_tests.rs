@@ -201,19 +201,48 @@ fn a_run_in_flight_at_a_kill_must_be_continued() {
     let mut log = Log::call_made("clock");
     log.at(2).marker(1).at(3).result(json!({})).finish();
     let mut problems = Vec::new();
-    assert!(continued_after_kill("s", &log.events, 1, &mut problems));
+    assert!(continued_after_kill(
+        "s",
+        &log.events,
+        1,
+        true,
+        &mut problems
+    ));
     assert!(problems.is_empty(), "{problems:?}");
     // Closing the run instead of continuing it is caught.
     let mut log = Log::call_made("clock");
     log.at(2).result(json!({"error": "stopped"}));
     log.push("RUN_FINISHED", json!({"threadId": "t", "runId": "r1"}));
-    assert!(continued_after_kill("s", &log.events, 1, &mut problems));
+    assert!(continued_after_kill(
+        "s",
+        &log.events,
+        1,
+        true,
+        &mut problems
+    ));
     assert!(
         problems.iter().any(|p| p.contains("was in flight")),
         "{problems:?}"
     );
     // A kill after the run ended needs nothing.
     let mut problems = Vec::new();
-    assert!(!continued_after_kill("s", &log.events, 5, &mut problems));
+    assert!(!continued_after_kill(
+        "s",
+        &log.events,
+        5,
+        true,
+        &mut problems
+    ));
+    assert!(problems.is_empty(), "{problems:?}");
+    // A kill of another instance than the run's asks nothing of the run.
+    let mut log = Log::call_made("clock");
+    log.at(2).result(json!({})).finish();
+    assert!(!continued_after_kill(
+        "s",
+        &log.events,
+        1,
+        false,
+        &mut problems
+    ));
     assert!(problems.is_empty(), "{problems:?}");
 }

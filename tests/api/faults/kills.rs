@@ -1,5 +1,11 @@
 //! The kill harness: the real `tandem` binary, SIGKILLed at random moments while four
-//! sessions stream reasoning, text and tool calls, restarted on the same file each time.
+//! sessions stream reasoning, text and tool calls, restarted on the same database each
+//! time. On PostgreSQL three instances share the database: each cycle's runs go to one
+//! of them, viewers watch through any of them, and each kill hits a random instance.
+//! When it hits the one executing the runs, that instance either restarts at once (by
+//! its name it takes its runs back) or stays down until another instance took them over
+//! (their leases lapse after a second); a kill of another instance only moves its
+//! viewers. Either way every run continues exactly once.
 //!
 //! Every cycle posts a message to each session, waits a random 20–400 ms (the
 //! experiment's randomness, not synchronisation), kills, restarts and reconnects every
@@ -26,6 +32,8 @@ use crate::helpers::child::Tandem;
 use crate::helpers::write_script;
 
 const SESSIONS: usize = 4;
+/// Instances sharing the database on PostgreSQL (SQLite has one).
+const INSTANCES: usize = 3;
 const DEFAULT_KILLS: usize = 50;
 /// Kills in a row that must end a run with `recovery_limit` (three continuations).
 const STREAK: usize = 4;
@@ -45,15 +53,16 @@ async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
         if !streak_done && h.tally.kills >= kills / 2 && kills - h.tally.kills >= STREAK {
             streak_done = true;
             for _ in 0..STREAK {
-                h.kill_after(20..=40).await;
+                h.kill_after(20..=40, true).await;
             }
         } else {
-            h.kill_after(20..=400).await;
-            if h.rng.u8(..5) == 0 && h.tally.kills < kills {
-                h.kill_after(20..=400).await;
+            h.kill_after(20..=400, false).await;
+            if h.rng.u8(..5) == 0 && h.tally.kills < kills && !h.taken_over {
+                h.kill_after(20..=400, false).await;
             }
         }
         h.check().await;
+        h.restart_the_down().await;
     }
     h.finish(seed, started.elapsed()).await;
 }
@@ -67,18 +76,29 @@ struct Tally {
     frames: u64,
     /// Runs found in flight at a kill (one per session and kill).
     in_flight: u64,
+    /// Kills after which another instance took the runs over (PostgreSQL).
+    takeovers: usize,
 }
 
 struct Harness {
-    dir: tempfile::TempDir,
+    dir: crate::helpers::TestDir,
     url: String,
     script: PathBuf,
-    tandem: Tandem,
+    /// The instances; `None` while one stays down for a takeover.
+    instances: Vec<Option<Tandem>>,
+    /// The instance this cycle's runs were posted to.
+    runner: usize,
+    /// Whether the runs were taken over by another instance this cycle (then who
+    /// executes them is not known here, and the cycle has no more kills).
+    taken_over: bool,
     viewers: Vec<Viewer>,
+    /// The instance each viewer watches through.
+    watching: Vec<usize>,
     rng: fastrand::Rng,
     tally: Tally,
-    /// When each kill since the last check happened (ms since the epoch).
-    kills_unchecked: Vec<i64>,
+    /// When each kill since the last check happened (ms since the epoch), and whether
+    /// it hit the instance executing the runs.
+    kills_unchecked: Vec<(i64, bool)>,
     /// Broken continuation rules, reported at the end.
     problems: Vec<String>,
 }
@@ -88,56 +108,118 @@ impl Harness {
         let (dir, url) = crate::helpers::fresh_database();
         // A cycle uses at most a few turns per session; run out only on a broken server.
         let script = write_script(dir.path(), kill_script::turns(kills * 8 + 40));
-        let tandem = launch(&url, &script, dir.path()).await;
-        let app = tandem.client();
-        let mut viewers = Vec::new();
+        let count = if crate::helpers::on_postgres() {
+            INSTANCES
+        } else {
+            1
+        };
+        let mut instances = Vec::new();
+        for slot in 0..count {
+            instances.push(Some(launch(&url, &script, dir.path(), slot).await));
+        }
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let app = instances[0].as_ref().unwrap().client();
+        let (mut viewers, mut watching) = (Vec::new(), Vec::new());
         for _ in 0..SESSIONS {
             let mut viewer = Viewer::new(app.create_session().await);
-            viewer.connect(tandem.address()).await;
+            let through = rng.usize(..count);
+            viewer
+                .connect(instances[through].as_ref().unwrap().address())
+                .await;
             viewers.push(viewer);
+            watching.push(through);
         }
         Self {
             dir,
             url,
             script,
-            tandem,
+            instances,
+            runner: 0,
+            taken_over: false,
             viewers,
-            rng: fastrand::Rng::with_seed(seed),
+            watching,
+            rng,
             tally: Tally::default(),
             kills_unchecked: Vec::new(),
             problems: Vec::new(),
         }
     }
 
-    /// Starts a run in every session (all are idle between cycles).
+    /// A client of an instance that is up.
+    fn any_client(&self) -> crate::helpers::TestApp {
+        let up = self.instances.iter().flatten().next();
+        up.expect("an instance is up").client()
+    }
+
+    /// Starts a run in every session (all are idle between cycles), all on one instance.
     async fn post_all(&mut self) {
-        let app = self.tandem.client();
+        self.runner = self.rng.usize(..self.instances.len());
+        self.taken_over = false;
+        let app = self.instances[self.runner].as_ref().unwrap().client();
         for viewer in &self.viewers {
             let text = format!("Go on, cycle {}.", self.tally.checks);
             app.say(&viewer.session, &text).await;
         }
     }
 
-    /// Waits a random time in `millis`, SIGKILLs the server, restarts it on the same
-    /// file and reconnects every viewer after its last seq.
-    async fn kill_after(&mut self, millis: RangeInclusive<u64>) {
+    /// Waits a random time in `millis` and SIGKILLs an instance (`the_runner`: the one
+    /// executing the runs, else a random one). Its viewers reconnect after their last
+    /// seq, to it once restarted or to another. The runner may instead stay down until
+    /// the others take its runs over (restarted after the check).
+    async fn kill_after(&mut self, millis: RangeInclusive<u64>, the_runner: bool) {
         tokio::time::sleep(Duration::from_millis(self.rng.u64(millis))).await;
-        self.tandem.kill();
-        self.kills_unchecked.push(now_ms());
+        let count = self.instances.len();
+        let victim = if the_runner {
+            self.runner
+        } else {
+            self.rng.usize(..count)
+        };
+        let hits_runner = victim == self.runner && !self.taken_over;
+        let stay_down = hits_runner && !the_runner && count > 1 && self.rng.u8(..3) == 0;
+        self.instances[victim].as_mut().unwrap().kill();
+        self.instances[victim] = None;
+        self.kills_unchecked.push((now_ms(), hits_runner));
         self.tally.kills += 1;
-        for viewer in &mut self.viewers {
-            viewer.disconnected().await;
+        if !stay_down {
+            let restarted = launch(&self.url, &self.script, self.dir.path(), victim).await;
+            self.instances[victim] = Some(restarted);
+            self.tally.restarts += 1;
         }
-        self.tandem = launch(&self.url, &self.script, self.dir.path()).await;
-        self.tally.restarts += 1;
-        for viewer in &mut self.viewers {
-            viewer.connect(self.tandem.address()).await;
+        self.taken_over |= stay_down;
+        self.tally.takeovers += usize::from(stay_down);
+        for at in 0..self.viewers.len() {
+            if self.watching[at] != victim {
+                continue;
+            }
+            self.viewers[at].disconnected().await;
+            let up: Vec<usize> = (0..count)
+                .filter(|&i| self.instances[i].is_some())
+                .collect();
+            let through = up[self.rng.usize(..up.len())];
+            let address = self.instances[through]
+                .as_ref()
+                .unwrap()
+                .address()
+                .to_string();
+            self.viewers[at].connect(&address).await;
+            self.watching[at] = through;
+        }
+    }
+
+    /// Restarts an instance left down for a takeover.
+    async fn restart_the_down(&mut self) {
+        for slot in 0..self.instances.len() {
+            if self.instances[slot].is_none() {
+                let restarted = launch(&self.url, &self.script, self.dir.path(), slot).await;
+                self.instances[slot] = Some(restarted);
+                self.tally.restarts += 1;
+            }
         }
     }
 
     /// (a)–(e) for every session, once every run has ended.
     async fn check(&mut self) {
-        let app = self.tandem.client();
+        let app = self.any_client();
         self.tally.checks += 1;
         for viewer in &mut self.viewers {
             viewer.wait_run_end().await;
@@ -148,9 +230,11 @@ impl Harness {
                 "session {session}: a run is still open"
             );
             log_checks::assert_contiguous_and_valid(&session, &log);
-            for &killed_at in &self.kills_unchecked {
-                let open =
-                    log_checks::continued_after_kill(&session, &log, killed_at, &mut self.problems);
+            for &(killed_at, hit_runner) in &self.kills_unchecked {
+                let problems = &mut self.problems;
+                let open = log_checks::continued_after_kill(
+                    &session, &log, killed_at, hit_runner, problems,
+                );
                 self.tally.in_flight += u64::from(open);
             }
             self.tally.events += log.len() as u64;
@@ -172,8 +256,9 @@ impl Harness {
                 points.push(0);
             }
             for after in points {
+                let address = app.address.clone();
                 self.tally.frames +=
-                    log_checks::assert_replay(self.tandem.address(), &session, after, &log).await;
+                    log_checks::assert_replay(&address, &session, after, &log).await;
             }
         }
         self.kills_unchecked.clear();
@@ -181,7 +266,7 @@ impl Harness {
 
     /// The continuation rules and (f) over the final logs, the summary, the verdict.
     async fn finish(mut self, seed: u64, elapsed: Duration) {
-        let app = self.tandem.client();
+        let app = self.any_client();
         let (mut problems, mut lines) = (std::mem::take(&mut self.problems), HashMap::new());
         let (mut recovery, mut repairs) = (Recovery::default(), Repairs::default());
         for viewer in &self.viewers {
@@ -207,12 +292,15 @@ impl Harness {
         }
         let t = &self.tally;
         println!(
-            "faults/kills: {} kills, {} restarts, {SESSIONS} sessions, {} events checked, \
+            "faults/kills: {} instances, {} kills ({} taken over by another instance), \
+             {} restarts, {SESSIONS} sessions, {} events checked, \
              {} frames checked, {} runs in flight at a kill, {} runs continued, \
              {} runs failed ({} recovery_limit); \
              calls cut by a kill: {} re-run, {} outcome unknown, {} cut off mid-stream; \
              {appended} appended lines checked; seed {seed}, {elapsed:.1?}",
+            self.instances.len(),
             t.kills,
+            t.takeovers,
             t.restarts,
             t.events,
             t.frames,
@@ -238,12 +326,22 @@ impl Harness {
     }
 }
 
-/// Starts the binary: script engine, 2 ms per token, `append_file` without approval.
-async fn launch(url: &str, script: &std::path::Path, dir: &std::path::Path) -> Tandem {
+/// Starts instance `slot`: script engine, 2 ms per token, `append_file` without
+/// approval, leases of a second.
+async fn launch(url: &str, script: &std::path::Path, dir: &std::path::Path, slot: usize) -> Tandem {
+    let name = format!("harness-{slot}");
     let (url, script) = (url.to_string(), script.to_path_buf());
     let workspace = dir.join("workspace").display().to_string();
     tokio::task::spawn_blocking(move || {
-        let flags = ["--token-delay-ms", "2", "--skip-approval", "append_file"];
+        // Named: each restart is the same instance, which takes its runs back at once.
+        let flags = [
+            "--token-delay-ms",
+            "2",
+            "--skip-approval",
+            "append_file",
+            "--instance-name",
+            &name,
+        ];
         Tandem::spawn_with(
             &url,
             &script,

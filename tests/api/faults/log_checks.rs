@@ -213,15 +213,17 @@ pub fn recovery_rules(session: &str, log: &[(u64, Value)], problems: &mut Vec<St
     tally
 }
 
-/// (d) at one kill: if the session's run was open when the process died (judged from
-/// the events stamped up to `killed_at`, the last ones the dead process wrote), the next
-/// process's first word on it is a `tandem.run_recovered` marker naming that run, or
-/// `RUN_ERROR recovery_limit`; a quiet session gets no marker. Returns whether a run was
-/// in flight.
+/// (d) at one kill: if the session's run was open when the process executing it died
+/// (judged from the events stamped up to `killed_at`, the last ones the dead process
+/// wrote), the next word on it is a `tandem.run_recovered` marker naming that run, or
+/// `RUN_ERROR recovery_limit`; a quiet session gets no marker. A kill of another
+/// instance (`hit_runner` false) asks nothing. Returns whether a run was in flight at a
+/// kill of its instance.
 pub fn continued_after_kill(
     session: &str,
     log: &[(u64, Value)],
     killed_at: i64,
+    hit_runner: bool,
     problems: &mut Vec<String>,
 ) -> bool {
     let stamp = |e: &Value| e["timestamp"].as_i64().unwrap_or(i64::MAX);
@@ -242,6 +244,11 @@ pub fn continued_after_kill(
         .iter()
         .find(|(_, e)| is_run_end(e) || e["type"] == "RUN_STARTED" || e["name"] == RECOVERED);
     let marker = next.filter(|(_, e)| e["name"] == RECOVERED);
+    if !hit_runner {
+        // Its runs went on where they were; a marker after this kill belongs to an
+        // earlier kill of their instance (judged there).
+        return false;
+    }
     let verdict = match (&open, next) {
         (Some(run), _) if marker.is_some_and(|(_, e)| e["value"]["runId"] == *run) => None,
         (Some(_), Some((_, e))) if e["code"] == "recovery_limit" => None,

@@ -1,12 +1,15 @@
 //! Fault injection: what the server promises when things go wrong.
 //!
-//! - [`kills`]: the real binary is SIGKILLed at random moments while sessions stream;
-//!   nothing a viewer saw is lost or changed, replays are exact, runs continue and
-//!   non-idempotent tools never run twice.
+//! - [`kills`]: the real binary is SIGKILLed at random moments while sessions stream
+//!   (on PostgreSQL, random ones of three instances); nothing a viewer saw is lost or
+//!   changed, replays are exact, runs continue exactly once (restarted or taken over)
+//!   and non-idempotent tools never run twice.
 //! - [`paused`]: a thousand sessions paused on a question survive a restart and each is
 //!   answered exactly once.
 //! - [`races`]: two answers to one question at the same moment, over sockets and REST;
 //!   exactly one wins.
+//! - [`zombie`]: an instance frozen past its run lease wakes after another took the run
+//!   over; its appends are refused and the run continues exactly once.
 //! - [`bad_input`], [`bad_paths`] and [`bad_frames`]: malformed bodies, ids, queries and
 //!   frames on every entry point get the documented error, change no log and disturb no
 //!   other viewer.
@@ -29,3 +32,4 @@ mod races;
 mod raw_ws;
 mod tool_checks;
 mod viewer;
+mod zombie;

@@ -19,6 +19,8 @@ pub struct Tandem {
     address: String,
     /// Every line it logged so far.
     log: Arc<Mutex<Vec<String>>>,
+    /// Woken at every line it logs.
+    logged_line: Arc<tokio::sync::Notify>,
 }
 
 impl Drop for Tandem {
@@ -48,6 +50,7 @@ impl Tandem {
             .arg(script)
             .args(["--token-delay-ms", "10", "--workers", "1"])
             .args(super::UNLIMITED)
+            .args(super::SHORT_LEASE)
             .args(extra)
             .env("RUST_LOG", "info")
             .envs(env.iter().copied())
@@ -76,18 +79,22 @@ impl Tandem {
         };
         // Keep draining the log so the child never blocks on a full pipe.
         let kept = log.clone();
+        let logged_line = Arc::new(tokio::sync::Notify::new());
+        let wake = logged_line.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
                 if echo {
                     eprintln!("[tandem] {line}");
                 }
                 kept.lock().unwrap().push(line);
+                wake.notify_waiters();
             }
         });
         Self {
             child,
             address,
             log,
+            logged_line,
         }
     }
 
@@ -109,6 +116,40 @@ impl Tandem {
     /// A REST/socket client for it.
     pub fn client(&self) -> TestApp {
         TestApp::remote(&self.address)
+    }
+
+    /// Sends it a signal by name (`STOP`, `CONT`, …).
+    pub fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIG{name} is delivered");
+    }
+
+    /// Waits until it logs a line containing `text` (woken at each line it logs), up to
+    /// `deadline`; whether it did.
+    pub async fn logged(&self, text: &str, deadline: std::time::Duration) -> bool {
+        let waiting = async {
+            loop {
+                let next_line = self.logged_line.notified();
+                tokio::pin!(next_line);
+                // Registered before looking, so a line logged in between still wakes it.
+                next_line.as_mut().enable();
+                if self
+                    .log
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .any(|line| line.contains(text))
+                {
+                    return;
+                }
+                next_line.await;
+            }
+        };
+        tokio::time::timeout(deadline, waiting).await.is_ok()
     }
 
     /// Kills it with SIGKILL (no shutdown code runs) and reaps it.

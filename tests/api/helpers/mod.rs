@@ -2,6 +2,7 @@
 
 mod agui_rules;
 pub mod child;
+mod database;
 pub mod provider;
 pub mod socket;
 
@@ -13,6 +14,7 @@ use shared::Event;
 use tandem::{Application, Config};
 
 pub use agui_rules::assert_valid_session;
+pub use database::{add_users, fresh_database, fresh_postgres, on_postgres, TestDir};
 pub use socket::Socket;
 
 /// A running app and what a test needs to talk to it.
@@ -24,7 +26,7 @@ pub struct TestApp {
     pub token: Option<String>,
     /// Set when the app runs in-process.
     pub handle: Option<actix_web::dev::ServerHandle>,
-    _dir: Option<tempfile::TempDir>,
+    _dir: Option<TestDir>,
 }
 
 /// Per-user limits high enough that only the tests of limits meet them (later flags win).
@@ -40,6 +42,10 @@ pub const UNLIMITED: &[&str] = &[
     "--max-queued-runs",
     "100000",
 ];
+
+/// Run leases of a second, so that on PostgreSQL a restarted app (a new instance) takes
+/// the runs of the one before over within a second, not ten (later flags win).
+pub const SHORT_LEASE: &[&str] = &["--run-lease-ms", "1000"];
 
 /// Builds the config tests use: script engine, no pacing, one worker.
 pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config {
@@ -66,6 +72,7 @@ pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config 
     }
     // Tests drive hundreds of sessions from one user; the limit tests set their own.
     args.extend_from_slice(UNLIMITED);
+    args.extend_from_slice(SHORT_LEASE);
     args.extend_from_slice(extra);
     Config::parse_from(args)
 }
@@ -80,18 +87,6 @@ pub fn key_file(key: &str) -> String {
         .join(format!("key-{}", uuid::Uuid::new_v4().simple()));
     std::fs::write(&path, key).unwrap();
     path.display().to_string()
-}
-
-/// The file name of a test's SQLite database inside its folder.
-pub const DATABASE_FILE: &str = "tandem.db";
-
-/// A fresh, empty database for one test, and a folder for the test's other files (scripts,
-/// workspaces); both live as long as the returned `TempDir`. The one place tests get a
-/// database URL from.
-pub fn fresh_database() -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join(DATABASE_FILE).display());
-    (dir, url)
 }
 
 /// Writes a script file with these turns.
@@ -129,32 +124,6 @@ pub async fn spawn_app_with_users(turns: Value, extra: &[&str], names: &[&str]) 
     app.token = Some(tokens[0].clone());
     clients.insert(0, app);
     clients
-}
-
-/// Creates users in the database at `url`; returns their API tokens.
-pub async fn add_users(url: &str, names: &[&str]) -> Vec<String> {
-    use tandem::auth::SecretToken;
-    use tandem::domain::{UserId, UserName};
-    use tandem::store::Store;
-    let store = tandem::store::SqliteStore::connect(url, std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    let mut tokens = Vec::new();
-    for name in names {
-        let token = SecretToken::api_token();
-        let name = UserName::parse(name).unwrap();
-        assert!(store
-            .create_user(
-                UserId::generate(),
-                &name,
-                token.hash(),
-                tandem::domain::now_ms()
-            )
-            .await
-            .unwrap());
-        tokens.push(token.expose().to_string());
-    }
-    tokens
 }
 
 fn bearer_client(token: &str) -> reqwest::Client {

@@ -3,10 +3,10 @@
 //! appends (the token path) takes [`super::appends`], which advances every session of
 //! the batch with one statement.
 
-use shared::Interrupt;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use super::guards::check_guard;
+use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Command, Guard, Rejection, StoreError};
 
 /// Rows per multi-row INSERT (3 parameters each, far below SQLite's limit).
@@ -16,6 +16,7 @@ const INSERT_CHUNK: usize = 500;
 /// many per statement.
 pub(super) async fn apply_in_transaction(
     conn: &mut SqliteConnection,
+    lease: &LeaseTerms,
     batch: &[Command],
     now_ms: i64,
 ) -> Result<Vec<Applied>, StoreError> {
@@ -23,12 +24,12 @@ pub(super) async fn apply_in_transaction(
         .iter()
         .all(|command| matches!(command.guard, Guard::Append))
     {
-        return super::appends::apply_appends(conn, batch, now_ms).await;
+        return super::appends::apply_appends(conn, lease, batch, now_ms).await;
     }
     let mut applied = Vec::with_capacity(batch.len());
     let mut rows: Vec<(String, i64, &str)> = Vec::new();
     for command in batch {
-        if let Some(rejection) = check_guard(conn, command, now_ms).await? {
+        if let Some(rejection) = check_guard(conn, lease, command, now_ms).await? {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
@@ -94,17 +95,15 @@ async fn advance_session(
             .fetch_optional(&mut *conn)
             .await?
         }
-        None => {
-            sqlx::query_as(
-                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? \
-             RETURNING last_seq",
-            )
-            .bind(count)
-            .bind(now_ms)
-            .bind(session)
-            .fetch_optional(&mut *conn)
-            .await?
-        }
+        None => sqlx::query_as(
+            "UPDATE sessions SET last_seq = last_seq + ?, updated_at = coalesce(?, updated_at) \
+                 WHERE id = ? RETURNING last_seq",
+        )
+        .bind(count)
+        .bind(touches(command).then_some(now_ms))
+        .bind(session)
+        .fetch_optional(&mut *conn)
+        .await?,
     };
     let Some((last,)) = last else {
         return Ok(None);
@@ -113,29 +112,10 @@ async fn advance_session(
     Ok(Some(last - count + 1))
 }
 
-/// Records the interrupts a command raised.
-pub(super) async fn insert_interrupts(
-    conn: &mut SqliteConnection,
-    session: &str,
-    interrupts: &[(String, Interrupt)],
-    now_ms: i64,
-) -> Result<(), StoreError> {
-    for (run_id, interrupt) in interrupts {
-        let json = serde_json::to_string(interrupt).expect("interrupts serialise");
-        sqlx::query(
-            "INSERT INTO interrupts \
-             (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&interrupt.id)
-        .bind(session)
-        .bind(run_id)
-        .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
-        .bind(json)
-        .bind(now_ms)
-        .bind(crate::domain::deadline_ms(interrupt))
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
+/// Whether a command that changes no status still moves the session's `updated_at`: a
+/// person's command does, a run's plain append (a token) does not.
+fn touches(command: &Command) -> bool {
+    !matches!(command.guard, Guard::Append)
 }
+
+crate::store::sql::interrupts::interrupts_on!(SqliteConnection);

@@ -32,3 +32,15 @@ async fn share_links_open_their_session_until_deleted() {
     let (_dir, store) = temp_store().await;
     contract::share_links_open_their_session_until_deleted(&store).await;
 }
+
+#[tokio::test]
+async fn frames_built_by_the_database_are_the_frames_built_in_rust() {
+    let (_dir, store) = temp_store().await;
+    contract::frames_built_by_the_database_are_the_frames_built_in_rust(&store).await;
+}
+
+#[tokio::test]
+async fn one_batch_of_appends_keeps_each_sessions_order() {
+    let (_dir, store) = temp_store().await;
+    contract::one_batch_of_appends_keeps_each_sessions_order(&store).await;
+}

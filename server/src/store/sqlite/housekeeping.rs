@@ -7,10 +7,6 @@ use super::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
 use crate::domain::SessionId;
 use crate::store::{FramePage, InterruptRow, StoreError};
 
-/// Separates frames in one `group_concat`: a raw 0x1E byte never occurs in JSON text
-/// (control characters inside strings are escaped).
-const FRAME_SEPARATOR: char = '\u{1e}';
-
 /// A page of frames built by SQLite in one row: one value per page instead of one per
 /// event, about five times faster to read than the rows themselves. The frame text must
 /// match [`crate::eventlog::event_frame`] (a test checks it).
@@ -31,21 +27,11 @@ pub(super) async fn frames_after(
     .fetch_one(pool)
     .await?;
     let (count, last, joined) = row;
-    let Some(joined) = joined.filter(|_| count > 0) else {
-        return Ok(FramePage {
-            frames: Vec::new(),
-            last_seq: after,
-        });
-    };
-    let joined = bytestring::ByteString::from(joined);
-    let frames = joined
-        .split(FRAME_SEPARATOR)
-        .map(|frame| joined.slice_ref(frame))
-        .collect();
-    Ok(FramePage {
-        frames,
-        last_seq: last.map_or(after, |seq| seq as u64),
-    })
+    Ok(FramePage::from_joined(
+        joined.filter(|_| count > 0),
+        last,
+        after,
+    ))
 }
 
 /// Pending interrupts whose deadline has passed, earliest first.
@@ -86,36 +72,4 @@ pub(super) async fn delete_idle_before(
     ids.into_iter()
         .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::test_support::{append, temp_store};
-    use crate::domain::{SessionId, UserId};
-    use crate::eventlog::event_frame;
-    use crate::store::Store;
-
-    #[tokio::test]
-    async fn frames_built_by_sqlite_are_the_frames_built_in_rust() {
-        let (_dir, store) = temp_store().await;
-        let id = SessionId::parse("0193a1f2-0000-7000-8000-000000000001").unwrap();
-        store
-            .create_session(UserId::LOCAL, id, None, 0)
-            .await
-            .unwrap();
-        let deltas = [
-            "plain",
-            "quotes \" and \\ and \u{1e} and \n",
-            "ünïcødé 🚲",
-            "}{,",
-        ];
-        store.apply(&[append(id, &deltas)], 0).await.unwrap();
-        for (after, limit) in [(0, 10), (1, 2), (4, 10)] {
-            let page = store.frames_after(id, after, limit).await.unwrap();
-            let rows = store.events_after(id, after, limit).await.unwrap();
-            let expected: Vec<_> = rows.iter().map(|r| event_frame(r.seq, &r.json)).collect();
-            assert_eq!(page.frames, expected, "after {after}, limit {limit}");
-            assert_eq!(page.last_seq, rows.last().map_or(after, |r| r.seq));
-        }
-    }
 }

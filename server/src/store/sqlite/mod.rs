@@ -1,31 +1,39 @@
 //! The embedded backend: one SQLite file in WAL mode with foreign keys on.
 //!
-//! Writes come only through [`Store::apply`], called by the single log writer, and run in
-//! `BEGIN IMMEDIATE` transactions so the write lock is taken up front. `synchronous =
-//! NORMAL`: a commit survives a process crash; a power cut may lose the last moments.
-
-use std::str::FromStr;
-use std::time::Duration;
+//! Log writes come only through [`Store::apply`], called by the single log writer, on a
+//! connection of its own for the store's lifetime (no pool to wait for), in `BEGIN
+//! IMMEDIATE` transactions so the write lock is taken up front; creating and deleting
+//! sessions (also the writer's) use it too. Reads (replay, REST) use a pool of read-only
+//! connections and never queue behind the writer; the few other writes (users, share
+//! links, leases, retention) have a small pool of their own. `synchronous = NORMAL`: a
+//! commit survives a process crash; a power cut may lose the last moments.
 
 use shared::api::SessionStatus;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use std::sync::Arc;
+
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection, SqliteConnection, SqlitePool};
+use tokio::sync::Mutex;
 
 mod appends;
 mod apply;
+mod checkpoints;
+mod connect;
 mod guards;
 mod housekeeping;
-mod rows;
+mod leases;
 mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod users;
 
-use apply::apply_in_transaction;
-use rows::{
+use super::rows::{
     interrupt_from, session_from, InterruptTuple, SessionTuple, INTERRUPT_COLUMNS, SESSION_COLUMNS,
 };
+use apply::apply_in_transaction;
+use checkpoints::WalState;
 
+use super::leases::LeaseTerms;
 use super::{
     Applied, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
     StoredEvent, UserRow, DEFAULT_TITLE,
@@ -49,57 +57,19 @@ pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Op
 /// A [`Store`] on a SQLite file.
 #[derive(Clone)]
 pub struct SqliteStore {
+    /// Writes outside the log writer (users, share links, leases, retention).
     pool: SqlitePool,
-}
-
-impl SqliteStore {
-    /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
-    /// A write waits up to `busy_timeout` for a lock another process holds.
-    pub async fn connect(url: &str, busy_timeout: Duration) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(busy_timeout);
-        create_private(options.get_filename())
-            .map_err(|e| StoreError::Corrupt(format!("cannot create the database file: {e}")))?;
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options)
-            .await?;
-        sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-        Ok(Self { pool })
-    }
-
-    /// The pool, for tests and tools that inspect the file.
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
-    }
-}
-
-/// Creates the database file (and its folder) readable by the owner only, if missing.
-/// SQLite gives its `-wal` and `-shm` files the database file's permissions.
-fn create_private(file: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    if file.as_os_str().is_empty() || file.as_os_str() == ":memory:" {
-        return Ok(());
-    }
-    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(parent)?;
-    }
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(file)
-    {
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        other => other.map(drop),
-    }
+    /// Read-only connections for every read.
+    reads: SqlitePool,
+    /// The log writer's own connection.
+    writer: Arc<Mutex<SqliteConnection>>,
+    options: SqliteConnectOptions,
+    lease: LeaseTerms,
+    /// Commits and checkpoint failures, shared with the checkpointer.
+    wal: Arc<WalState>,
+    wal_path: std::path::PathBuf,
+    /// Stops the checkpointer when the last clone of the store goes.
+    _checkpointer: Arc<tokio_util::sync::DropGuard>,
 }
 
 impl Store for SqliteStore {
@@ -122,7 +92,7 @@ impl Store for SqliteStore {
         .bind(auto_title)
         .bind(now_ms)
         .bind(now_ms)
-        .execute(&self.pool)
+        .execute(&mut *self.writer.lock().await)
         .await?;
         Ok(SessionRow {
             id,
@@ -143,7 +113,7 @@ impl Store for SqliteStore {
         );
         let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
             .bind(owner.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.reads)
             .await?;
         rows.into_iter().map(session_from).collect()
     }
@@ -153,7 +123,7 @@ impl Store for SqliteStore {
         owner: UserId,
         text: &str,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        shares::search_sessions(&self.pool, owner, text).await
+        shares::search_sessions(&self.reads, owner, text).await
     }
 
     async fn rename_session(
@@ -170,7 +140,7 @@ impl Store for SqliteStore {
     }
 
     async fn shares(&self, session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
-        shares::shares(&self.pool, session).await
+        shares::shares(&self.reads, session).await
     }
 
     async fn delete_share(&self, session: SessionId, id: &str) -> Result<bool, StoreError> {
@@ -181,14 +151,14 @@ impl Store for SqliteStore {
         &self,
         token: TokenHash,
     ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
-        shares::share_for_token(&self.pool, token).await
+        shares::share_for_token(&self.reads, token).await
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
         let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?");
         let row: Option<SessionTuple> = sqlx::query_as(&sql)
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.reads)
             .await?;
         row.map(session_from).transpose()
     }
@@ -200,7 +170,7 @@ impl Store for SqliteStore {
         let ids: Vec<(String,)> =
             sqlx::query_as("SELECT id FROM sessions WHERE status = ? ORDER BY updated_at, id")
                 .bind(status.as_str())
-                .fetch_all(&self.pool)
+                .fetch_all(&self.reads)
                 .await?;
         ids.into_iter()
             .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
@@ -210,7 +180,7 @@ impl Store for SqliteStore {
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE id = ?")
             .bind(id.to_string())
-            .execute(&self.pool)
+            .execute(&mut *self.writer.lock().await)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -227,7 +197,7 @@ impl Store for SqliteStore {
         .bind(id.to_string())
         .bind(after.min(i64::MAX as u64) as i64)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.reads)
         .await?;
         Ok(rows
             .into_iter()
@@ -244,7 +214,7 @@ impl Store for SqliteStore {
         after: u64,
         limit: u32,
     ) -> Result<FramePage, StoreError> {
-        housekeeping::frames_after(&self.pool, id, after, limit).await
+        housekeeping::frames_after(&self.reads, id, after, limit).await
     }
 
     async fn interrupt(
@@ -257,7 +227,7 @@ impl Store for SqliteStore {
         let row: Option<InterruptTuple> = sqlx::query_as(&sql)
             .bind(interrupt_id)
             .bind(session.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.reads)
             .await?;
         row.map(interrupt_from).transpose()
     }
@@ -272,7 +242,7 @@ impl Store for SqliteStore {
         );
         let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
             .bind(session.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.reads)
             .await?;
         rows.into_iter().map(interrupt_from).collect()
     }
@@ -282,7 +252,7 @@ impl Store for SqliteStore {
         now_ms: i64,
         limit: u32,
     ) -> Result<Vec<InterruptRow>, StoreError> {
-        housekeeping::expired_interrupts(&self.pool, now_ms, limit).await
+        housekeeping::expired_interrupts(&self.reads, now_ms, limit).await
     }
 
     async fn delete_idle_before(
@@ -304,11 +274,11 @@ impl Store for SqliteStore {
     }
 
     async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
-        users::user(&self.pool, id).await
+        users::user(&self.reads, id).await
     }
 
     async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
-        users::list_users(&self.pool).await
+        users::list_users(&self.reads).await
     }
 
     async fn revoke_user(&self, name: &UserName, now_ms: i64) -> Result<bool, StoreError> {
@@ -319,7 +289,7 @@ impl Store for SqliteStore {
         &self,
         token: TokenHash,
     ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
-        users::user_for_token(&self.pool, token).await
+        users::user_for_token(&self.reads, token).await
     }
 
     async fn create_sign_in(
@@ -337,31 +307,76 @@ impl Store for SqliteStore {
         cookie: TokenHash,
         now_ms: i64,
     ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
-        users::user_for_sign_in(&self.pool, cookie, now_ms).await
+        users::user_for_sign_in(&self.reads, cookie, now_ms).await
     }
 
     async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
         users::delete_sign_in(&self.pool, cookie).await
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.reads).await?;
+        Ok(())
+    }
+
+    fn instance(&self) -> &str {
+        &self.lease.owner
+    }
+
+    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        leases::renew(&self.pool, &self.lease, now_ms).await
+    }
+
+    async fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
-        let result = match apply_in_transaction(&mut conn, batch, now_ms).await {
-            Ok(applied) => sqlx::query("COMMIT")
+        let mut conn = self.writer.lock().await;
+        if checkpoints::wal_size(&self.wal_path) > checkpoints::TOO_BIG {
+            // The checkpointer is not keeping up (or failing): checkpoint here, as SQLite
+            // would have; a failure (a full disk) is the producers' error at once.
+            if let Some(failure) = self.wal.failure() {
+                tracing::warn!(%failure, "the WAL is large and checkpoints fail");
+            }
+            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
                 .execute(&mut *conn)
-                .await
-                .map(|_| applied)
-                .map_err(StoreError::from),
-            Err(error) => Err(error),
-        };
+                .await?;
+        }
+        let result = apply_batch(&mut conn, &self.lease, batch, now_ms).await;
+        if result.is_ok() {
+            self.wal.committed();
+        }
         if result.is_err() {
             // Nothing was committed; leave the connection outside any transaction. If the
-            // rollback fails too, the connection is broken and sqlx discards it.
-            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+            // rollback fails too, the connection is broken: the next batch gets a new one.
+            if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err()
+                && conn.ping().await.is_err()
+            {
+                let fresh = self.options.connect().await?;
+                let broken = std::mem::replace(&mut *conn, fresh);
+                let _ = broken.close().await;
+            }
         }
         result
     }
+}
+
+/// One batch in one `BEGIN IMMEDIATE … COMMIT` transaction.
+async fn apply_batch(
+    conn: &mut SqliteConnection,
+    lease: &LeaseTerms,
+    batch: &[Command],
+    now_ms: i64,
+) -> Result<Vec<Applied>, StoreError> {
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+    let applied = apply_in_transaction(conn, lease, batch, now_ms).await?;
+    sqlx::query("COMMIT").execute(&mut *conn).await?;
+    Ok(applied)
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! What the SQLite store's unit tests share: a store on a temporary file and a command
 //! appending text deltas.
 
-use std::time::Duration;
-
 use shared::{Event, EventBody};
 
 use super::SqliteStore;
@@ -13,7 +11,7 @@ use crate::store::{Command, Guard, LogEntry};
 pub async fn temp_store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let store = SqliteStore::connect(&url, Duration::from_secs(1))
+    let store = SqliteStore::connect(&url, &Default::default())
         .await
         .unwrap();
     (dir, store)

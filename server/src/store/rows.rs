@@ -1,12 +1,13 @@
-//! Reading rows: the column lists and the tuples they decode into, turned into the
-//! store's row types (a value that does not parse is `StoreError::Corrupt`).
+//! Reading rows, the same on every backend: the column lists and the tuples they decode
+//! into, turned into the store's row types (a value that does not parse is
+//! `StoreError::Corrupt`).
 
 use shared::api::SessionStatus;
 
 use crate::domain::{SessionId, UserId};
 use crate::store::{InterruptRow, InterruptState, SessionRow, StoreError};
 
-pub(super) type SessionTuple = (
+pub(crate) type SessionTuple = (
     String,
     String,
     String,
@@ -16,10 +17,10 @@ pub(super) type SessionTuple = (
     i64,
     i64,
 );
-pub(super) const SESSION_COLUMNS: &str =
+pub(crate) const SESSION_COLUMNS: &str =
     "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at";
 
-pub(super) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
+pub(crate) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
     let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at) = row;
     Ok(SessionRow {
         id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
@@ -34,7 +35,7 @@ pub(super) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> 
     })
 }
 
-pub(super) type InterruptTuple = (
+pub(crate) type InterruptTuple = (
     String,
     String,
     String,
@@ -45,7 +46,7 @@ pub(super) type InterruptTuple = (
     Option<String>,
 );
 
-pub(super) fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreError> {
+pub(crate) fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreError> {
     let (id, session_id, run_id, tool_call_id, interrupt, state, response, resumed_run_id) = row;
     let corrupt = |e: &dyn std::fmt::Display| StoreError::Corrupt(e.to_string());
     Ok(InterruptRow {
@@ -63,5 +64,5 @@ pub(super) fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreE
     })
 }
 
-pub(super) const INTERRUPT_COLUMNS: &str =
+pub(crate) const INTERRUPT_COLUMNS: &str =
     "id, session_id, run_id, tool_call_id, interrupt, status, response, resumed_run_id";

@@ -1,0 +1,146 @@
+//! Figure 11, burst: N sessions (one socket each) all sent one message at once, each
+//! reply 500 tokens with no pacing. Aggregate frames per second from the first message
+//! to the last reply's end, and each reply's completion time (message sent → its
+//! `RUN_FINISHED` received), next to the same app on the no-op store in the same run.
+//! Every frame's seq is checked.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::task::JoinSet;
+
+use super::{live, Ctx};
+use crate::client::{self, Frame, SeqCheck, Socket};
+use crate::report::{Row, Verdict};
+use crate::server::{InProcess, Pace};
+use crate::stats::{ms, per_second, thousands, Summary};
+
+/// The target: Tandem's frames/s at least this share of the no-op store's.
+const TARGET_RATIO: f64 = 0.7;
+/// How long a socket may wait for its next frame.
+const FRAME_WAIT: Duration = Duration::from_secs(60);
+
+/// What one burst saw.
+#[derive(Debug, Default)]
+struct Burst {
+    frames: u64,
+    elapsed: Duration,
+    completion: Summary,
+    errors: Vec<String>,
+}
+
+impl Burst {
+    fn frames_per_second(&self) -> f64 {
+        self.frames as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    fn shown(&self) -> String {
+        format!(
+            "{} frames/s, reply {} / {} ms",
+            per_second(self.frames_per_second()).trim_end_matches("/s"),
+            ms(self.completion.p50_ns),
+            ms(self.completion.p99_ns)
+        )
+    }
+}
+
+pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+    let pace = Pace {
+        tokens: ctx.scale.burst_tokens,
+        delay_ms: 0,
+    };
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for &sessions in &ctx.scale.burst_sessions {
+        let measure = |app: &InProcess| ctx.client.block_on(burst(&app.address, sessions));
+        let (app, _store) = InProcess::on_sqlite(pace)?;
+        let tandem = measure(&app)?;
+        app.stop();
+        let app = InProcess::on_noop(pace)?;
+        let baseline = measure(&app)?;
+        app.stop();
+        let named = |burst: &Burst, what: &str| {
+            burst
+                .errors
+                .iter()
+                .map(|e| format!("{sessions} sessions{what}: {e}"))
+                .collect::<Vec<_>>()
+        };
+        errors.extend(named(&tandem, ""));
+        errors.extend(named(&baseline, ", no-op store"));
+        rows.push(row(sessions, ctx.scale.burst_tokens, &tandem, &baseline));
+    }
+    if !errors.is_empty() {
+        anyhow::bail!("burst: {}", errors.join("; "));
+    }
+    Ok(rows)
+}
+
+/// Opens `sessions` caught-up sockets, then sends every one its message at once.
+async fn burst(address: &str, sessions: usize) -> anyhow::Result<Burst> {
+    let sockets = live::open(address, sessions).await?;
+    let started = Instant::now();
+    let mut tasks = JoinSet::new();
+    for socket in sockets {
+        tasks.spawn(reply(socket));
+    }
+    let mut burst = Burst::default();
+    let mut completions = Vec::with_capacity(sessions);
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Ok((frames, took))) => {
+                burst.frames += frames;
+                completions.push(took.as_nanos() as u64);
+            }
+            Ok(Err(error)) => burst.errors.push(format!("{error:#}")),
+            Err(panic) => burst.errors.push(format!("a client task failed: {panic}")),
+        }
+    }
+    burst.elapsed = started.elapsed();
+    burst.completion = Summary::of(&mut completions);
+    Ok(burst)
+}
+
+/// Sends the message and reads the whole reply; its frames and how long it took.
+async fn reply(mut socket: Socket) -> anyhow::Result<(u64, Duration)> {
+    let sent = Instant::now();
+    client::say(&mut socket, "go").await?;
+    let mut check = SeqCheck::after(0);
+    let mut frames = 0;
+    loop {
+        let text = client::next_text(&mut socket, FRAME_WAIT).await?;
+        let frame = Frame::parse(&text)?;
+        let Some(seq) = frame.seq.filter(|_| frame.kind == "event") else {
+            anyhow::bail!("unexpected frame {text:.120}");
+        };
+        check.take(seq)?;
+        frames += 1;
+        if frame.ends_run() {
+            let took = sent.elapsed();
+            let _ = socket.close(None).await;
+            return Ok((frames, took));
+        }
+    }
+}
+
+fn row(sessions: usize, tokens: u64, tandem: &Burst, baseline: &Burst) -> Row {
+    let ratio = tandem.frames_per_second() / baseline.frames_per_second().max(1e-9);
+    Row::new(format!(
+        "11. burst, {} sessions × {tokens} tokens (frames/s, reply p50/p99)",
+        thousands(sessions as u64)
+    ))
+    .tandem(tandem.shown())
+    .baseline(format!("{} no-op store", baseline.shown()))
+    .ratio(ratio)
+    .target(
+        format!("≥ {TARGET_RATIO} of the no-op store"),
+        Verdict::of(ratio >= TARGET_RATIO),
+    )
+    .data(json!({
+        "sessions": sessions, "tokens": tokens,
+        "tandem": {"frames": tandem.frames, "seconds": tandem.elapsed.as_secs_f64(),
+            "frames_per_second": tandem.frames_per_second(), "completion": tandem.completion},
+        "noop_store": {"frames": baseline.frames, "seconds": baseline.elapsed.as_secs_f64(),
+            "frames_per_second": baseline.frames_per_second(), "completion": baseline.completion},
+    }))
+}

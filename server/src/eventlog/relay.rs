@@ -1,0 +1,130 @@
+//! The relay: brings this instance what other instances commit to a shared database.
+//!
+//! It reads the store's change feed ([`Store::changes`]). For a session watched here it
+//! reads the announced events from the log (once for all of this instance's viewers)
+//! and publishes them to the [`Hub`], which drops whatever this instance's own writer
+//! already published. A stop or a delete is handed to [`RunControl`], which cancels a run
+//! this instance executes. When the feed reports that changes may have been missed,
+//! every watched session is read again from its last published seq, so a lost
+//! notification never loses an event (and a socket that still sees a gap reads it from
+//! the log itself).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use super::hub::{Hub, Published};
+use crate::domain::SessionId;
+use crate::store::{Change, Store};
+
+/// Changes handled per round at most (the rest wait for the next round).
+const ROUND: usize = 1024;
+/// Events read from the log per query.
+const PAGE: u32 = 1000;
+
+/// What the relay asks of the runs of this instance.
+pub trait RunControl: Send + Sync + 'static {
+    /// Cancels `run` of `session` (every run of it if `None`) if it executes here.
+    fn stop_here(&self, session: SessionId, run: Option<&str>);
+}
+
+/// Starts relaying `changes` to `hub` and `runs`; ends when the feed does or `shutdown`
+/// is cancelled.
+pub fn spawn<S: Store>(
+    store: Arc<S>,
+    hub: Hub,
+    runs: Arc<dyn RunControl>,
+    mut changes: UnboundedReceiver<Change>,
+    shutdown: CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut round = Vec::with_capacity(ROUND);
+        loop {
+            let received = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                received = changes.recv_many(&mut round, ROUND) => received,
+            };
+            if received == 0 {
+                return;
+            }
+            let wanted = sort(&hub, &*runs, round.drain(..));
+            for (session, (first, last)) in wanted {
+                relay(&*store, &hub, session, first, last).await;
+            }
+        }
+    });
+}
+
+/// Acts on stops and deletes, and gathers, per watched session, the seqs to read.
+fn sort(
+    hub: &Hub,
+    runs: &dyn RunControl,
+    round: impl Iterator<Item = Change>,
+) -> HashMap<SessionId, (u64, u64)> {
+    let mut wanted: HashMap<SessionId, (u64, u64)> = HashMap::new();
+    for change in round {
+        match change {
+            Change::Appended {
+                session,
+                first_seq,
+                last_seq,
+                stop_run,
+            } => {
+                if let Some(run) = stop_run {
+                    runs.stop_here(session, Some(&run));
+                }
+                let span = wanted.entry(session).or_insert((first_seq, last_seq));
+                *span = (span.0.min(first_seq), span.1.max(last_seq));
+            }
+            Change::Deleted { session } => {
+                runs.stop_here(session, None);
+                hub.close(session);
+                wanted.remove(&session);
+            }
+            Change::Missed => {
+                for (session, last) in hub.watched() {
+                    wanted.insert(session, (last + 1, u64::MAX));
+                }
+            }
+        }
+    }
+    wanted
+}
+
+/// Publishes events `first..=last` of a session watched here, from where its channel is.
+async fn relay<S: Store>(store: &S, hub: &Hub, session: SessionId, first: u64, last: u64) {
+    let Some(published) = hub.last_published(session) else {
+        return;
+    };
+    // Before `first`, the channel's viewers read the log themselves (a new channel starts
+    // at 0; its sockets caught up from the log when they subscribed).
+    let mut after = published.max(first.saturating_sub(1));
+    while after < last {
+        let page = match store.frames_after(session, after, PAGE).await {
+            Ok(page) => page,
+            Err(error) => {
+                // The sockets' seq check reads the gap from the log at the next event.
+                tracing::warn!(%error, %session, "the relay cannot read the log");
+                return;
+            }
+        };
+        let full = page.frames.len() == PAGE as usize;
+        let first_seq = after + 1;
+        hub.publish(
+            session,
+            page.frames
+                .into_iter()
+                .enumerate()
+                .map(|(offset, frame)| Published {
+                    seq: first_seq + offset as u64,
+                    frame,
+                }),
+        );
+        after = page.last_seq;
+        if !full {
+            return;
+        }
+    }
+}

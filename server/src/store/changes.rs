@@ -1,0 +1,147 @@
+//! Changes to the log announced to every process that shares the database: a backend
+//! that several instances share (PostgreSQL) sends one per session per committed batch,
+//! so each instance can bring its viewers the events another instance committed, stop
+//! a run another instance was asked to stop, and close sockets of a deleted session.
+
+use crate::domain::SessionId;
+
+/// A committed change of one session, or word that some may have been missed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Events `first_seq..=last_seq` of the session were committed (by any instance).
+    Appended {
+        session: SessionId,
+        first_seq: u64,
+        last_seq: u64,
+        /// A stop of this run was among them.
+        stop_run: Option<String>,
+    },
+    /// The session was deleted.
+    Deleted { session: SessionId },
+    /// The feed was interrupted (its connection dropped): changes may have been missed,
+    /// so whatever is watched must be read again from the log.
+    Missed,
+}
+
+impl Change {
+    /// The text a backend sends: `a <session> <first> <last> [<stopped run>]` or
+    /// `d <session>`. Ids and run ids never contain spaces.
+    pub fn encode(&self) -> String {
+        match self {
+            Self::Appended {
+                session,
+                first_seq,
+                last_seq,
+                stop_run,
+            } => match stop_run {
+                Some(run) => format!("a {session} {first_seq} {last_seq} {run}"),
+                None => format!("a {session} {first_seq} {last_seq}"),
+            },
+            Self::Deleted { session } => format!("d {session}"),
+            Self::Missed => "m".into(),
+        }
+    }
+
+    /// Many changes in as few notices as fit PostgreSQL's payload limit (8,000 bytes):
+    /// one change per line.
+    pub fn encode_many<'a>(changes: impl Iterator<Item = &'a Change>) -> Vec<String> {
+        const PAYLOAD: usize = 7_900;
+        let mut notices: Vec<String> = Vec::new();
+        for change in changes {
+            let line = change.encode();
+            match notices.last_mut() {
+                Some(notice) if notice.len() + 1 + line.len() <= PAYLOAD => {
+                    notice.push('\n');
+                    notice.push_str(&line);
+                }
+                _ => notices.push(line),
+            }
+        }
+        notices
+    }
+
+    /// The changes of a notice [`Self::encode_many`] wrote; `None` if any line is not one.
+    pub fn parse_many(notice: &str) -> Option<Vec<Self>> {
+        notice.split('\n').map(Self::parse).collect()
+    }
+
+    /// Reads what [`Self::encode`] wrote; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.split(' ');
+        let change = match (parts.next()?, parts.next()) {
+            ("a", Some(session)) => Self::Appended {
+                session: SessionId::parse(session).ok()?,
+                first_seq: parts.next()?.parse().ok()?,
+                last_seq: parts.next()?.parse().ok()?,
+                stop_run: parts.next().map(str::to_string),
+            },
+            ("d", Some(session)) => Self::Deleted {
+                session: SessionId::parse(session).ok()?,
+            },
+            ("m", None) => Self::Missed,
+            _ => return None,
+        };
+        parts.next().is_none().then_some(change)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_read_back_as_written_and_nothing_else_reads() {
+        let session = SessionId::generate();
+        let changes = [
+            Change::Appended {
+                session,
+                first_seq: 3,
+                last_seq: 9,
+                stop_run: None,
+            },
+            Change::Appended {
+                session,
+                first_seq: 1,
+                last_seq: 1,
+                stop_run: Some("run_1".into()),
+            },
+            Change::Deleted { session },
+            Change::Missed,
+        ];
+        for change in changes {
+            assert_eq!(Change::parse(&change.encode()), Some(change));
+        }
+        for junk in [
+            "",
+            "a",
+            "a x 1 2",
+            &format!("a {session} 1"),
+            "d",
+            "m m",
+            "x y",
+        ] {
+            assert_eq!(Change::parse(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn many_changes_share_notices_that_fit_the_payload_limit() {
+        let changes: Vec<Change> = (0..500)
+            .map(|seq| Change::Appended {
+                session: SessionId::generate(),
+                first_seq: seq,
+                last_seq: seq + 1,
+                stop_run: None,
+            })
+            .collect();
+        let notices = Change::encode_many(changes.iter());
+        assert!(notices.len() > 1 && notices.len() < 10, "{}", notices.len());
+        assert!(notices.iter().all(|notice| notice.len() <= 8_000));
+        let read: Vec<Change> = notices
+            .iter()
+            .flat_map(|notice| Change::parse_many(notice).unwrap())
+            .collect();
+        assert_eq!(read, changes);
+        assert_eq!(Change::parse_many("m\nnonsense"), None);
+    }
+}

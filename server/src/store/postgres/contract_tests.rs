@@ -1,0 +1,46 @@
+//! The store's contract story ([`crate::store::contract`]) on a fresh PostgreSQL database each.
+
+use super::test_support::temp_store;
+use crate::store::contract;
+
+#[tokio::test]
+async fn users_tokens_and_sign_ins() {
+    let (_database, store) = temp_store().await;
+    contract::users_tokens_and_sign_ins(&store).await;
+}
+
+#[tokio::test]
+async fn sessions_belong_to_their_owner() {
+    let (_database, store) = temp_store().await;
+    contract::sessions_belong_to_their_owner(&store).await;
+}
+
+#[tokio::test]
+async fn seqs_have_no_gaps_and_guards_hold() {
+    let (_database, store) = temp_store().await;
+    contract::seqs_have_no_gaps_and_guards_hold(&store).await;
+}
+
+#[tokio::test]
+async fn search_and_rename() {
+    let (_database, store) = temp_store().await;
+    contract::search_and_rename(&store).await;
+}
+
+#[tokio::test]
+async fn share_links_open_their_session_until_deleted() {
+    let (_database, store) = temp_store().await;
+    contract::share_links_open_their_session_until_deleted(&store).await;
+}
+
+#[tokio::test]
+async fn frames_built_by_the_database_are_the_frames_built_in_rust() {
+    let (_database, store) = temp_store().await;
+    contract::frames_built_by_the_database_are_the_frames_built_in_rust(&store).await;
+}
+
+#[tokio::test]
+async fn one_batch_of_appends_keeps_each_sessions_order() {
+    let (_database, store) = temp_store().await;
+    contract::one_batch_of_appends_keeps_each_sessions_order(&store).await;
+}

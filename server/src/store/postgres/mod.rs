@@ -1,0 +1,334 @@
+//! The team backend: one PostgreSQL database that any number of Tandem instances share.
+//!
+//! Writes come only through [`Store::apply`] (each instance's log writer) and run in one
+//! transaction that first locks the batch's session rows in id order (`FOR UPDATE`), so
+//! writers of several instances serialise per session without deadlocking each other,
+//! and guards read facts no other transaction can change before the commit. Every batch
+//! that changes a session also issues `NOTIFY tandem_log` inside its transaction, which
+//! PostgreSQL delivers only after the commit.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use shared::api::SessionStatus;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+mod apply;
+mod feed;
+mod guards;
+mod leases;
+mod reads;
+pub mod scratch;
+mod shares;
+#[cfg(test)]
+pub(crate) mod test_support;
+mod users;
+
+pub use feed::LISTENER_NAME;
+
+use super::leases::LeaseTerms;
+use super::StoreOptions;
+use super::{
+    Applied, Change, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store,
+    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+};
+use crate::domain::{SessionId, TokenHash, UserId, UserName};
+
+/// The channel every committed change of a session is announced on.
+pub const CHANGES_CHANNEL: &str = "tandem_log";
+
+/// How PostgreSQL's SQLSTATE codes read for the writer: lost or refused connections,
+/// deadlocks, serialisation failures and lock timeouts may clear; a full disk clears once
+/// space is freed; anything else is fatal. `None` for an error of another backend.
+pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Option<ErrorKind> {
+    let error = error.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()?;
+    let code = error.code();
+    Some(match code {
+        "53100" => ErrorKind::Full,
+        "40001" | "40P01" | "55P03" | "53300" | "57P01" | "57P02" | "57P03" => {
+            ErrorKind::Unavailable
+        }
+        _ if code.starts_with("08") => ErrorKind::Unavailable,
+        _ => ErrorKind::Fatal,
+    })
+}
+
+/// A [`Store`] on a PostgreSQL database.
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: PgPool,
+    options: PgConnectOptions,
+    lease: LeaseTerms,
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` and migrates it. A statement waits at most the
+    /// lock timeout for a lock another transaction holds (then the database counts as
+    /// unavailable and the writer retries), and as long for a free connection. A
+    /// transaction left idle for a run lease's length (its instance froze mid-commit) is
+    /// ended by the server, so it cannot hold a session's row against the instance that
+    /// takes the run over.
+    pub async fn connect(url: &str, store_options: &StoreOptions) -> Result<Self, StoreError> {
+        let lock_timeout = store_options.lock_timeout;
+        let lock_ms = lock_timeout.as_millis().max(1).to_string();
+        let idle_ms = store_options.run_lease.as_millis().max(1).to_string();
+        let options = PgConnectOptions::from_str(url)?
+            .application_name("tandem")
+            .options([
+                ("lock_timeout", lock_ms.as_str()),
+                ("idle_in_transaction_session_timeout", idle_ms.as_str()),
+            ]);
+        let pool = PgPoolOptions::new()
+            .max_connections(10)
+            .acquire_timeout(lock_timeout.max(Duration::from_secs(1)))
+            .connect_with(options.clone())
+            .await?;
+        sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+        let lease = LeaseTerms::new(
+            store_options.run_lease,
+            store_options.instance_name.as_deref(),
+        );
+        Ok(Self {
+            pool,
+            options,
+            lease,
+        })
+    }
+
+    /// The pool, for tests and tools that inspect the database.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+/// A stored id that does not parse.
+fn corrupt(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(error.to_string())
+}
+
+impl Store for PostgresStore {
+    async fn create_session(
+        &self,
+        owner: UserId,
+        id: SessionId,
+        title: Option<&str>,
+        now_ms: i64,
+    ) -> Result<SessionRow, StoreError> {
+        let auto_title = title.is_none();
+        let title = title.unwrap_or(DEFAULT_TITLE);
+        sqlx::query(
+            "INSERT INTO sessions (id, owner_id, title, auto_title, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        )
+        .bind(id.to_string())
+        .bind(owner.to_string())
+        .bind(title)
+        .bind(auto_title)
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(SessionRow {
+            id,
+            owner,
+            title: title.to_string(),
+            status: SessionStatus::Idle,
+            active_run_id: None,
+            last_seq: 0,
+            created_at: now_ms,
+            updated_at: now_ms,
+        })
+    }
+
+    async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
+        reads::list_sessions(&self.pool, owner).await
+    }
+
+    async fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        shares::search_sessions(&self.pool, owner, text).await
+    }
+
+    async fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        shares::rename_session(&self.pool, id, title, now_ms).await
+    }
+
+    async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
+        shares::create_share(&self.pool, share, token).await
+    }
+
+    async fn shares(&self, session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
+        shares::shares(&self.pool, session).await
+    }
+
+    async fn delete_share(&self, session: SessionId, id: &str) -> Result<bool, StoreError> {
+        shares::delete_share(&self.pool, session, id).await
+    }
+
+    async fn share_for_token(
+        &self,
+        token: TokenHash,
+    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
+        shares::share_for_token(&self.pool, token).await
+    }
+
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
+        reads::session(&self.pool, id).await
+    }
+
+    async fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        reads::sessions_with_status(&self.pool, status).await
+    }
+
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        apply::delete_sessions(&self.pool, &[id.to_string()])
+            .await
+            .map(|deleted| !deleted.is_empty())
+    }
+
+    async fn events_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        reads::events_after(&self.pool, id, after, limit).await
+    }
+
+    async fn frames_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<FramePage, StoreError> {
+        reads::frames_after(&self.pool, id, after, limit).await
+    }
+
+    async fn interrupt(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+    ) -> Result<Option<InterruptRow>, StoreError> {
+        reads::interrupt(&self.pool, session, interrupt_id).await
+    }
+
+    async fn pending_interrupts(
+        &self,
+        session: SessionId,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        reads::pending_interrupts(&self.pool, session).await
+    }
+
+    async fn expired_interrupts(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<InterruptRow>, StoreError> {
+        reads::expired_interrupts(&self.pool, now_ms, limit).await
+    }
+
+    async fn delete_idle_before(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        apply::delete_idle_before(&self.pool, cutoff_ms, limit).await
+    }
+
+    async fn create_user(
+        &self,
+        id: UserId,
+        name: &UserName,
+        token: TokenHash,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        users::create_user(&self.pool, id, name, token, now_ms).await
+    }
+
+    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
+        users::user(&self.pool, id).await
+    }
+
+    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
+        users::list_users(&self.pool).await
+    }
+
+    async fn revoke_user(&self, name: &UserName, now_ms: i64) -> Result<bool, StoreError> {
+        users::revoke_user(&self.pool, name, now_ms).await
+    }
+
+    async fn user_for_token(
+        &self,
+        token: TokenHash,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        users::user_for_token(&self.pool, token).await
+    }
+
+    async fn create_sign_in(
+        &self,
+        cookie: TokenHash,
+        user: UserId,
+        now_ms: i64,
+        expires_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        users::create_sign_in(&self.pool, cookie, user, now_ms, expires_at_ms).await
+    }
+
+    async fn user_for_sign_in(
+        &self,
+        cookie: TokenHash,
+        now_ms: i64,
+    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+        users::user_for_sign_in(&self.pool, cookie, now_ms).await
+    }
+
+    async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
+        users::delete_sign_in(&self.pool, cookie).await
+    }
+
+    async fn changes(&self) -> Result<Option<UnboundedReceiver<Change>>, StoreError> {
+        feed::listen(self.options.clone()).await.map(Some)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    fn instance(&self) -> &str {
+        &self.lease.owner
+    }
+
+    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        leases::renew(&self.pool, &self.lease, now_ms).await
+    }
+
+    async fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
+        tx.commit().await?;
+        Ok(applied)
+    }
+}
+
+#[cfg(test)]
+mod contract_tests;

@@ -1,0 +1,5 @@
+//! Users, API tokens and browser sign-ins on PostgreSQL ([`crate::store::sql::users`]).
+
+use sqlx::PgPool;
+
+crate::store::sql::users::users_on!(PgPool);

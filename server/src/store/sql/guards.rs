@@ -1,0 +1,183 @@
+//! Guards in SQL both backends run: read what a command's guard needs inside the write
+//! transaction (the facts the commands before it in the same batch left), let
+//! [`crate::store::guards::decide`] decide, and make the guard's own writes.
+
+/// Defines this module's functions for one backend: `$conn` is its pool or connection
+/// type. The SQL is the same on SQLite and PostgreSQL (`$1` placeholders, `TRUE` and
+/// `FALSE`, `ON CONFLICT`, `RETURNING`); a macro rather than functions generic over
+/// sqlx's `Database`, whose executor, encode and decode bounds would spread to every
+/// caller.
+macro_rules! guards_on {
+    ($conn:ty) => {
+        use shared::api::SessionStatus;
+
+        use crate::store::guards::{decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict};
+        use crate::store::leases::LeaseTerms;
+        use crate::store::{Command, Guard, InterruptState, Rejection, StoreError};
+
+        /// Returns why the command may not be applied, or records what its guard owns
+        /// (the de-duplication row, the title, the interrupt's answer) and returns `None`.
+        pub(super) async fn check_guard(
+            conn: &mut $conn,
+            lease: &LeaseTerms,
+            command: &Command,
+            now_ms: i64,
+        ) -> Result<Option<Rejection>, StoreError> {
+            let session = command.session.to_string();
+            let facts = read_facts(conn, lease, command, &session).await?;
+            match decide(command, &facts) {
+                Verdict::Refuse(rejection) => Ok(Some(rejection)),
+                Verdict::Proceed(writes) => {
+                    for write in writes {
+                        apply_write(conn, lease, &session, write, now_ms).await?;
+                    }
+                    Ok(None)
+                }
+            }
+        }
+
+        async fn read_facts(
+            conn: &mut $conn,
+            lease: &LeaseTerms,
+            command: &Command,
+            session: &str,
+        ) -> Result<Facts, StoreError> {
+            let row: Option<(String, Option<String>)> =
+                sqlx::query_as("SELECT status, active_run_id FROM sessions WHERE id = $1")
+                    .bind(session)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            let mut facts = Facts {
+                session: row.map(|(status, active_run_id)| SessionFacts {
+                    status: SessionStatus::parse(&status).unwrap_or(SessionStatus::Running),
+                    active_run_id,
+                }),
+                ..Facts::default()
+            };
+            match &command.guard {
+                Guard::StartRun {
+                    client_message_id: Some(client_id),
+                    ..
+                } => {
+                    let seen: Option<(String,)> = sqlx::query_as(
+                        "SELECT run_id FROM client_messages WHERE session_id = $1 AND client_message_id = $2",
+                    )
+                    .bind(session)
+                    .bind(client_id)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                    facts.earlier_run = seen.map(|(run_id,)| run_id);
+                }
+                Guard::Resume { interrupt_id, .. } => {
+                    facts.interrupt = read_interrupt(conn, session, interrupt_id).await?;
+                }
+                Guard::Append => {
+                    let owner: Option<(String,)> =
+                        sqlx::query_as("SELECT owner FROM run_leases WHERE session_id = $1")
+                            .bind(session)
+                            .fetch_optional(&mut *conn)
+                            .await?;
+                    facts.lease = lease.holder(owner.as_ref().map(|(owner,)| owner.as_str()));
+                }
+                _ => {}
+            }
+            Ok(facts)
+        }
+
+        async fn read_interrupt(
+            conn: &mut $conn,
+            session: &str,
+            interrupt_id: &str,
+        ) -> Result<Option<InterruptFacts>, StoreError> {
+            let row: Option<(String, Option<String>, Option<String>)> = sqlx::query_as(
+                "SELECT status, response, resumed_run_id FROM interrupts WHERE id = $1 AND session_id = $2",
+            )
+            .bind(interrupt_id)
+            .bind(session)
+            .fetch_optional(&mut *conn)
+            .await?;
+            let Some((state, response, resumed_run_id)) = row else {
+                return Ok(None);
+            };
+            let response = response
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            Ok(Some(InterruptFacts {
+                state: InterruptState::parse(&state),
+                response,
+                resumed_run_id,
+            }))
+        }
+
+        async fn apply_write(
+            conn: &mut $conn,
+            lease: &LeaseTerms,
+            session: &str,
+            write: GuardWrite,
+            now_ms: i64,
+        ) -> Result<(), StoreError> {
+            match write {
+                GuardWrite::TakeLease { run_id } => {
+                    sqlx::query(
+                        "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
+                         VALUES ($1, $2, $3, 1, $4) \
+                         ON CONFLICT (session_id) DO UPDATE SET run_id = excluded.run_id, \
+                           owner = excluded.owner, epoch = run_leases.epoch + 1, \
+                           expires_at = excluded.expires_at",
+                    )
+                    .bind(session)
+                    .bind(run_id)
+                    .bind(&lease.owner)
+                    .bind(lease.expires_at(now_ms))
+                    .execute(&mut *conn)
+                    .await?;
+                }
+                GuardWrite::RecordClientMessage {
+                    client_message_id,
+                    run_id,
+                } => {
+                    sqlx::query(
+                        "INSERT INTO client_messages (session_id, client_message_id, run_id) VALUES ($1, $2, $3)",
+                    )
+                    .bind(session)
+                    .bind(client_message_id)
+                    .bind(run_id)
+                    .execute(&mut *conn)
+                    .await?;
+                }
+                GuardWrite::NameSession { title } => {
+                    sqlx::query(
+                        "UPDATE sessions SET title = $1, auto_title = FALSE WHERE id = $2 AND auto_title",
+                    )
+                    .bind(title)
+                    .bind(session)
+                    .execute(&mut *conn)
+                    .await?;
+                }
+                GuardWrite::AnswerInterrupt {
+                    interrupt_id,
+                    state,
+                    response,
+                    run_id,
+                } => {
+                    sqlx::query(
+                        "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
+                         WHERE id = $5",
+                    )
+                    .bind(state.as_str())
+                    .bind(response.to_string())
+                    .bind(run_id)
+                    .bind(now_ms)
+                    .bind(interrupt_id)
+                    .execute(&mut *conn)
+                    .await?;
+                }
+            }
+            Ok(())
+        }
+    };
+}
+
+pub(crate) use guards_on;

@@ -1,0 +1,28 @@
+//! Renewing this instance's run leases, in SQL both backends run (taking lapsed ones
+//! over differs: see each backend's `leases.rs`).
+
+/// Defines `renew` for one backend (`$pool`: its pool type; it calls the backend's
+/// `parse_ids`); see [`super::users`] for why a macro.
+macro_rules! leases_on {
+    ($pool:ty) => {
+        /// Renews the leases this instance holds on running sessions; returns those.
+        pub(super) async fn renew(
+            pool: &$pool,
+            lease: &crate::store::leases::LeaseTerms,
+            now_ms: i64,
+        ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+            let ids: Vec<(String,)> = sqlx::query_as(
+                "UPDATE run_leases SET expires_at = $1 WHERE owner = $2 \
+                 AND session_id IN (SELECT id FROM sessions WHERE status = 'running') \
+                 RETURNING session_id",
+            )
+            .bind(lease.expires_at(now_ms))
+            .bind(&lease.owner)
+            .fetch_all(pool)
+            .await?;
+            parse_ids(ids)
+        }
+    };
+}
+
+pub(crate) use leases_on;

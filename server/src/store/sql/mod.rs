@@ -1,0 +1,8 @@
+//! SQL that SQLite and PostgreSQL run alike, written once: each module is a macro a
+//! backend expands with its own pool or connection type.
+
+pub(crate) mod guards;
+pub(crate) mod interrupts;
+pub(crate) mod leases;
+pub(crate) mod shares;
+pub(crate) mod users;

@@ -1,0 +1,86 @@
+//! Share links in SQL both backends run. Only hashes of link tokens are stored.
+
+/// Defines the share-link functions for one backend (`$conn`: its pool type); see
+/// [`super::users`] for why a macro. Paths are written in full so that the backend's
+/// own imports (for search and renames) do not collide.
+macro_rules! shares_on {
+    ($conn:ty) => {
+        type ShareTuple = (String, String, bool, bool, i64);
+        const SHARE_COLUMNS: &str = "id, session_id, hide_reasoning, hide_tool_arguments, created_at";
+
+        fn share_from(
+            (id, session, hide_reasoning, hide_tool_arguments, created_at): ShareTuple,
+        ) -> Result<crate::store::ShareRow, crate::store::StoreError> {
+            Ok(crate::store::ShareRow {
+                id,
+                session: crate::domain::SessionId::parse(&session).map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?,
+                hide_reasoning,
+                hide_tool_arguments,
+                created_at,
+            })
+        }
+
+        pub(super) async fn create_share(
+            pool: &$conn,
+            share: &crate::store::ShareRow,
+            token: crate::domain::TokenHash,
+        ) -> Result<(), crate::store::StoreError> {
+            sqlx::query(
+                "INSERT INTO shares (id, session_id, hash, hide_reasoning, hide_tool_arguments, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(&share.id)
+            .bind(share.session.to_string())
+            .bind(&token.as_bytes()[..])
+            .bind(share.hide_reasoning)
+            .bind(share.hide_tool_arguments)
+            .bind(share.created_at)
+            .execute(pool)
+            .await?;
+            Ok(())
+        }
+
+        pub(super) async fn shares(pool: &$conn, session: crate::domain::SessionId) -> Result<Vec<crate::store::ShareRow>, crate::store::StoreError> {
+            let sql =
+                format!("SELECT {SHARE_COLUMNS} FROM shares WHERE session_id = $1 ORDER BY created_at, id");
+            let rows: Vec<ShareTuple> = sqlx::query_as(&sql)
+                .bind(session.to_string())
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(share_from).collect()
+        }
+
+        pub(super) async fn delete_share(
+            pool: &$conn,
+            session: crate::domain::SessionId,
+            id: &str,
+        ) -> Result<bool, crate::store::StoreError> {
+            let done = sqlx::query("DELETE FROM shares WHERE session_id = $1 AND id = $2")
+                .bind(session.to_string())
+                .bind(id)
+                .execute(pool)
+                .await?;
+            Ok(done.rows_affected() > 0)
+        }
+
+        pub(super) async fn share_for_token(
+            pool: &$conn,
+            token: crate::domain::TokenHash,
+        ) -> Result<Option<(crate::store::ShareRow, crate::domain::TokenHash)>, crate::store::StoreError> {
+            let sql = format!("SELECT {SHARE_COLUMNS}, hash FROM shares WHERE hash = $1");
+            let row: Option<(String, String, bool, bool, i64, Vec<u8>)> = sqlx::query_as(&sql)
+                .bind(&token.as_bytes()[..])
+                .fetch_optional(pool)
+                .await?;
+            let Some((id, session, hide_reasoning, hide_tool_arguments, created_at, hash)) = row else {
+                return Ok(None);
+            };
+            let hash = crate::domain::TokenHash::from_bytes(&hash)
+                .ok_or_else(|| crate::store::StoreError::Corrupt("a stored hash is not 32 bytes".into()))?;
+            let share = share_from((id, session, hide_reasoning, hide_tool_arguments, created_at))?;
+            Ok(Some((share, hash)))
+        }
+    };
+}
+
+pub(crate) use shares_on;

@@ -1,0 +1,107 @@
+//! Opening a SQLite store: the file (private to its owner), the pragmas, the migrations,
+//! and the three kinds of connection (the log writer's own, read-only readers, a small
+//! pool for the other writes).
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{ConnectOptions, Connection};
+use tokio::sync::Mutex;
+
+use super::checkpoints::{self, WalState};
+use super::SqliteStore;
+use crate::store::leases::LeaseTerms;
+use crate::store::{StoreError, StoreOptions};
+
+/// Read-only connections: replays of several sockets and REST reads at once.
+const READERS: u32 = 8;
+/// Connections for the writes outside the log writer.
+const OTHER_WRITERS: u32 = 2;
+
+impl SqliteStore {
+    /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
+    /// A write waits up to the options' lock timeout for a lock another process holds.
+    pub async fn connect(url: &str, store_options: &StoreOptions) -> Result<Self, StoreError> {
+        let busy_timeout = store_options.lock_timeout;
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(busy_timeout)
+            // Checkpoints run off the commit path (`checkpoints`).
+            .pragma("wal_autocheckpoint", "0");
+        create_private(options.get_filename())
+            .map_err(|e| StoreError::Corrupt(format!("cannot create the database file: {e}")))?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(OTHER_WRITERS)
+            .connect_with(options.clone())
+            .await?;
+        sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+        // Opened after the migrations made the file and its WAL.
+        let reads = SqlitePoolOptions::new()
+            .max_connections(READERS)
+            .connect_with(options.clone().read_only(true))
+            .await?;
+        let writer = Arc::new(Mutex::new(options.connect().await?));
+        let wal_path = wal_path_of(options.get_filename());
+        let wal = Arc::new(WalState::default());
+        let checkpointer = checkpoints::spawn(pool.clone(), wal_path.clone(), wal.clone());
+        let lease = LeaseTerms::new(
+            store_options.run_lease,
+            store_options.instance_name.as_deref(),
+        );
+        Ok(Self {
+            pool,
+            reads,
+            writer,
+            options,
+            lease,
+            wal,
+            wal_path,
+            _checkpointer: Arc::new(checkpointer),
+        })
+    }
+
+    /// Closes every connection of this store (a tool that hands the file on); clones
+    /// keep the writer's connection open until the last one is dropped.
+    pub async fn close(self) {
+        self.pool.close().await;
+        self.reads.close().await;
+        if let Ok(writer) = Arc::try_unwrap(self.writer) {
+            let _ = writer.into_inner().close().await;
+        }
+    }
+}
+
+/// Creates the database file (and its folder) readable by the owner only, if missing.
+/// SQLite gives its `-wal` and `-shm` files the database file's permissions.
+fn create_private(file: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    if file.as_os_str().is_empty() || file.as_os_str() == ":memory:" {
+        return Ok(());
+    }
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)?;
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(file)
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other.map(drop),
+    }
+}
+
+/// The WAL file beside the database file.
+fn wal_path_of(file: &std::path::Path) -> std::path::PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push("-wal");
+    name.into()
+}
