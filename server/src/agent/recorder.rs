@@ -3,7 +3,8 @@
 //! Every `emit` goes through the log writer. The token path is pipelined: a batch that
 //! carries content (text, reasoning, tool-call arguments) is handed to the writer without
 //! awaiting its commit, so one run streams at the writer's pace rather than one commit per
-//! token; at most [`MAX_IN_FLIGHT`] such batches are uncommitted at once. Every other
+//! token; at most [`MAX_IN_FLIGHT`] such batches are uncommitted at once, and none while
+//! the writer's queue is longer than [`PIPELINE_BACKLOG`]. Every other
 //! event (a step, a tool call's end or result, a pause, the end of the run) first awaits
 //! everything before it and its own commit, so nothing acts on an uncommitted event and
 //! a failed commit ends the run at its next await. Viewers still get an event only after
@@ -36,6 +37,10 @@ pub enum RunAbort {
 
 /// Content batches a run may have handed to the writer without their commit.
 pub const MAX_IN_FLIGHT: usize = 64;
+/// The writer's queue beyond which runs stop pipelining and await each commit again: when
+/// the writer is behind, more in flight only lengthens its queue (everyone's latency)
+/// without adding throughput, since a batch already holds several tokens per session.
+pub const PIPELINE_BACKLOG: usize = crate::eventlog::MAX_BATCH / 2;
 
 /// A batch handed to the writer, its commit not yet seen.
 struct Sent {
@@ -175,7 +180,11 @@ impl Recorder {
             outcome,
             structural,
         });
-        let keep = if pipelined { MAX_IN_FLIGHT } else { 0 };
+        let keep = if pipelined && self.writer.backlog() <= PIPELINE_BACKLOG {
+            MAX_IN_FLIGHT
+        } else {
+            0
+        };
         self.settle_down_to(keep).await
     }
 

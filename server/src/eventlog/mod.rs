@@ -13,4 +13,4 @@ mod writer;
 pub use frames::event_frame;
 pub use hub::{Hub, Published, Subscription};
 pub use streams::{InFlight, StreamId};
-pub use writer::{SessionDone, SessionOp, WriteError, Writer};
+pub use writer::{SessionDone, SessionOp, WriteError, Writer, MAX_BATCH};

@@ -27,10 +27,12 @@ use super::streams::{BrokenStreams, InFlight, Outcome, StreamId};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::store::{Applied, Command, SessionRow, Store, StoreError};
 
-/// Commands taken into one transaction at most.
-pub const MAX_BATCH: usize = 512;
+/// Commands taken into one transaction at most. Large, because a commit's cost grows
+/// with the pages it touches (about one per session in the batch), not with its rows: the
+/// more of each session's tokens share a commit, the cheaper each one is.
+pub const MAX_BATCH: usize = 4096;
 /// Commands that may wait for the writer before producers feel back-pressure.
-const QUEUE: usize = 4096;
+const QUEUE: usize = 16384;
 
 impl From<StoreError> for WriteError {
     fn from(error: StoreError) -> Self {
@@ -95,6 +97,11 @@ impl Writer {
         let (queue, jobs) = mpsc::channel(QUEUE);
         tokio::spawn(run(store, hub, jobs, retry_for));
         Self { queue }
+    }
+
+    /// Commands queued for the writer and not yet taken into a batch.
+    pub fn backlog(&self) -> usize {
+        self.queue.max_capacity() - self.queue.capacity()
     }
 
     /// Applies a command and waits until it is committed (or refused).

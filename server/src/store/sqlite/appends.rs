@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
-use super::apply::{insert_interrupts, insert_rows};
+use super::apply::{insert_interrupts, insert_rows, shaped_chunks};
 use crate::store::advances::{advances, Advance};
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
 
-/// Sessions per UPDATE (4 parameters each, far below SQLite's limit).
-const SESSIONS_PER_UPDATE: usize = 400;
+/// Sessions per UPDATE at most (4 parameters each, far below SQLite's limit).
+const SESSIONS_PER_UPDATE: usize = 256;
 
 /// Applies a batch whose commands are all plain appends.
 pub(super) async fn apply_appends(
@@ -26,7 +26,7 @@ pub(super) async fn apply_appends(
     let advances = advances(batch, &effects);
     let mut next_seq: HashMap<String, i64> = HashMap::with_capacity(advances.len());
     let counts: HashMap<&str, i64> = advances.iter().map(|a| (a.id.as_str(), a.count)).collect();
-    for chunk in advances.chunks(SESSIONS_PER_UPDATE) {
+    for chunk in shaped_chunks(&advances, SESSIONS_PER_UPDATE) {
         for (id, last) in update_sessions(conn, &lease.owner, chunk, now_ms).await? {
             let count = counts.get(id.as_str()).copied().unwrap_or(0);
             next_seq.insert(id, last - count + 1);

@@ -9,8 +9,25 @@ use super::guards::check_guard;
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Command, Guard, Rejection, StoreError};
 
-/// Rows per multi-row INSERT (3 parameters each, far below SQLite's limit).
-const INSERT_CHUNK: usize = 500;
+/// Rows per multi-row INSERT at most (3 parameters each, far below SQLite's limit).
+const INSERT_CHUNK: usize = 256;
+
+/// Splits `items` into chunks whose sizes are powers of two no larger than `max` (a power
+/// of two): full chunks first, then the rest by its binary digits. A multi-row statement
+/// then has one of a handful of shapes, each prepared once and kept in the connection's
+/// statement cache, instead of a new statement to parse for every batch size.
+pub(super) fn shaped_chunks<T>(items: &[T], max: usize) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let size = max.min(1 << rest.len().ilog2());
+        let (chunk, tail) = rest.split_at(size);
+        rest = tail;
+        Some(chunk)
+    })
+}
 
 /// Checks each guard and applies the commands that pass; rows are inserted at the end,
 /// many per statement.
@@ -58,7 +75,7 @@ pub(super) async fn insert_rows(
     conn: &mut SqliteConnection,
     rows: &[(String, i64, &str)],
 ) -> Result<(), StoreError> {
-    for chunk in rows.chunks(INSERT_CHUNK) {
+    for chunk in shaped_chunks(rows, INSERT_CHUNK) {
         let mut insert =
             QueryBuilder::<Sqlite>::new("INSERT INTO events (session_id, seq, event) ");
         insert.push_values(chunk, |mut row, (session, seq, json)| {
@@ -119,3 +136,18 @@ fn touches(command: &Command) -> bool {
 }
 
 crate::store::sql::interrupts::interrupts_on!(SqliteConnection);
+
+#[cfg(test)]
+mod tests {
+    use super::shaped_chunks;
+
+    #[test]
+    fn chunks_come_in_powers_of_two_and_cover_everything_in_order() {
+        let items: Vec<usize> = (0..600).collect();
+        let sizes: Vec<usize> = shaped_chunks(&items, 256).map(<[usize]>::len).collect();
+        assert_eq!(sizes, [256, 256, 64, 16, 8]);
+        let joined: Vec<usize> = shaped_chunks(&items, 256).flatten().copied().collect();
+        assert_eq!(joined, items);
+        assert_eq!(shaped_chunks::<u8>(&[], 256).count(), 0);
+    }
+}

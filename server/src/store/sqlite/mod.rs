@@ -337,12 +337,9 @@ impl Store for SqliteStore {
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.lock().await;
-        if checkpoints::wal_size(&self.wal_path) > checkpoints::TOO_BIG {
-            // The checkpointer is not keeping up (or failing): checkpoint here, as SQLite
-            // would have; a failure (a full disk) is the producers' error at once.
-            if let Some(failure) = self.wal.failure() {
-                tracing::warn!(%failure, "the WAL is large and checkpoints fail");
-            }
+        if self.wal.writer_must_checkpoint(&self.wal_path) {
+            // The checkpointer fails or cannot keep up: checkpoint here, as SQLite would
+            // have; a failure (a full disk) is the producers' error at once.
             sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
                 .execute(&mut *conn)
                 .await?;
