@@ -77,18 +77,21 @@ pub async fn drive<S: Store>(
             tracing::debug!(run = recorder.run_id(), "session deleted mid-run")
         }
         // Fenced off: the run goes on elsewhere; nothing more is written from here.
-        Err(RunAbort::LeaseLost) => {
-            tracing::warn!(
-                run = recorder.run_id(),
-                "another instance took this run over; stopping it here"
-            )
-        }
+        Err(RunAbort::LeaseLost) => fenced_off(&recorder),
         Err(RunAbort::EventLimit(_)) => unreachable!("the limit was lifted"),
         Err(RunAbort::Write(error)) => {
             tracing::error!(%error, run = recorder.run_id(), "the log cannot be written; ending the run once it can");
             end_after_storage_failure(&mut recorder).await;
         }
     }
+}
+
+/// Says why a run stops here: another instance holds its lease now.
+fn fenced_off(recorder: &Recorder) {
+    tracing::warn!(
+        run = recorder.run_id(),
+        "another instance took this run over; stopping it here"
+    );
 }
 
 /// Retries ending the run as failed until the log accepts it (or gives up after
@@ -102,9 +105,10 @@ async fn end_after_storage_failure(recorder: &mut Recorder) {
     while started.elapsed() < STORAGE_GIVE_UP {
         tokio::time::sleep(wait).await;
         match fail(recorder, "storage_unavailable", message).await {
-            Ok(()) | Err(RunAbort::SessionGone | RunAbort::LeaseLost | RunAbort::EventLimit(_)) => {
-                return
-            }
+            // A write that failed while this instance was frozen or cut off may be followed
+            // by the discovery that another instance has taken the run over meanwhile.
+            Err(RunAbort::LeaseLost) => return fenced_off(recorder),
+            Ok(()) | Err(RunAbort::SessionGone | RunAbort::EventLimit(_)) => return,
             Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
         }
     }
