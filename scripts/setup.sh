@@ -5,8 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --browser: also Chromium and the npm test packages (the benchmark's page figure);
+# --test: those and everything the test command needs.
 want_test=false
-[ "${1:-}" = "--test" ] && want_test=true
+want_browser=false
+case "${1:-}" in
+  --test) want_test=true; want_browser=true ;;
+  --browser) want_browser=true ;;
+esac
 
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
@@ -90,7 +96,7 @@ if ! "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "ve
   npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "binaryen@$BINARYEN_VERSION"
 fi
 
-if $want_test; then
+if $want_browser; then
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Chromium and its driver"; apt_install chromium chromium-driver
   fi
@@ -98,6 +104,8 @@ if $want_test; then
     say "installing the test packages (npm ci)"
     (cd tests && npm ci --silent --no-audit --no-fund)
   fi
+fi
+if $want_test; then
   if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
     say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 2 minutes, once)"
     cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked

@@ -114,6 +114,9 @@ fn paint(ctx: &Ctx, dist: &Path) -> anyhow::Result<Row> {
     if !node.is_ok_and(|o| o.status.success()) {
         return Ok(Row::not_measured(title, "node is not installed"));
     }
+    if let Some(why) = browser_missing(ctx.smoke) {
+        return Ok(Row::not_measured(title, &why));
+    }
     let binary = tandem_binary()?;
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
@@ -153,6 +156,31 @@ fn paint(ctx: &Ctx, dist: &Path) -> anyhow::Result<Row> {
             ))
             .data(json!({"events": events, "page": result})),
     )
+}
+
+/// Installs Chromium and the npm packages `page.mjs` needs when they are missing (with
+/// `scripts/setup.sh --browser`, not in smoke runs); why the figure cannot run, if so.
+fn browser_missing(smoke: bool) -> Option<String> {
+    let root = repo_root();
+    let ready = || {
+        root.join("tests/node_modules/playwright-core").is_dir()
+            && Path::new("/usr/bin/chromium").exists()
+    };
+    if ready() {
+        return None;
+    }
+    if smoke {
+        return Some("Chromium or the npm test packages are missing".into());
+    }
+    let setup = Command::new(root.join("scripts/setup.sh"))
+        .arg("--browser")
+        .current_dir(&root)
+        .status();
+    match setup {
+        Ok(status) if status.success() && ready() => None,
+        Ok(status) => Some(format!("scripts/setup.sh --browser failed ({status})")),
+        Err(error) => Some(format!("scripts/setup.sh not runnable ({error})")),
+    }
 }
 
 /// A session of `runs` runs, `RUN_EVENTS` events each, every frame checked.
