@@ -1,5 +1,5 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
-//! issue 12 (11, bursts), each measured next to its baseline in the same run.
+//! issue 12 (11, bursts; 12, long sessions), each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
 //! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
@@ -9,6 +9,7 @@
 
 mod burst;
 mod capacity;
+mod history;
 mod instances;
 mod latency;
 mod live;
@@ -58,6 +59,8 @@ pub struct Scale {
     /// Sessions sent a message at once, and tokens in each reply (figure 11).
     pub burst_sessions: Vec<usize>,
     pub burst_tokens: u64,
+    /// Events in the sessions whose model-call set-up is timed (figure 12).
+    pub history_events: Vec<usize>,
 }
 
 impl Scale {
@@ -84,6 +87,7 @@ impl Scale {
             page_reps: 3,
             burst_sessions: vec![10, 100, 500],
             burst_tokens: 500,
+            history_events: vec![1_000, 10_000, 100_000],
         }
     }
 
@@ -110,6 +114,7 @@ impl Scale {
             page_reps: 1,
             burst_sessions: vec![10],
             burst_tokens: 50,
+            history_events: vec![1_000],
         }
     }
 }
@@ -130,7 +135,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 11] = [
+pub const ALL: [Figure; 12] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -185,5 +190,10 @@ pub const ALL: [Figure; 11] = [
         key: "burst",
         title: "11. burst",
         run: burst::run,
+    },
+    Figure {
+        key: "history",
+        title: "12. long sessions",
+        run: history::run,
     },
 ];

@@ -78,13 +78,39 @@ pub fn rebuild<'a>(events: impl IntoIterator<Item = &'a Event>) -> History {
     for event in events {
         fold.observe(&event.body);
     }
-    fold.finish_assistant();
-    fold.history.pending = pending_calls(&fold.history.messages);
-    fold.history.messages = answer_every_call(fold.history.messages);
-    fold.history
+    fold.into_history()
 }
 
-#[derive(Default)]
+/// A conversation folded from a session's log up to a seq, continued with newer events
+/// only: a run reads and folds the whole log for its first model call, then only what
+/// was appended since, so a model call in a long session does not cost the whole log.
+#[derive(Default, Clone)]
+pub struct Folded {
+    fold: Fold,
+    last_seq: u64,
+}
+
+impl Folded {
+    /// The last seq folded in (0 before any).
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Folds in the event at `seq` (`None`: a row that is not an event, skipped).
+    pub fn observe(&mut self, seq: u64, event: Option<&Event>) {
+        if let Some(event) = event {
+            self.fold.observe(&event.body);
+        }
+        self.last_seq = seq;
+    }
+
+    /// The conversation so far, as [`rebuild`] would make it from the same events.
+    pub fn history(&self) -> History {
+        self.fold.clone().into_history()
+    }
+}
+
+#[derive(Default, Clone)]
 struct Fold {
     history: History,
     user: Option<(String, String)>,
@@ -93,7 +119,7 @@ struct Fold {
 }
 
 /// The model turn being read.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Turn {
     reasoning: Vec<(String, ReasoningBlock)>,
     text: String,
@@ -221,6 +247,13 @@ impl Fold {
             }
             _ => {}
         }
+    }
+
+    fn into_history(mut self) -> History {
+        self.finish_assistant();
+        self.history.pending = pending_calls(&self.history.messages);
+        self.history.messages = answer_every_call(self.history.messages);
+        self.history
     }
 
     fn finish_assistant(&mut self) {

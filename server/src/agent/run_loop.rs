@@ -129,11 +129,13 @@ async fn run<S: Store>(
     };
     let context = tool_context(deps, recorder).await?;
     let mut model_calls = 0;
+    // The conversation so far; each iteration folds in only what was appended since.
+    let mut folded = conversation::Folded::default();
     loop {
         if cancel.is_cancelled() {
             return finish_cancelled(recorder).await;
         }
-        let history = load_history(deps, recorder).await?;
+        let history = load_history(deps, recorder, &mut folded).await?;
         if !history.pending.is_empty() {
             match tool_phase::run_tools(deps, recorder, &history, &context, cancel).await? {
                 Ok(None) => continue,
@@ -180,17 +182,18 @@ async fn run<S: Store>(
 async fn load_history<S: Store>(
     deps: &RunDeps<S>,
     recorder: &Recorder,
+    folded: &mut conversation::Folded,
 ) -> Result<conversation::History, RunAbort> {
     let stored = deps
         .store
-        .events_after(recorder.session(), 0, u32::MAX)
+        .events_after(recorder.session(), folded.last_seq(), u32::MAX)
         .await
         .map_err(|e| RunAbort::Write(e.into()))?;
-    let events: Vec<shared::Event> = stored
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.json).ok())
-        .collect();
-    Ok(conversation::rebuild(&events))
+    for row in &stored {
+        let event: Option<shared::Event> = serde_json::from_str(&row.json).ok();
+        folded.observe(row.seq, event.as_ref());
+    }
+    Ok(folded.history())
 }
 
 /// Streams one model call into the log; returns whether it called tools.

@@ -100,3 +100,36 @@ fn a_call_without_result_gets_a_synthetic_error_result() {
         }
     );
 }
+
+#[test]
+fn folding_in_steps_gives_the_conversation_a_whole_rebuild_gives() {
+    let mut log = user("u1", "hi");
+    log.push(step(true));
+    log.extend(call("c1", "clock", "{}"));
+    log.push(step(false));
+    log.push(ev(EventBody::ToolCallResult {
+        message_id: "r1".into(),
+        tool_call_id: "c1".into(),
+        content: "{}".into(),
+        role: None,
+    }));
+    log.push(step(true));
+    log.extend(call("c2", "clock", "{}"));
+    log.extend(user("u2", "and now?"));
+    for split in 0..=log.len() {
+        let mut folded = Folded::default();
+        for (index, event) in log[..split].iter().enumerate() {
+            folded.observe(index as u64 + 1, Some(event));
+        }
+        assert_eq!(
+            folded.history(),
+            rebuild(&log[..split]),
+            "after {split} events"
+        );
+        for (index, event) in log.iter().enumerate().skip(split) {
+            folded.observe(index as u64 + 1, Some(event));
+        }
+        assert_eq!(folded.last_seq(), log.len() as u64);
+        assert_eq!(folded.history(), rebuild(&log), "split at {split}");
+    }
+}
