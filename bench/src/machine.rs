@@ -48,6 +48,17 @@ fn meminfo_kib(key: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU time process `pid` has used so far, user plus system, all threads (fields 14 and
+/// 15 of `/proc/<pid>/stat`, in USER_HZ ticks: 100 per second in Linux's ABI).
+pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; the fields after it follow ")".
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let tick = |index: usize| fields.get(index)?.parse::<u64>().ok();
+    let ticks = tick(11)? + tick(12)?;
+    Some(std::time::Duration::from_millis(ticks * 10))
+}
+
 /// Resident memory of process `pid` in bytes (`VmRSS` of `/proc/<pid>/status`).
 pub fn rss_bytes(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

@@ -22,11 +22,11 @@ const FRAME_WAIT: Duration = Duration::from_secs(60);
 
 /// What one burst saw.
 #[derive(Debug, Default)]
-struct Burst {
-    frames: u64,
+pub(super) struct Burst {
+    pub(super) frames: u64,
     elapsed: Duration,
     completion: Summary,
-    errors: Vec<String>,
+    pub(super) errors: Vec<String>,
 }
 
 impl Burst {
@@ -77,7 +77,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
 }
 
 /// Opens `sessions` caught-up sockets, then sends every one its message at once.
-async fn burst(address: &str, sessions: usize) -> anyhow::Result<Burst> {
+pub(super) async fn burst(address: &str, sessions: usize) -> anyhow::Result<Burst> {
     let sockets = live::open(address, sessions).await?;
     let started = Instant::now();
     let mut tasks = JoinSet::new();

@@ -1,5 +1,5 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
-//! issue 12 (11, bursts; 12, long sessions), each measured next to its baseline in the same run.
+//! issue 12 (11, bursts; 12, long sessions; 13, CPU per event), each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
 //! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
@@ -9,6 +9,7 @@
 
 mod burst;
 mod capacity;
+mod cpu;
 mod history;
 mod instances;
 mod latency;
@@ -61,6 +62,8 @@ pub struct Scale {
     pub burst_tokens: u64,
     /// Events in the sessions whose model-call set-up is timed (figure 12).
     pub history_events: Vec<usize>,
+    /// Sessions of the burst whose server CPU time is measured (figure 13).
+    pub cpu_sessions: usize,
 }
 
 impl Scale {
@@ -88,6 +91,7 @@ impl Scale {
             burst_sessions: vec![10, 100, 500],
             burst_tokens: 500,
             history_events: vec![1_000, 10_000, 100_000],
+            cpu_sessions: 100,
         }
     }
 
@@ -115,6 +119,7 @@ impl Scale {
             burst_sessions: vec![10],
             burst_tokens: 50,
             history_events: vec![1_000],
+            cpu_sessions: 10,
         }
     }
 }
@@ -135,7 +140,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 12] = [
+pub const ALL: [Figure; 13] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -195,5 +200,10 @@ pub const ALL: [Figure; 12] = [
         key: "history",
         title: "12. long sessions",
         run: history::run,
+    },
+    Figure {
+        key: "cpu",
+        title: "13. CPU per event",
+        run: cpu::run,
     },
 ];
