@@ -116,6 +116,22 @@ pub async fn connect(address: &str, session: &str, after: u64) -> anyhow::Result
     Ok(socket)
 }
 
+/// Opens a session socket with `after` whose receive buffer holds only `buffer` bytes, so
+/// that a client that stops reading pushes back on the server at once (a slow viewer).
+pub async fn connect_slow(
+    address: &str,
+    session: &str,
+    after: u64,
+    buffer: u32,
+) -> anyhow::Result<Socket> {
+    let url = format!("ws://{address}/api/sessions/{session}/ws?after={after}");
+    let tcp = tokio::net::TcpSocket::new_v4()?;
+    tcp.set_recv_buffer_size(buffer)?;
+    let stream = tcp.connect(address.parse()?).await?;
+    let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await?;
+    Ok(socket)
+}
+
 /// The next text frame, or an error if the socket closed or `limit` passed first.
 pub async fn next_text(socket: &mut Socket, limit: Duration) -> anyhow::Result<String> {
     loop {

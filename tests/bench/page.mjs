@@ -2,7 +2,9 @@
 // headless Chromium (cold: a fresh context each time, so nothing is cached) and reports,
 // relative to navigation start, when the first message of the transcript is on screen
 // and when the whole transcript is (the last assistant message there and no longer
-// streaming). Prints one JSON object on stdout: {firstPaintMs, fullPaintMs, loads},
+// streaming), and when the session's history had arrived (the end of the page's first
+// `/events` response), which splits loading from folding and painting. Prints one JSON
+// object on stdout: {firstPaintMs, fullPaintMs, historyMs, loads},
 // {notMeasured: why} without Chromium, or {error}.
 //
 // Usage: node tests/bench/page.mjs --url http://host:port/#/sessions/<id> --messages <n> [--reps 3]
@@ -31,7 +33,8 @@ function watchTranscript(messages) {
       const answers = document.querySelectorAll('[data-testid=assistant-message]');
       const last = answers[messages - 1];
       if (last && !last.classList.contains('streaming')) {
-        resolve({ firstPaintMs: first ?? stamp(), fullPaintMs: stamp() });
+        const history = performance.getEntriesByType('resource').find((r) => r.name.includes('/events?'));
+        resolve({ firstPaintMs: first ?? stamp(), fullPaintMs: stamp(), historyMs: history?.responseEnd ?? null });
         return;
       }
       requestAnimationFrame(tick);
@@ -72,6 +75,7 @@ async function main() {
     return {
       firstPaintMs: median(loads.map((l) => l.firstPaintMs)),
       fullPaintMs: median(loads.map((l) => l.fullPaintMs)),
+      historyMs: median(loads.map((l) => l.historyMs ?? Number.NaN)),
       loads,
     };
   } finally {

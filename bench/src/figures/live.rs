@@ -5,13 +5,15 @@
 //! spread over one token period, like independent users. Each token's latency is the
 //! client's receive time minus the time the engine yielded it (same host clock).
 //! Every frame's seq is checked: a gap, a repeat or a missing token is a correctness
-//! error; a timeout or refused connection is only a sign of overload.
+//! error; a timeout or refused connection is only a sign of overload. A [`Disturbance`]
+//! may run beside them (figure 14).
 
 use std::time::Duration;
 
 use futures_util::{stream, StreamExt};
 use tokio::task::JoinSet;
 
+use super::disturb::{Disturbance, Disturbed};
 use crate::client::{self, now_ns, Frame, Rest, SeqCheck, Socket};
 use crate::stats::Summary;
 
@@ -32,6 +34,8 @@ pub struct Live {
     pub problems: Vec<String>,
     /// Lost, repeated or out-of-order frames, missing tokens.
     pub errors: Vec<String>,
+    /// What the disturbance beside the sessions did, if it ran to its end.
+    pub disturbed: Option<Disturbed>,
 }
 
 enum Trouble {
@@ -43,14 +47,32 @@ enum Trouble {
 /// (started with `--bench-tokens tokens --token-delay-ms 20`); ignores each session's
 /// first `warmup` tokens.
 pub async fn measure(address: &str, sessions: usize, tokens: u64, warmup: u64) -> Live {
+    measure_disturbed(address, sessions, tokens, warmup, Disturbance::None).await
+}
+
+/// [`measure`] with `disturbance` running beside the sessions.
+pub async fn measure_disturbed(
+    address: &str,
+    sessions: usize,
+    tokens: u64,
+    warmup: u64,
+    disturbance: Disturbance,
+) -> Live {
     let mut live = Live::default();
-    let sockets = match open(address, sessions).await {
-        Ok(sockets) => sockets,
+    let prepared = async {
+        let (ids, sockets): (Vec<_>, Vec<_>) =
+            open_sessions(address, sessions).await?.into_iter().unzip();
+        let disturbance = disturbance.prepare(address, &ids).await?;
+        anyhow::Ok((sockets, disturbance))
+    };
+    let (sockets, disturbance) = match prepared.await {
+        Ok(ready) => ready,
         Err(error) => {
             live.problems.push(format!("setup: {error:#}"));
             return live;
         }
     };
+    let disturbance = disturbance.start(tokens);
     let mut tasks = JoinSet::new();
     for (index, socket) in sockets.into_iter().enumerate() {
         let offset = TOKEN_PERIOD.mul_f64(index as f64 / sessions as f64);
@@ -69,22 +91,33 @@ pub async fn measure(address: &str, sessions: usize, tokens: u64, warmup: u64) -
         }
     }
     live.latency = Summary::of(&mut samples);
+    match disturbance.finish().await {
+        Ok(disturbed) => live.disturbed = Some(disturbed),
+        Err(error) => live.errors.push(format!("{error:#}")),
+    }
     live
 }
 
 /// Creates the sessions and opens a caught-up socket on each.
 pub async fn open(address: &str, sessions: usize) -> anyhow::Result<Vec<Socket>> {
+    let opened = open_sessions(address, sessions).await?;
+    Ok(opened.into_iter().map(|(_, socket)| socket).collect())
+}
+
+/// Creates the sessions and opens a caught-up socket on each; their ids and sockets.
+async fn open_sessions(address: &str, sessions: usize) -> anyhow::Result<Vec<(String, Socket)>> {
     let rest = Rest::new(address);
     let ids: Vec<anyhow::Result<String>> = stream::iter(0..sessions)
         .map(|_| rest.create_session())
         .buffer_unordered(SETUP_CONCURRENCY)
         .collect()
         .await;
-    let opened: Vec<anyhow::Result<Socket>> = stream::iter(ids)
+    let opened: Vec<anyhow::Result<(String, Socket)>> = stream::iter(ids)
         .map(|id| async move {
-            let mut socket = client::connect(address, &id?, 0).await?;
+            let id = id?;
+            let mut socket = client::connect(address, &id, 0).await?;
             client::until_caught_up(&mut socket, &mut SeqCheck::after(0)).await?;
-            Ok(socket)
+            Ok((id, socket))
         })
         .buffer_unordered(SETUP_CONCURRENCY)
         .collect()

@@ -1,5 +1,6 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
-//! issue 12 (11, bursts; 12, long sessions; 13, CPU per event), each measured next to its baseline in the same run.
+//! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
+//! viewer and a reconnect storm), each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
 //! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
@@ -10,6 +11,8 @@
 mod burst;
 mod capacity;
 mod cpu;
+mod disturb;
+mod disturbed;
 mod history;
 mod instances;
 mod latency;
@@ -64,6 +67,9 @@ pub struct Scale {
     pub history_events: Vec<usize>,
     /// Sessions of the burst whose server CPU time is measured (figure 13).
     pub cpu_sessions: usize,
+    /// Live sessions measured under disturbance, and the storm's sockets (figure 14).
+    pub disturbed_sessions: usize,
+    pub storm_sockets: usize,
 }
 
 impl Scale {
@@ -92,6 +98,8 @@ impl Scale {
             burst_tokens: 500,
             history_events: vec![1_000, 10_000, 100_000],
             cpu_sessions: 100,
+            disturbed_sessions: 100,
+            storm_sockets: 500,
         }
     }
 
@@ -120,6 +128,8 @@ impl Scale {
             burst_tokens: 50,
             history_events: vec![1_000],
             cpu_sessions: 10,
+            disturbed_sessions: 5,
+            storm_sockets: 10,
         }
     }
 }
@@ -140,7 +150,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 13] = [
+pub const ALL: [Figure; 14] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -205,5 +215,10 @@ pub const ALL: [Figure; 13] = [
         key: "cpu",
         title: "13. CPU per event",
         run: cpu::run,
+    },
+    Figure {
+        key: "disturbed",
+        title: "14. latency under disturbance",
+        run: disturbed::run,
     },
 ];

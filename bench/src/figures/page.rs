@@ -150,9 +150,10 @@ fn paint(ctx: &Ctx, dist: &Path) -> anyhow::Result<Row> {
     Ok(
         Row::new(format!("{title}, {} events (cold)", thousands(events)))
             .tandem(format!(
-                "first message {:.0} ms, whole transcript {:.0} ms",
+                "first message {:.0} ms, whole transcript {:.0} ms (history in at {:.0} ms)",
                 number("firstPaintMs"),
-                number("fullPaintMs")
+                number("fullPaintMs"),
+                number("historyMs")
             ))
             .data(json!({"events": events, "page": result})),
     )

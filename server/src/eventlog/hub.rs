@@ -130,6 +130,18 @@ impl Subscription {
             .recv()
             .await
     }
+
+    /// The next live event if one is already waiting, like [`recv`](Self::recv) otherwise.
+    pub fn try_recv(&mut self) -> Option<Result<Published, broadcast::error::RecvError>> {
+        use broadcast::error::{RecvError, TryRecvError};
+        let receiver = self.receiver.as_mut().expect("receiver lives until drop");
+        match receiver.try_recv() {
+            Ok(event) => Some(Ok(event)),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Lagged(missed)) => Some(Err(RecvError::Lagged(missed))),
+            Err(TryRecvError::Closed) => Some(Err(RecvError::Closed)),
+        }
+    }
 }
 
 impl Drop for Subscription {
@@ -161,6 +173,27 @@ mod tests {
         assert_eq!(hub.watched_sessions(), 1);
         drop(first);
         assert_eq!(hub.watched_sessions(), 0);
+    }
+
+    #[tokio::test]
+    async fn try_recv_takes_what_is_waiting_and_reports_a_lag() {
+        let hub = Hub::default();
+        let session = SessionId::generate();
+        let mut subscription = hub.subscribe(session);
+        let event = |seq| Published {
+            seq,
+            frame: "x".into(),
+        };
+        assert!(subscription.try_recv().is_none(), "nothing waits yet");
+        hub.publish(session, [event(1), event(2)]);
+        assert_eq!(subscription.try_recv().unwrap().unwrap().seq, 1);
+        assert_eq!(subscription.try_recv().unwrap().unwrap().seq, 2);
+        assert!(subscription.try_recv().is_none());
+        hub.publish(session, (3..=3 + LIVE_BUFFER as u64).map(event));
+        assert!(matches!(
+            subscription.try_recv(),
+            Some(Err(broadcast::error::RecvError::Lagged(1)))
+        ));
     }
 
     #[tokio::test]

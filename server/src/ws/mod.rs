@@ -11,6 +11,7 @@
 //! client frames get a `read_only` error, and the socket closes once the link is gone.
 
 pub mod client_frames;
+mod outbox;
 mod socket;
 
 use std::time::Duration;
@@ -153,7 +154,7 @@ fn upgrade<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     // An `after` beyond the log names events that do not exist; follow from the end.
     let after = after.min(row.last_seq);
-    let (response, ws, stream) = actix_ws::handle(&request, body)
+    let (response, outbox, stream) = outbox::upgrade(&request, body)
         .map_err(|e| ApiError::BadRequest(format!("not a WebSocket request: {e}")))?;
     let max = state.limits.max_frame_bytes;
     let stream = stream
@@ -166,6 +167,12 @@ fn upgrade<S: Store>(
         _place: place,
         shared,
     };
-    actix_web::rt::spawn(socket::serve(state.into_inner(), viewer, after, ws, stream));
+    actix_web::rt::spawn(socket::serve(
+        state.into_inner(),
+        viewer,
+        after,
+        outbox,
+        stream,
+    ));
     Ok(response)
 }

@@ -3,20 +3,24 @@
 //!
 //! The live feed is subscribed before the backlog is read and anything at or below the
 //! last seq sent is dropped, so there is no gap and no duplicate at the handover. A gap
-//! in the live feed (the socket lagged) is filled from the log.
+//! in the live feed (the socket lagged) is filled from the log. Frames go out in batches
+//! through the [`Outbox`]: a replayed page, or every live event already waiting, is one
+//! write.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
+use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason};
 use bytestring::ByteString;
 use futures_util::StreamExt;
 use shared::ServerFrame;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
+use super::outbox::{Closed, Outbox};
 use crate::domain::{SessionId, TokenHash, UserId};
 use crate::error::ApiError;
+use crate::eventlog::{Published, Subscription};
 use crate::limits::SocketSlot;
 use crate::state::AppState;
 use crate::store::Store;
@@ -25,8 +29,18 @@ use crate::visibility::Visibility;
 /// Events read from the log per query while catching up.
 const REPLAY_PAGE: u32 = 1000;
 
+/// Live events sent in one batch at most, so one busy session cannot hold its socket's
+/// loop (and its client frames) for long.
+const LIVE_BATCH: usize = 256;
+
 /// Why the loop ended without a close frame to send (the peer is gone).
 struct Gone;
+
+impl From<Closed> for Gone {
+    fn from(_: Closed) -> Self {
+        Gone
+    }
+}
 
 /// Who is watching what: the session, the user acting on it (the owner, for a share
 /// link's viewer), their socket place (freed when the socket ends) and, for a share
@@ -46,15 +60,14 @@ pub struct SharedView {
 }
 
 impl Viewer {
-    /// Sends a frame as this viewer may see it.
-    async fn send(&self, ws: &mut Session, frame: ByteString) -> Result<(), Gone> {
+    /// Queues a frame as this viewer may see it.
+    fn queue(&self, outbox: &mut Outbox, frame: ByteString) {
         let frame = match &self.shared {
             None => Some(frame),
             Some(shared) => shared.visibility.frame(frame),
         };
-        match frame {
-            Some(frame) => ws.text(frame).await.map_err(|_| Gone),
-            None => Ok(()),
+        if let Some(frame) = frame {
+            outbox.queue_text(&frame);
         }
     }
 }
@@ -64,24 +77,24 @@ pub async fn serve<S: Store>(
     state: Arc<AppState<S>>,
     viewer: Viewer,
     after: u64,
-    mut ws: Session,
+    mut outbox: Outbox,
     mut stream: AggregatedMessageStream,
 ) {
-    let reason = match run(&state, &viewer, after, &mut ws, &mut stream).await {
+    let reason = match run(&state, &viewer, after, &mut outbox, &mut stream).await {
         Ok(reason) => reason,
         Err(Gone) => return,
     };
     // The user's socket place is free before the close is answered, so a client that
     // waited for the close can open another at once.
     drop(viewer);
-    let _ = ws.close(reason).await;
+    let _ = outbox.close(reason).await;
 }
 
 async fn run<S: Store>(
     state: &AppState<S>,
     viewer: &Viewer,
     after: u64,
-    ws: &mut Session,
+    ws: &mut Outbox,
     stream: &mut AggregatedMessageStream,
 ) -> Result<Option<CloseReason>, Gone> {
     let session = viewer.session;
@@ -90,7 +103,7 @@ async fn run<S: Store>(
     catch_up(state, viewer, &mut sent, ws).await?;
     let caught_up =
         serde_json::to_string(&ServerFrame::CaughtUp { seq: sent }).expect("frames serialise");
-    ws.text(caught_up).await.map_err(|_| Gone)?;
+    ws.text(&caught_up).await?;
     let mut heartbeat = tokio::time::interval(state.heartbeat.interval);
     let mut last_heard = Instant::now();
     loop {
@@ -101,34 +114,28 @@ async fn run<S: Store>(
                     None => return Err(Gone),
                     Some(Ok(AggregatedMessage::Text(_))) if viewer.shared.is_some() => {
                         let frame = error_frame("read_only", "this is a read-only shared view; it takes no messages or answers");
-                        ws.text(frame).await.map_err(|_| Gone)?;
+                        ws.text(&frame).await?;
                     }
                     Some(Ok(AggregatedMessage::Text(text))) => {
                         if let Some(frame) = client_frames::handle(state, viewer, &text).await {
-                            ws.text(frame).await.map_err(|_| Gone)?;
+                            ws.text(&frame).await?;
                         }
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
                         let frame = error_frame("invalid_frame", "binary frames are not supported; send JSON text");
-                        ws.text(frame).await.map_err(|_| Gone)?;
+                        ws.text(&frame).await?;
                     }
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => ws.pong(&bytes).await.map_err(|_| Gone)?,
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => ws.pong(&bytes).await?,
                     Some(Ok(AggregatedMessage::Pong(_))) => {}
                     Some(Ok(AggregatedMessage::Close(reason))) => return Ok(reason),
                     Some(Err(error)) => return Ok(Some(protocol_close(error))),
                 }
             }
-            published = live.recv() => match published {
-                Ok(event) if event.seq <= sent => {}
-                Ok(event) if event.seq == sent + 1 => {
-                    viewer.send(ws, event.frame).await?;
-                    sent = event.seq;
+            published = live.recv() => {
+                if let Deleted::Yes = follow(state, viewer, &mut live, published, &mut sent, ws).await? {
+                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }));
                 }
-                Ok(_) | Err(RecvError::Lagged(_)) => catch_up(state, viewer, &mut sent, ws).await?,
-                Err(RecvError::Closed) => {
-                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }))
-                }
-            },
+            }
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
@@ -136,7 +143,7 @@ async fn run<S: Store>(
                 if !still_shared(state, viewer).await {
                     return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("this share link no longer opens the session".into()) }));
                 }
-                ws.ping(b"").await.map_err(|_| Gone)?;
+                ws.ping(b"").await?;
             }
         }
     }
@@ -156,12 +163,55 @@ async fn still_shared<S: Store>(state: &AppState<S>, viewer: &Viewer) -> bool {
     }
 }
 
-/// Sends every logged event after `sent`, advancing it.
+/// Whether the live feed ended because the session was deleted.
+enum Deleted {
+    Yes,
+    No,
+}
+
+/// Sends a live event and every other one already waiting (up to [`LIVE_BATCH`]) as one
+/// batch, skipping what was sent already; a gap (the socket lagged) is filled from the log.
+async fn follow<S: Store>(
+    state: &AppState<S>,
+    viewer: &Viewer,
+    live: &mut Subscription,
+    first: Result<Published, RecvError>,
+    sent: &mut u64,
+    ws: &mut Outbox,
+) -> Result<Deleted, Gone> {
+    let mut next = Some(first);
+    let mut taken = 0;
+    while let Some(published) = next.take() {
+        match published {
+            Ok(event) if event.seq <= *sent => {}
+            Ok(event) if event.seq == *sent + 1 => {
+                viewer.queue(ws, event.frame);
+                *sent = event.seq;
+            }
+            Ok(_) | Err(RecvError::Lagged(_)) => {
+                ws.flush().await?;
+                catch_up(state, viewer, sent, ws).await?;
+            }
+            Err(RecvError::Closed) => {
+                ws.flush().await?;
+                return Ok(Deleted::Yes);
+            }
+        }
+        taken += 1;
+        if taken < LIVE_BATCH {
+            next = live.try_recv();
+        }
+    }
+    ws.flush().await?;
+    Ok(Deleted::No)
+}
+
+/// Sends every logged event after `sent`, advancing it: one batch per page read.
 async fn catch_up<S: Store>(
     state: &AppState<S>,
     viewer: &Viewer,
     sent: &mut u64,
-    ws: &mut Session,
+    ws: &mut Outbox,
 ) -> Result<(), Gone> {
     let session = viewer.session;
     loop {
@@ -173,14 +223,15 @@ async fn catch_up<S: Store>(
                     "storage_unavailable",
                     "the event log cannot be read right now",
                 );
-                let _ = ws.text(frame).await;
+                let _ = ws.text(&frame).await;
                 return Err(Gone);
             }
         };
         let full = page.frames.len() == REPLAY_PAGE as usize;
         for frame in page.frames {
-            viewer.send(ws, frame).await?;
+            viewer.queue(ws, frame);
         }
+        ws.flush().await?;
         *sent = page.last_seq;
         if !full {
             return Ok(());

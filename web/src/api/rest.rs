@@ -11,8 +11,8 @@ use std::cell::RefCell;
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
 use shared::api::{
-    CreateSession, CurrentUser, ErrorBody, LoginBody, ServerInfo, SessionDetail, SessionList,
-    SessionSummary,
+    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ServerInfo, SessionDetail,
+    SessionList, SessionSummary,
 };
 
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
@@ -103,6 +103,12 @@ pub async fn create_session() -> Result<SessionSummary, ApiError> {
 /// `GET /api/sessions/{id}`: one session with its pending questions.
 pub async fn get_session(id: &str) -> Result<SessionDetail, ApiError> {
     json(send(Request::get(&format!("/api/sessions/{id}")).build()).await?).await
+}
+
+/// `GET /api/sessions/{id}/events?after=&limit=`: up to `limit` logged events after `after`.
+pub async fn events(id: &str, after: u64, limit: u32) -> Result<EventPage, ApiError> {
+    let url = format!("/api/sessions/{id}/events?after={after}&limit={limit}");
+    json(send(Request::get(&url).build()).await?).await
 }
 
 /// `DELETE /api/sessions/{id}`: removes a session, stopping its run first.

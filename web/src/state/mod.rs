@@ -9,6 +9,7 @@ pub mod answer;
 pub mod approval;
 pub mod auth;
 pub mod deadline;
+pub mod inbox;
 pub mod interrupt;
 pub mod item;
 pub mod layout;

@@ -1,8 +1,12 @@
 //! The open session: its socket, its folded transcript and the signals the view reads.
 //!
 //! [`Session`] is provided once by the app and reached with [`use_session`]. It owns the one
-//! socket of the open session, feeds its frames through the [`Transcript`] fold and mirrors
-//! the result into one signal per item, so a streamed token updates one message. It sends
+//! socket of the open session (after reading the log's history over HTTP in a few large
+//! pages: a browser takes about 0.1 ms per WebSocket message, so a long session's backlog
+//! is far quicker as one response than as thousands of frames), feeds its frames through the [`Transcript`] fold and mirrors
+//! the result into one signal per item, so a streamed token updates one message. Frames
+//! are applied in batches, once per animation frame ([`inbox`](super::inbox)): a replayed
+//! backlog of thousands of events is one update of the page, not thousands. It sends
 //! the person's frames (messages, answers, stop) and passes the server's errors on: most
 //! as the page's notice, an answer refused because its interrupt was already settled to
 //! the card that sent it. It must not render anything.
@@ -15,9 +19,13 @@ use shared::{ClientFrame, ServerFrame};
 use crate::api::socket::SocketHandlers;
 use crate::api::{ApiError, ConnState, SessionSocket};
 
+use super::inbox::{self, Incoming};
 use super::item::{Item, RunState};
 use super::refusal::Refusal;
 use super::transcript::Transcript;
+
+/// Events per history request (the server's largest page).
+const HISTORY_PAGE: u32 = 10_000;
 
 /// One transcript row as the view sees it: a stable key and the item's own signal.
 #[derive(Clone)]
@@ -55,6 +63,11 @@ pub struct Session {
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
     pub read_only: bool,
     transcript: StoredValue<Transcript>,
+    /// What the socket reported since the last batch was applied.
+    inbox: StoredValue<Vec<Incoming>>,
+    /// Bumped whenever another session opens, so a history read for the previous one
+    /// is dropped when it arrives.
+    opened: StoredValue<u64>,
     socket: StoredValue<Option<SessionSocket>, LocalStorage>,
 }
 
@@ -87,6 +100,8 @@ fn provide(read_only: bool) -> Session {
         tick: RwSignal::new(0),
         read_only,
         transcript: StoredValue::new(Transcript::default()),
+        inbox: StoredValue::new(Vec::new()),
+        opened: StoredValue::new(0),
         socket: StoredValue::new_local(None),
     };
     provide_context(session);
@@ -101,25 +116,54 @@ impl Session {
         }
         self.reset(id.clone());
         let Some(id) = id else { return };
-        let handlers = SocketHandlers {
-            on_frame: Box::new(move |frame| self.receive(frame)),
-            on_state: Box::new(move |state| {
-                self.connection.set(state);
-                if state == ConnState::Reconnecting {
-                    self.forget_if_deleted();
-                }
-            }),
-        };
-        self.socket
-            .set_value(Some(SessionSocket::open(&id, 0, handlers)));
+        let opened = self.opened.get_value();
+        self.connection.set(ConnState::Connecting);
+        leptos::task::spawn_local(async move {
+            let after = self.read_history(&id, opened).await;
+            if self.opened.get_value() != opened {
+                return;
+            }
+            let handlers = SocketHandlers {
+                on_frame: Box::new(move |frame| self.receive(Incoming::Frame(frame))),
+                on_state: Box::new(move |state| self.receive(Incoming::State(state))),
+            };
+            self.socket
+                .set_value(Some(SessionSocket::open(&id, after, handlers)));
+        });
+    }
+
+    /// Reads the session's log over HTTP and queues it for the fold; returns the last seq
+    /// read, where the socket takes over. Stops at the first failure (the socket then
+    /// replays the rest) or when another session was opened meanwhile.
+    async fn read_history(self, id: &str, opened: u64) -> u64 {
+        let mut after = 0;
+        loop {
+            let Ok(page) = crate::api::rest::events(id, after, HISTORY_PAGE).await else {
+                return after;
+            };
+            if self.opened.get_value() != opened {
+                return after;
+            }
+            let full = page.events.len() == HISTORY_PAGE as usize;
+            for logged in page.events {
+                after = logged.seq;
+                self.receive(Incoming::Frame(ServerFrame::Event {
+                    seq: logged.seq,
+                    event: logged.event,
+                }));
+            }
+            if !full {
+                return after;
+            }
+        }
     }
 
     /// Opens the session a share link shows, read-only.
     pub fn open_shared(self, token: &str) {
         self.reset(Some(format!("shared:{token}")));
         let handlers = SocketHandlers {
-            on_frame: Box::new(move |frame| self.receive(frame)),
-            on_state: Box::new(move |state| self.connection.set(state)),
+            on_frame: Box::new(move |frame| self.receive(Incoming::Frame(frame))),
+            on_state: Box::new(move |state| self.receive(Incoming::State(state))),
         };
         self.socket
             .set_value(Some(SessionSocket::open_shared(token, 0, handlers)));
@@ -128,6 +172,8 @@ impl Session {
     /// Forgets the open session's state and socket; `id` is what opens next.
     fn reset(self, id: Option<String>) {
         self.socket.set_value(None);
+        self.opened.update_value(|opened| *opened += 1);
+        self.inbox.set_value(Vec::new());
         self.transcript.set_value(Transcript::default());
         self.rows.set(Vec::new());
         self.run.set(RunState::Idle);
@@ -192,39 +238,77 @@ impl Session {
         }
     }
 
-    fn receive(self, frame: ServerFrame) {
-        match frame {
-            ServerFrame::Event { seq, event } => {
-                let (touched, state, queued, usage, run_usage) = self
-                    .transcript
-                    .try_update_value(|t| {
-                        let touched = t.apply(seq, &event);
-                        let items: Vec<(usize, Item)> = touched
-                            .into_iter()
-                            .map(|at| (at, t.items()[at].clone()))
-                            .collect();
-                        (items, t.run_state(), t.queued(), t.usage(), t.run_usage())
-                    })
-                    .unwrap_or_default();
-                self.mirror(touched);
-                set_if_changed(self.run, state);
-                set_if_changed(self.queued, queued);
-                set_if_changed(self.usage, usage);
-                set_if_changed(self.run_usage, run_usage);
-                self.tick.update(|tick| *tick += 1);
-            }
-            ServerFrame::CaughtUp { .. } => {}
-            ServerFrame::Error { code, message } => match Refusal::from_code(&code) {
-                Some(refusal) => self.refusal.set(Some(refusal)),
-                None => self.notice.set(Some(ApiError::new(code, message))),
-            },
+    /// Queues what the socket reported; the first report after a batch schedules the next.
+    fn receive(self, incoming: Incoming) {
+        let first = self
+            .inbox
+            .try_update_value(|inbox| {
+                inbox.push(incoming);
+                inbox.len() == 1
+            })
+            .unwrap_or(false);
+        if first {
+            inbox::before_next_paint(move || self.apply_batch());
         }
     }
 
-    /// Copies changed items into their row signals and appends rows for new items.
-    fn mirror(self, mut touched: Vec<(usize, Item)>) {
-        touched.sort_by_key(|(at, _)| *at);
-        touched.dedup_by_key(|(at, _)| *at);
+    /// Applies everything queued, in order, then updates each touched row once.
+    fn apply_batch(self) {
+        let batch = self
+            .inbox
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        let mut touched = Vec::new();
+        let mut folded = false;
+        for incoming in batch {
+            match incoming {
+                Incoming::Frame(ServerFrame::Event { seq, event }) => {
+                    let changed = self.transcript.try_update_value(|t| t.apply(seq, &event));
+                    touched.extend(changed.unwrap_or_default());
+                    folded = true;
+                }
+                Incoming::Frame(ServerFrame::CaughtUp { .. }) => {}
+                Incoming::Frame(ServerFrame::Error { code, message }) => {
+                    match Refusal::from_code(&code) {
+                        Some(refusal) => self.refusal.set(Some(refusal)),
+                        None => self.notice.set(Some(ApiError::new(code, message))),
+                    }
+                }
+                Incoming::State(state) => {
+                    self.connection.set(state);
+                    if state == ConnState::Reconnecting && !self.read_only {
+                        self.forget_if_deleted();
+                    }
+                }
+            }
+        }
+        if folded {
+            self.show(touched);
+        }
+    }
+
+    /// Mirrors the fold into the signals: each touched item once, then the run's state.
+    fn show(self, mut touched: Vec<usize>) {
+        touched.sort_unstable();
+        touched.dedup();
+        let (items, state, queued, usage, run_usage) = self.transcript.with_value(|t| {
+            let items: Vec<(usize, Item)> = touched
+                .iter()
+                .map(|&at| (at, t.items()[at].clone()))
+                .collect();
+            (items, t.run_state(), t.queued(), t.usage(), t.run_usage())
+        });
+        self.mirror(items);
+        set_if_changed(self.run, state);
+        set_if_changed(self.queued, queued);
+        set_if_changed(self.usage, usage);
+        set_if_changed(self.run_usage, run_usage);
+        self.tick.update(|tick| *tick += 1);
+    }
+
+    /// Copies changed items into their row signals and appends rows for new items;
+    /// `touched` is in index order, without repeats.
+    fn mirror(self, touched: Vec<(usize, Item)>) {
         let known = self.rows.with_untracked(Vec::len);
         let mut appended = Vec::new();
         for (at, item) in touched {

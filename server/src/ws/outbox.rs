@@ -1,0 +1,186 @@
+//! The socket's sending half: frames are encoded with actix-http's own WebSocket codec into
+//! one buffer and handed to the response body as one chunk per batch.
+//!
+//! actix-ws's `Session` sends each message through a channel on its own, so a replayed page
+//! of 1,000 events was 1,000 channel sends and as many wake-ups of the connection; here it
+//! is one. actix-ws still reads the client's frames ([`upgrade`] keeps its message stream).
+//! Frames are sent in the order they were queued, and nothing queued is sent before
+//! [`Outbox::flush`].
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_http::body::{BodyStream, MessageBody};
+use actix_http::ws::{handshake, CloseReason, OpCode, Parser};
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::Stream;
+use tokio::sync::mpsc;
+
+/// Batches waiting for the connection. A batch is one frame live or up to a replay page,
+/// so this bounds what a slow client holds in memory to a few pages.
+const BATCHES_IN_FLIGHT: usize = 8;
+
+/// The connection is gone: nothing more can be sent.
+#[derive(Debug)]
+pub struct Closed;
+
+/// Frames on their way to one client.
+pub struct Outbox {
+    sender: mpsc::Sender<Bytes>,
+    queued: BytesMut,
+}
+
+/// Accepts the WebSocket handshake: the response to return, the outbox that writes to
+/// it, and actix-ws's stream of the client's frames.
+pub fn upgrade(
+    request: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(HttpResponse, Outbox, actix_ws::MessageStream), actix_web::Error> {
+    // actix-ws checks the handshake and reads the client's frames; its sending half is
+    // replaced by the outbox's, and its response body rides along unused (see `Batches`).
+    let (actix_ws_response, _, incoming) = actix_ws::handle(request, payload)?;
+    let (sender, receiver) = mpsc::channel::<Bytes>(BATCHES_IN_FLIGHT);
+    let body = Batches {
+        receiver,
+        _actix_ws_response: actix_ws_response,
+    };
+    let response = handshake(request.head())?
+        .message_body(BodyStream::new(body).boxed())?
+        .into();
+    let outbox = Outbox {
+        sender,
+        queued: BytesMut::new(),
+    };
+    Ok((response, outbox, incoming))
+}
+
+/// The response body: the outbox's batches, in order, until the outbox is dropped.
+///
+/// It also holds the response actix-ws built, never polled: actix drops this body when
+/// the connection ends, and dropping actix-ws's own body with it is how actix-ws's message
+/// stream learns that the connection is gone (it ends instead of waiting forever).
+struct Batches {
+    receiver: mpsc::Receiver<Bytes>,
+    _actix_ws_response: HttpResponse,
+}
+
+impl Stream for Batches {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut()
+            .receiver
+            .poll_recv(cx)
+            .map(|batch| batch.map(Ok))
+    }
+}
+
+impl Outbox {
+    /// Queues a text frame; it goes out with the next [`flush`](Self::flush).
+    pub fn queue_text(&mut self, text: &str) {
+        Parser::write_message(&mut self.queued, text, OpCode::Text, true, false);
+    }
+
+    /// Sends everything queued as one batch, waiting while the client is behind.
+    pub async fn flush(&mut self) -> Result<(), Closed> {
+        if self.queued.is_empty() {
+            return Ok(());
+        }
+        let batch = self.queued.split().freeze();
+        self.sender.send(batch).await.map_err(|_| Closed)
+    }
+
+    /// Sends one text frame now (after anything queued).
+    pub async fn text(&mut self, text: &str) -> Result<(), Closed> {
+        self.queue_text(text);
+        self.flush().await
+    }
+
+    /// Sends a ping.
+    pub async fn ping(&mut self, payload: &[u8]) -> Result<(), Closed> {
+        Parser::write_message(&mut self.queued, payload, OpCode::Ping, true, false);
+        self.flush().await
+    }
+
+    /// Answers a ping.
+    pub async fn pong(&mut self, payload: &[u8]) -> Result<(), Closed> {
+        Parser::write_message(&mut self.queued, payload, OpCode::Pong, true, false);
+        self.flush().await
+    }
+
+    /// Sends a close frame (after anything queued) and ends the connection's response.
+    pub async fn close(mut self, reason: Option<CloseReason>) -> Result<(), Closed> {
+        Parser::write_close(&mut self.queued, reason, false);
+        self.flush().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outbox() -> (Outbox, mpsc::Receiver<Bytes>) {
+        let (sender, receiver) = mpsc::channel(BATCHES_IN_FLIGHT);
+        let outbox = Outbox {
+            sender,
+            queued: BytesMut::new(),
+        };
+        (outbox, receiver)
+    }
+
+    /// Parses a batch as a client would (a server's frames are not masked): each frame's
+    /// opcode and payload.
+    fn frames(batch: Bytes) -> Vec<(OpCode, String)> {
+        let mut bytes = BytesMut::from(&batch[..]);
+        let mut frames = Vec::new();
+        while let Some((fin, op, payload)) = Parser::parse(&mut bytes, false, usize::MAX).unwrap() {
+            assert!(fin, "every frame is whole");
+            let payload = payload.map(|p| String::from_utf8_lossy(&p).into_owned());
+            frames.push((op, payload.unwrap_or_default()));
+        }
+        assert!(bytes.is_empty(), "the batch ends on a frame boundary");
+        frames
+    }
+
+    #[tokio::test]
+    async fn queued_frames_go_out_as_one_batch_in_order() {
+        let (mut outbox, mut receiver) = outbox();
+        outbox.queue_text("one");
+        outbox.queue_text(&"two".repeat(100));
+        assert!(
+            receiver.try_recv().is_err(),
+            "nothing is sent before a flush"
+        );
+        outbox.flush().await.unwrap();
+        outbox.flush().await.unwrap();
+        let batch = receiver.try_recv().unwrap();
+        assert!(receiver.try_recv().is_err(), "an empty flush sends nothing");
+        assert_eq!(
+            frames(batch),
+            [
+                (OpCode::Text, "one".into()),
+                (OpCode::Text, "two".repeat(100))
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn control_frames_follow_what_was_queued_and_a_gone_client_is_reported() {
+        let (mut outbox, mut receiver) = outbox();
+        outbox.queue_text("last words");
+        outbox.ping(b"").await.unwrap();
+        let sent = frames(receiver.try_recv().unwrap());
+        assert_eq!(
+            sent,
+            [
+                (OpCode::Text, "last words".into()),
+                (OpCode::Ping, String::new())
+            ]
+        );
+        drop(receiver);
+        assert!(outbox.text("lost").await.is_err());
+        assert!(outbox.close(None).await.is_err());
+    }
+}
