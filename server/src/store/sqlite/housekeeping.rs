@@ -17,7 +17,7 @@ pub(super) async fn frames_after(
     limit: u32,
 ) -> Result<FramePage, StoreError> {
     let row: (i64, Option<i64>, Option<String>) = sqlx::query_as(
-        "SELECT count(*), max(seq), group_concat(frame, char(30) ORDER BY seq) FROM ( \
+        "SELECT count(*), max(seq), group_concat(frame, char(30)) FROM ( \
            SELECT seq, '{\"kind\":\"event\",\"seq\":' || seq || ',\"event\":' || event || '}' AS frame \
            FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?)",
     )
