@@ -13,6 +13,7 @@ mod command;
 pub(crate) mod contract;
 mod effects;
 mod errors;
+mod frame_page;
 pub mod guards;
 mod leases;
 mod open;
@@ -32,6 +33,7 @@ pub use changes::Change;
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, Effects};
 pub use errors::{ErrorKind, StoreError};
+pub use frame_page::FramePage;
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
@@ -57,101 +59,6 @@ pub struct SessionRow {
     pub last_seq: u64,
     pub created_at: i64,
     pub updated_at: i64,
-}
-
-/// A page of socket frames read from the log.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FramePage {
-    /// One `{"kind":"event",…}` frame per event, in seq order.
-    pub frames: Vec<bytestring::ByteString>,
-    /// The seq of the last frame (the `after` asked for when the page is empty).
-    pub last_seq: u64,
-}
-
-impl FramePage {
-    /// Separates frames a database joined into one value (`group_concat`, `string_agg`):
-    /// a raw 0x1E byte never occurs in JSON text (control characters in strings are
-    /// escaped).
-    pub const SEPARATOR: char = '\u{1e}';
-
-    /// The page of a database's joined frames (`None`: no rows after `after`) and the
-    /// last seq among them.
-    ///
-    /// The frames arrive in seq order (the query reads them so), but an aggregate only
-    /// promises an order with an `ORDER BY` of its own, which costs SQLite a sort of the
-    /// whole page (half of a replay's time); so the order is checked here, cheaply, and
-    /// restored if it ever differs.
-    pub(crate) fn from_joined(joined: Option<String>, last: Option<i64>, after: u64) -> Self {
-        let (Some(joined), Some(last)) = (joined, last) else {
-            return Self {
-                frames: Vec::new(),
-                last_seq: after,
-            };
-        };
-        let joined = bytestring::ByteString::from(joined);
-        let mut frames: Vec<_> = joined
-            .split(Self::SEPARATOR)
-            .map(|frame| joined.slice_ref(frame))
-            .collect();
-        let in_order = frames
-            .windows(2)
-            .all(|pair| frame_seq(&pair[0]) < frame_seq(&pair[1]));
-        if !in_order {
-            frames.sort_by_key(|frame| frame_seq(frame));
-        }
-        Self {
-            frames,
-            last_seq: last as u64,
-        }
-    }
-}
-
-/// The seq of a frame the log builds (`{"kind":"event","seq":N,…`); 0 if it is not one.
-fn frame_seq(frame: &str) -> u64 {
-    let digits = frame
-        .strip_prefix(r#"{"kind":"event","seq":"#)
-        .unwrap_or_default();
-    let end = digits
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(digits.len());
-    digits[..end].parse().unwrap_or(0)
-}
-
-#[cfg(test)]
-mod frame_page_tests {
-    use super::FramePage;
-
-    fn joined(seqs: &[u64]) -> String {
-        let frames: Vec<String> = seqs
-            .iter()
-            .map(|seq| format!(r#"{{"kind":"event","seq":{seq},"event":{{"type":"RAW"}}}}"#))
-            .collect();
-        frames.join(&FramePage::SEPARATOR.to_string())
-    }
-
-    fn seqs(page: &FramePage) -> Vec<u64> {
-        page.frames
-            .iter()
-            .map(|frame| super::frame_seq(frame))
-            .collect()
-    }
-
-    #[test]
-    fn joined_frames_come_out_in_seq_order_whatever_order_they_came_in() {
-        let page = FramePage::from_joined(Some(joined(&[8, 9, 10, 11])), Some(11), 7);
-        assert_eq!(seqs(&page), [8, 9, 10, 11]);
-        assert_eq!(page.last_seq, 11);
-        let page = FramePage::from_joined(Some(joined(&[10, 8, 11, 9])), Some(11), 7);
-        assert_eq!(seqs(&page), [8, 9, 10, 11]);
-        assert!(page.frames[0].starts_with(r#"{"kind":"event","seq":8,"#));
-    }
-
-    #[test]
-    fn an_empty_page_keeps_the_seq_asked_for() {
-        let page = FramePage::from_joined(None, None, 7);
-        assert!(page.frames.is_empty());
-        assert_eq!(page.last_seq, 7);
-    }
 }
 
 /// An event as stored: its seq and its AG-UI JSON.
