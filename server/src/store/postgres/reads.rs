@@ -89,7 +89,9 @@ pub(super) async fn frames_after(
     limit: u32,
 ) -> Result<FramePage, StoreError> {
     let (last, joined): (Option<i64>, Option<String>) = sqlx::query_as(
-        "SELECT max(seq), string_agg(frame, chr(30) ORDER BY seq) FROM ( \
+        // No ORDER BY in the aggregate: the page is read in seq order and `from_joined`
+        // checks it (sorting 1,000 frames per page cost ~20 % of the query).
+        "SELECT max(seq), string_agg(frame, chr(30)) FROM ( \
            SELECT seq, '{\"kind\":\"event\",\"seq\":' || seq || ',\"event\":' || event || '}' AS frame \
            FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) AS page",
     )
