@@ -18,9 +18,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
-/// Batches waiting for the connection. A batch is one frame live or up to a replay page,
-/// so this bounds what a slow client holds in memory to a few pages.
-const BATCHES_IN_FLIGHT: usize = 8;
+/// Batches waiting for the connection (up to 256 frames each, see `socket`): with the
+/// batch being written, what a client who stopped reading holds in memory.
+const BATCHES_IN_FLIGHT: usize = 2;
 
 /// The connection is gone: nothing more can be sent.
 #[derive(Debug)]

@@ -29,9 +29,11 @@ use crate::visibility::Visibility;
 /// Events read from the log per query while catching up.
 const REPLAY_PAGE: u32 = 1000;
 
-/// Live events sent in one batch at most, so one busy session cannot hold its socket's
+/// Frames sent in one batch at most, live or replayed: big enough that a replay is a few
+/// writes per page, small enough that a client who stops reading holds little memory (a
+/// few batches wait for it, see `outbox`) and one busy session cannot hold its socket's
 /// loop (and its client frames) for long.
-const LIVE_BATCH: usize = 256;
+const BATCH: usize = 256;
 
 /// Why the loop ended without a close frame to send (the peer is gone).
 struct Gone;
@@ -169,7 +171,7 @@ enum Deleted {
     No,
 }
 
-/// Sends a live event and every other one already waiting (up to [`LIVE_BATCH`]) as one
+/// Sends a live event and every other one already waiting (up to [`BATCH`]) as one
 /// batch, skipping what was sent already; a gap (the socket lagged) is filled from the log.
 async fn follow<S: Store>(
     state: &AppState<S>,
@@ -198,7 +200,7 @@ async fn follow<S: Store>(
             }
         }
         taken += 1;
-        if taken < LIVE_BATCH {
+        if taken < BATCH {
             next = live.try_recv();
         }
     }
@@ -206,7 +208,7 @@ async fn follow<S: Store>(
     Ok(Deleted::No)
 }
 
-/// Sends every logged event after `sent`, advancing it: one batch per page read.
+/// Sends every logged event after `sent`, advancing it, in batches of [`BATCH`] frames.
 async fn catch_up<S: Store>(
     state: &AppState<S>,
     viewer: &Viewer,
@@ -228,10 +230,12 @@ async fn catch_up<S: Store>(
             }
         };
         let full = page.frames.len() == REPLAY_PAGE as usize;
-        for frame in page.frames {
-            viewer.queue(ws, frame);
+        for batch in page.frames.chunks(BATCH) {
+            for frame in batch {
+                viewer.queue(ws, frame.clone());
+            }
+            ws.flush().await?;
         }
-        ws.flush().await?;
         *sent = page.last_seq;
         if !full {
             return Ok(());

@@ -18,6 +18,11 @@ use crate::store::{StoreError, StoreOptions};
 const READERS: u32 = 8;
 /// Connections for the writes outside the log writer.
 const OTHER_WRITERS: u32 = 2;
+/// The writer's page cache, in KiB (SQLite's negative `cache_size`): a commit touches about
+/// one `events` leaf page per session it appends to, so with 1,000 live sessions SQLite's
+/// default 2 MiB could not hold one commit's pages and read them back from the WAL each
+/// time. Pages are cached as they are used; an idle store holds few.
+const WRITER_CACHE_SIZE: &str = "-65536";
 
 impl SqliteStore {
     /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
@@ -48,7 +53,12 @@ impl SqliteStore {
             .max_connections(READERS)
             .connect_with(options.clone().read_only(true))
             .await?;
-        let writer = Arc::new(Mutex::new(options.connect().await?));
+        let writer = options
+            .clone()
+            .pragma("cache_size", WRITER_CACHE_SIZE)
+            .connect()
+            .await?;
+        let writer = Arc::new(Mutex::new(writer));
         let wal_path = wal_path_of(options.get_filename());
         let wal = Arc::new(WalState::default());
         let checkpointer = checkpoints::spawn(pool.clone(), wal_path.clone(), wal.clone());
