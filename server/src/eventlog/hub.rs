@@ -155,19 +155,21 @@ impl Drop for Subscription {
 mod tests {
     use super::*;
 
+    /// A published event with frame `x`.
+    fn event(seq: u64) -> Published {
+        Published {
+            seq,
+            frame: "x".into(),
+        }
+    }
+
     #[tokio::test]
     async fn subscribers_receive_and_last_one_out_frees_the_channel() {
         let hub = Hub::default();
         let session = SessionId::generate();
         let mut first = hub.subscribe(session);
         let second = hub.subscribe(session);
-        hub.publish(
-            session,
-            [Published {
-                seq: 1,
-                frame: "x".into(),
-            }],
-        );
+        hub.publish(session, [event(1)]);
         assert_eq!(first.recv().await.unwrap().seq, 1);
         drop(second);
         assert_eq!(hub.watched_sessions(), 1);
@@ -180,10 +182,6 @@ mod tests {
         let hub = Hub::default();
         let session = SessionId::generate();
         let mut subscription = hub.subscribe(session);
-        let event = |seq| Published {
-            seq,
-            frame: "x".into(),
-        };
         assert!(subscription.try_recv().is_none(), "nothing waits yet");
         hub.publish(session, [event(1), event(2)]);
         assert_eq!(subscription.try_recv().unwrap().unwrap().seq, 1);
@@ -201,10 +199,6 @@ mod tests {
         let hub = Hub::default();
         let session = SessionId::generate();
         let mut subscription = hub.subscribe(session);
-        let event = |seq| Published {
-            seq,
-            frame: "x".into(),
-        };
         hub.publish(session, [event(1), event(2)]);
         hub.publish(session, [event(2), event(1), event(3)]);
         for seq in 1..=3 {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sqlx::SqlitePool;
+use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// How often the task checkpoints while the log is written.
@@ -34,6 +35,8 @@ pub(super) struct WalState {
     commits: AtomicU64,
     /// Whether the last checkpoint failed or left too much behind.
     behind: AtomicBool,
+    /// Woken after each checkpoint the task runs (what a test of it waits for).
+    checkpointed: Notify,
 }
 
 impl WalState {
@@ -95,6 +98,7 @@ pub(super) fn spawn(pool: SqlitePool, wal: PathBuf, state: Arc<WalState>) -> Dro
                 truncated = mode == "TRUNCATE";
             }
             state.record(&outcome);
+            state.checkpointed.notify_waiters();
         }
     });
     guard
@@ -134,14 +138,20 @@ mod tests {
         // it at 4 MB inside a commit. Here the checkpointer copies it back, and once the
         // log is quiet it truncates the file.
         let wal = store.wal_path.clone();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while super::wal_size(&wal) > 0 {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the WAL of a quiet log was not truncated"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        let truncated = async {
+            loop {
+                let checkpointed = store.wal.checkpointed.notified();
+                tokio::pin!(checkpointed);
+                checkpointed.as_mut().enable();
+                if super::wal_size(&wal) == 0 {
+                    return;
+                }
+                checkpointed.await;
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), truncated)
+            .await
+            .expect("the WAL of a quiet log was not truncated");
         let events = store.events_after(id, 0, 10_000).await.unwrap();
         assert_eq!(
             events.len(),
