@@ -3,7 +3,7 @@
 //!
 //! actix-ws's `Session` sends each message through a channel on its own, so a replayed page
 //! of 1,000 events was 1,000 channel sends and as many wake-ups of the connection; here it
-//! is one. actix-ws still reads the client's frames ([`upgrade`] keeps its message stream).
+//! is one per batch the socket's loop flushes. actix-ws still reads the client's frames ([`upgrade`] keeps its message stream).
 //! Frames are sent in the order they were queued, and nothing queued is sent before
 //! [`Outbox::flush`].
 

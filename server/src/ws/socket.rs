@@ -4,8 +4,8 @@
 //! The live feed is subscribed before the backlog is read and anything at or below the
 //! last seq sent is dropped, so there is no gap and no duplicate at the handover. A gap
 //! in the live feed (the socket lagged) is filled from the log. Frames go out in batches
-//! through the [`Outbox`]: a replayed page, or every live event already waiting, is one
-//! write.
+//! of up to [`BATCH`] through the [`Outbox`]: a replayed page is a few writes, and every
+//! live event already waiting goes out with the one that woke the loop.
 
 use std::sync::Arc;
 use std::time::Instant;
