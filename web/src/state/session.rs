@@ -123,12 +123,8 @@ impl Session {
             if self.opened.get_value() != opened {
                 return;
             }
-            let handlers = SocketHandlers {
-                on_frame: Box::new(move |frame| self.receive(Incoming::Frame(frame))),
-                on_state: Box::new(move |state| self.receive(Incoming::State(state))),
-            };
-            self.socket
-                .set_value(Some(SessionSocket::open(&id, after, handlers)));
+            let socket = SessionSocket::open(&id, after, self.socket_handlers());
+            self.socket.set_value(Some(socket));
         });
     }
 
@@ -161,12 +157,16 @@ impl Session {
     /// Opens the session a share link shows, read-only.
     pub fn open_shared(self, token: &str) {
         self.reset(Some(format!("shared:{token}")));
-        let handlers = SocketHandlers {
+        let socket = SessionSocket::open_shared(token, 0, self.socket_handlers());
+        self.socket.set_value(Some(socket));
+    }
+
+    /// What the open socket reports to: the inbox, in order.
+    fn socket_handlers(self) -> SocketHandlers {
+        SocketHandlers {
             on_frame: Box::new(move |frame| self.receive(Incoming::Frame(frame))),
             on_state: Box::new(move |state| self.receive(Incoming::State(state))),
-        };
-        self.socket
-            .set_value(Some(SessionSocket::open_shared(token, 0, handlers)));
+        }
     }
 
     /// Forgets the open session's state and socket; `id` is what opens next.
