@@ -69,6 +69,12 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("that token is not valid: mistyped, or its user was revoked")]
     InvalidToken,
+    #[error("this threadId belongs to a session you cannot use; start the thread with a fresh id")]
+    ThreadTaken,
+    #[error("a run is active on this thread: watch it on the socket in `details.watch` (it replays from `after`), or stop it")]
+    RunActiveOnThread(Value),
+    #[error("this endpoint answers with `text/event-stream`; send `Accept: text/event-stream`")]
+    NotAcceptable,
 }
 
 impl ApiError {
@@ -98,13 +104,18 @@ impl ApiError {
             Self::Internal => "internal",
             Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::InvalidToken => "invalid_token",
+            Self::ThreadTaken => "thread_taken",
+            Self::RunActiveOnThread(_) => "run_active",
+            Self::NotAcceptable => "not_acceptable",
         }
     }
 
     /// Structured context, e.g. the current state of an answered interrupt.
     pub fn details(&self) -> Option<Value> {
         match self {
-            Self::InterruptAnswered(state) | Self::InterruptExpired(state) => Some(state.clone()),
+            Self::InterruptAnswered(state)
+            | Self::InterruptExpired(state)
+            | Self::RunActiveOnThread(state) => Some(state.clone()),
             _ => None,
         }
     }
@@ -163,9 +174,13 @@ impl ResponseError for ApiError {
                 StatusCode::NOT_FOUND
             }
             Self::InvalidMessage(_) | Self::InvalidPayload(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::RunActive | Self::AwaitingInput | Self::Idle | Self::InterruptAnswered(_) => {
-                StatusCode::CONFLICT
-            }
+            Self::RunActive
+            | Self::AwaitingInput
+            | Self::Idle
+            | Self::InterruptAnswered(_)
+            | Self::ThreadTaken
+            | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
+            Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,

@@ -10,11 +10,14 @@
 //! - [`retention`]: deleting finished sessions past a configured age.
 //! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
 //!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
+//! - [`agui`]: AG-UI over HTTP (a `RunAgentInput` in, the run's events out as SSE) for
+//!   any AG-UI client.
 //! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
 //!   [`scrub`] keeps secrets out of what leaves the server; [`visibility`] is what a
 //!   share link's viewer may see; [`export`] turns a session into Markdown or JSON.
 
 pub mod agent;
+pub mod agui;
 pub mod auth;
 pub mod config;
 pub mod domain;

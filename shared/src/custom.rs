@@ -7,6 +7,7 @@
 //! | [`TOOL_APPROVAL`] | `{interruptId, toolCallId, approved, edited, reason?, arguments?}` |
 //! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
 //! | [`USAGE`] | [`crate::usage::CallUsage`]: one model call's tokens and cost |
+//! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 
 /// A persisted stop request.
 pub const STOP_REQUESTED: &str = "tandem.stop_requested";
@@ -20,3 +21,9 @@ pub const RUN_QUEUED: &str = "tandem.run_queued";
 /// One model call's token usage and cost, appended when the call ends (before its
 /// `STEP_FINISHED`); the value is a [`crate::usage::CallUsage`].
 pub const USAGE: &str = "tandem.usage";
+
+/// The calls of tools an AG-UI client declared (its "frontend tools") wait for the
+/// client's results. The value is the [`crate::Interrupt`] (reason `client_tools`) an
+/// answer names; it is committed with the `RUN_FINISHED` whose outcome lists the calls
+/// in `pendingToolCallIds`.
+pub const CLIENT_TOOLS_PENDING: &str = "tandem.client_tools_pending";

@@ -2,8 +2,9 @@
 //!
 //! It owns the shapes that cross the network and nothing else: the AG-UI 1.0 events
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
-//! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]) and model-call
-//! usage ([`usage`]). It must stay free of
+//! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]), the messages
+//! an AG-UI client's input brought to a run ([`run_input`]) and model-call usage
+//! ([`usage`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
 
 pub mod agui;
@@ -11,6 +12,7 @@ pub mod api;
 pub mod custom;
 pub mod envelope;
 pub mod input;
+pub mod run_input;
 pub mod sharing;
 pub mod usage;
 

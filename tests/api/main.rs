@@ -4,6 +4,7 @@
 mod helpers;
 
 mod access;
+mod agui;
 mod anthropic;
 mod approval;
 mod expiry;

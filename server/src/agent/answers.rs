@@ -1,30 +1,34 @@
 //! Answers to interrupts: checking them, recording them, and resuming the run.
 //!
 //! A question's answer becomes its tool result; a decision on a tool call that needed
-//! approval is recorded as `CUSTOM tandem.tool_approval` (with the rejection's result).
+//! approval is recorded as `CUSTOM tandem.tool_approval` (with the rejection's result);
+//! a client's tool results become their calls' results.
 //! Both are committed with the resumed run's `RUN_STARTED` under the `Resume` guard, so
 //! the first valid answer wins atomically. An answer past the deadline expires the
 //! interrupt first and gets 410.
 
 use serde_json::Value;
 use shared::api::RunAccepted;
+use shared::run_input::{input_messages, InputMessage};
 use shared::{EventBody, Outcome, ResumeStatus, ToolRole};
 
 use super::runner::{rejected, Runner};
 use super::tools::request_input;
-use super::{approval, expiry};
+use super::{approval, client_tools, expiry};
 use crate::domain::{new_id, SessionId};
 use crate::error::ApiError;
 use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Store};
 
 impl<S: Store> Runner<S> {
     /// An answer to an interrupt: validated, committed, and the run resumes.
+    /// `input`: the AG-UI input that resumes the run, recorded in its `RUN_STARTED`.
     pub async fn answer(
         &self,
         session: SessionId,
         interrupt_id: &str,
         status: ResumeStatus,
         payload: Option<Value>,
+        input: Option<Value>,
     ) -> Result<RunAccepted, ApiError> {
         let mut row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
@@ -42,8 +46,20 @@ impl<S: Store> Runner<S> {
         }
         self.check_room()?;
         let run_id = new_id("run");
-        let mut events = vec![self.run_started(session, &run_id)];
-        events.extend(self.resolution(&row, status, &response)?);
+        // Results an AG-UI client sent as `tool` messages travel in its input, which
+        // the client holds already; only the rest become events.
+        let carried: Vec<String> = input_messages(input.as_ref())
+            .into_iter()
+            .filter_map(|message| match message {
+                InputMessage::ToolResult { tool_call_id, .. } => Some(tool_call_id),
+                InputMessage::User { .. } => None,
+            })
+            .collect();
+        let mut events = vec![self.run_started_with(session, &run_id, input)];
+        let resolution = self.resolution(&row, status, &response)?;
+        events.extend(resolution.into_iter().filter(|event| {
+            !matches!(event, EventBody::ToolCallResult { tool_call_id, .. } if carried.contains(tool_call_id))
+        }));
         let guard = Guard::Resume {
             interrupt_id: row.id,
             response,
@@ -60,6 +76,11 @@ impl<S: Store> Runner<S> {
         status: ResumeStatus,
         response: &Value,
     ) -> Result<Vec<EventBody>, ApiError> {
+        if row.interrupt.reason == client_tools::REASON {
+            let max = self.deps.limits.max_tool_result_bytes;
+            return client_tools::results(&row.interrupt, status, response.get("payload"), max)
+                .map_err(ApiError::InvalidPayload);
+        }
         if row.interrupt.reason != approval::REASON {
             return Ok(vec![tool_result(&row.tool_call_id, response)]);
         }

@@ -6,13 +6,18 @@
 //! signatures (`REASONING_ENCRYPTED_VALUE`) so they can be sent back. The last turn's tool
 //! calls that have no result yet are the run's pending calls; a person's approvals of them
 //! (`CUSTOM tandem.tool_approval`) are collected too. For the model, a call without a
-//! result gets a synthetic error result so every provider accepts the history.
+//! result gets a synthetic error result so every provider accepts the history. A run an
+//! AG-UI client started carries the client's new messages (and tool results) and the
+//! tools it declared in its `RUN_STARTED.input`.
 
 use std::collections::{HashMap, HashSet};
 
+use shared::run_input::{input_messages, InputMessage};
 use shared::{Event, EventBody, TextRole};
 
 use super::approval::{Approval, APPROVAL_EVENT};
+use super::client_tools;
+use super::tools::ToolSpec;
 
 /// Prefix of an encrypted value that holds a whole redacted reasoning block, not a signature.
 pub const REDACTED_PREFIX: &str = "redacted:";
@@ -70,6 +75,8 @@ pub struct History {
     pub pending: Vec<ToolCallRecord>,
     /// A person's decisions on calls that needed approval, by tool call id.
     pub approvals: HashMap<String, Approval>,
+    /// The tools the client of the latest run declared (AG-UI frontend tools).
+    pub client_tools: Vec<ToolSpec>,
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -177,9 +184,37 @@ impl Fold {
                     content: content.clone(),
                 });
             }
+            EventBody::RunStarted { input, .. } => {
+                self.history.client_tools = client_tools::declared(input.as_ref());
+                for message in input_messages(input.as_ref()) {
+                    self.input_message(message);
+                }
+            }
             EventBody::RunError { .. } | EventBody::RunFinished { .. } => self.finish_assistant(),
             other => self.observe_turn(other),
         }
+    }
+
+    /// A message an AG-UI client's input brought (recorded in `RUN_STARTED.input`).
+    fn input_message(&mut self, message: InputMessage) {
+        self.finish_assistant();
+        let message = match message {
+            InputMessage::User { text, .. } => ChatMessage::User { text },
+            InputMessage::ToolResult {
+                tool_call_id,
+                content,
+                ..
+            } => ChatMessage::Tool {
+                name: self
+                    .tool_names
+                    .get(&tool_call_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                tool_call_id,
+                content,
+            },
+        };
+        self.history.messages.push(message);
     }
 
     /// Reasoning and tool-call events of the model turn being read.

@@ -12,6 +12,7 @@ use serde_json::json;
 use shared::{EventBody, ToolRole};
 
 use super::approval::{self, Approval};
+use super::client_tools;
 use super::runner::Runner;
 use crate::domain::{deadline_ms, new_id, now_ms};
 use crate::error::ApiError;
@@ -23,6 +24,8 @@ pub const SWEEP_EVERY: Duration = Duration::from_millis(200);
 const SWEEP_BATCH: u32 = 200;
 /// What the model reads for an unanswered question or approval.
 const NO_ANSWER: &str = "the person did not answer before the deadline";
+/// What the model reads for a client's tool call that got no result.
+const NO_RESULT: &str = "the client did not return a result before the deadline";
 
 /// Whether an interrupt's deadline has passed.
 pub fn is_due(row: &InterruptRow) -> bool {
@@ -87,6 +90,9 @@ impl<S: Store> Runner<S> {
 /// The events that record an expiry: the tool result, and for an approval the
 /// decision (rejected) the page shows.
 fn expiry_events(row: &InterruptRow) -> Vec<EventBody> {
+    if row.interrupt.reason == client_tools::REASON {
+        return client_tools::expired(&row.interrupt, NO_RESULT);
+    }
     let mut events = Vec::new();
     let content = if row.interrupt.reason == approval::REASON {
         let decision = Approval {

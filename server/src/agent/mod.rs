@@ -6,6 +6,7 @@
 
 mod answers;
 mod approval;
+mod client_tools;
 pub mod conversation;
 pub mod engines;
 mod expiry;
@@ -22,7 +23,7 @@ pub mod tools;
 use std::sync::Arc;
 
 pub use open_items::OpenItems;
-pub use runner::Runner;
+pub use runner::{NewMessage, Runner};
 pub use slots::RunSlots;
 
 use crate::eventlog::Writer;

@@ -15,15 +15,16 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::{FutureExt, StreamExt};
-use shared::{EventBody, Outcome};
+use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
+use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
 use super::slots::Admission;
-use super::tool_phase;
+use super::tool_phase::{self, Pause};
 use super::RunDeps;
 use crate::store::Store;
 
@@ -139,9 +140,12 @@ async fn run<S: Store>(
         if !history.pending.is_empty() {
             match tool_phase::run_tools(deps, recorder, &history, &context, cancel).await? {
                 Ok(None) => continue,
-                Ok(Some(interrupt)) => {
+                Ok(Some(Pause::Person(interrupt))) => {
                     let interrupts = vec![interrupt];
                     return finish(recorder, Outcome::Interrupt { interrupts }).await;
+                }
+                Ok(Some(Pause::ClientTools(interrupt))) => {
+                    return finish_for_client(recorder, interrupt).await
                 }
                 Err(_) => return finish_cancelled(recorder).await,
             }
@@ -154,9 +158,11 @@ async fn run<S: Store>(
             return fail(recorder, "max_model_calls", &message).await;
         }
         model_calls += 1;
+        let mut tools = deps.tools.specs();
+        tools.extend(history.client_tools);
         let request = ModelRequest {
             conversation: history.messages,
-            tools: deps.tools.specs(),
+            tools,
             model_call_index: history.model_calls,
         };
         recorder.begin_model_call(MODEL_CALL_STEP).await?;
@@ -266,6 +272,24 @@ async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbor
         usage: recorder.usage().map(|usage| vec![usage]),
     };
     recorder.emit(event).await
+}
+
+/// Ends the run successfully with the client's calls pending, raising the interrupt
+/// their results answer in the same commit.
+async fn finish_for_client(recorder: &mut Recorder, interrupt: Interrupt) -> Result<(), RunAbort> {
+    let pending_tool_call_ids = Some(client_tools::call_ids(&interrupt));
+    let finished = EventBody::RunFinished {
+        thread_id: recorder.thread_id(),
+        run_id: recorder.run_id().to_string(),
+        result: None,
+        outcome: Some(Outcome::Success {
+            pending_tool_call_ids,
+        }),
+        usage: recorder.usage().map(|usage| vec![usage]),
+    };
+    recorder
+        .emit_all(vec![client_tools::pending_event(&interrupt), finished])
+        .await
 }
 
 async fn finish_cancelled(recorder: &mut Recorder) -> Result<(), RunAbort> {

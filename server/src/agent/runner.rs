@@ -29,6 +29,29 @@ const MAX_CLIENT_ID: usize = 128;
 /// never across an `.await`.
 type Registry = Arc<Mutex<HashMap<SessionId, Vec<(String, CancellationToken)>>>>;
 
+/// A person's message, as it starts a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewMessage {
+    pub text: String,
+    /// The caller's id for the request: a repeat starts nothing new and gets the run
+    /// the first one started.
+    pub client_message_id: Option<String>,
+    /// The AG-UI input that brought the message, recorded in the run's `RUN_STARTED`
+    /// (which then carries the message itself, see `shared::run_input`).
+    pub input: Option<serde_json::Value>,
+}
+
+impl NewMessage {
+    /// A message typed into Tandem's own page or sent over REST.
+    pub fn typed(text: String, client_message_id: Option<String>) -> Self {
+        Self {
+            text,
+            client_message_id,
+            ..Self::default()
+        }
+    }
+}
+
 /// Starts and stops runs.
 pub struct Runner<S> {
     pub(super) deps: Arc<RunDeps<S>>,
@@ -62,9 +85,13 @@ impl<S: Store> Runner<S> {
     pub async fn post_message(
         &self,
         session: SessionId,
-        text: String,
-        client_message_id: Option<String>,
+        message: NewMessage,
     ) -> Result<RunAccepted, ApiError> {
+        let NewMessage {
+            text,
+            client_message_id,
+            input,
+        } = message;
         check_message(
             &text,
             client_message_id.as_deref(),
@@ -72,19 +99,24 @@ impl<S: Store> Runner<S> {
         )?;
         self.check_room()?;
         let run_id = new_id("run");
-        let message_id = new_id("msg");
         let title = title_of(&text);
-        let mut events = vec![self.run_started(session, &run_id)];
-        events.push(EventBody::TextMessageStart {
-            message_id: message_id.clone(),
-            role: Some(TextRole::User),
-            name: None,
-        });
-        events.push(EventBody::TextMessageContent {
-            message_id: message_id.clone(),
-            delta: text,
-        });
-        events.push(EventBody::TextMessageEnd { message_id });
+        // An AG-UI client's message travels in the input it sent (the client holds it
+        // already); a typed one is logged as a text message.
+        let typed = input.is_none();
+        let mut events = vec![self.run_started_with(session, &run_id, input)];
+        if typed {
+            let message_id = new_id("msg");
+            events.push(EventBody::TextMessageStart {
+                message_id: message_id.clone(),
+                role: Some(TextRole::User),
+                name: None,
+            });
+            events.push(EventBody::TextMessageContent {
+                message_id: message_id.clone(),
+                delta: text,
+            });
+            events.push(EventBody::TextMessageEnd { message_id });
+        }
         let guard = Guard::StartRun {
             run_id: run_id.clone(),
             client_message_id,
@@ -133,15 +165,38 @@ impl<S: Store> Runner<S> {
         self.spawn(session, run_id, cancel);
     }
 
+    /// Whether the model has a server tool (or `request_input`) of this name.
+    pub fn is_server_tool(&self, name: &str) -> bool {
+        name == super::tools::request_input::NAME || self.deps.tools.spec(name).is_some()
+    }
+
     /// Creates a session of `owner` (through the log writer, like every write).
     pub async fn create_session(
         &self,
         owner: UserId,
         title: Option<&str>,
     ) -> Result<SessionRow, ApiError> {
+        self.create(owner, SessionId::generate(), title).await
+    }
+
+    /// Creates a session of `owner` with the id an AG-UI client chose for its thread.
+    pub async fn create_thread(
+        &self,
+        owner: UserId,
+        id: SessionId,
+    ) -> Result<SessionRow, ApiError> {
+        self.create(owner, id, None).await
+    }
+
+    async fn create(
+        &self,
+        owner: UserId,
+        id: SessionId,
+        title: Option<&str>,
+    ) -> Result<SessionRow, ApiError> {
         let op = SessionOp::Create {
             owner,
-            id: SessionId::generate(),
+            id,
             title: title.map(str::to_string),
         };
         match self.deps.writer.session(op).await? {
@@ -174,11 +229,21 @@ impl<S: Store> Runner<S> {
     }
 
     pub(super) fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
+        self.run_started_with(session, run_id, None)
+    }
+
+    /// A `RUN_STARTED` recording the AG-UI input that started the run, if any.
+    pub(super) fn run_started_with(
+        &self,
+        session: SessionId,
+        run_id: &str,
+        input: Option<serde_json::Value>,
+    ) -> EventBody {
         EventBody::RunStarted {
             thread_id: session.to_string(),
             run_id: run_id.into(),
             parent_run_id: None,
-            input: None,
+            input,
         }
     }
 

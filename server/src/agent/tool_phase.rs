@@ -3,13 +3,16 @@
 //! `request_input` and calls that need approval (without a recorded decision) pause the
 //! run: this returns the interrupt and the loop ends the run with it. Approved calls run
 //! with the person's edits, rejected ones get their rejection, everything else runs
-//! through the registry. A stop cancels a running tool at once.
+//! through the registry. A stop cancels a running tool at once. Calls of the tools an
+//! AG-UI client declared are the client's to run: once the server's own calls are done,
+//! the run pauses on them all at once ([`Pause::ClientTools`]).
 
 use serde_json::json;
 use shared::{EventBody, Interrupt, ToolRole};
 use tokio_util::sync::CancellationToken;
 
 use super::approval;
+use super::client_tools;
 use super::conversation::History;
 use super::recorder::{Recorder, RunAbort};
 use super::run_loop::{Halt, STOPPED};
@@ -18,22 +21,36 @@ use super::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
 
-/// Runs the last turn's pending calls in order; returns the interrupt to pause on when a
-/// call asks a person something or needs approval.
+/// Why the tool phase pauses the run.
+pub(super) enum Pause {
+    /// A question or an approval: the run ends with this interrupt.
+    Person(Interrupt),
+    /// Calls of the client's tools: the run ends successfully with them pending, waiting
+    /// on this interrupt.
+    ClientTools(Interrupt),
+}
+
+/// Runs the last turn's pending calls in order; returns why to pause when a call asks a
+/// person something, needs approval, or is the client's to run.
 pub(super) async fn run_tools<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,
     context: &ToolContext,
     cancel: &CancellationToken,
-) -> Result<Result<Option<Interrupt>, Halt>, RunAbort> {
+) -> Result<Result<Option<Pause>, Halt>, RunAbort> {
     let max_result = deps.limits.max_tool_result_bytes;
+    let mut for_client = Vec::new();
     let first_question = history
         .turn_calls
         .iter()
         .find(|call| call.name == request_input::NAME)
         .map(|call| call.id.as_str());
     for call in &history.pending {
+        if is_client_tool(deps, history, &call.name) {
+            for_client.push(call);
+            continue;
+        }
         let content = if call.name == request_input::NAME {
             if first_question != Some(call.id.as_str()) {
                 error_content(
@@ -42,11 +59,11 @@ pub(super) async fn run_tools<S: Store>(
             } else {
                 match request_input::parse(&call.arguments, &deps.limits.schema) {
                     Ok(request) => {
-                        return Ok(Ok(Some(request_input::interrupt(
+                        return Ok(Ok(Some(Pause::Person(request_input::interrupt(
                             &request,
                             &call.id,
                             deps.input_timeout_secs,
-                        ))))
+                        )))))
                     }
                     Err(message) => error_content(&message),
                 }
@@ -64,7 +81,7 @@ pub(super) async fn run_tools<S: Store>(
                 (true, None) => {
                     let interrupt =
                         approval::interrupt(call, &arguments, &deps.tools, deps.input_timeout_secs);
-                    return Ok(Ok(Some(interrupt)));
+                    return Ok(Ok(Some(Pause::Person(interrupt))));
                 }
                 (true, Some(approval)) if !approval.approved => approval.rejection_content(),
                 (_, approval) => {
@@ -90,7 +107,20 @@ pub(super) async fn run_tools<S: Store>(
         };
         record_result(recorder, &call.id, content, max_result).await?;
     }
-    Ok(Ok(None))
+    if for_client.is_empty() {
+        return Ok(Ok(None));
+    }
+    let interrupt = client_tools::interrupt(&for_client, deps.input_timeout_secs);
+    Ok(Ok(Some(Pause::ClientTools(interrupt))))
+}
+
+/// Whether a call names a tool the run's client declared (the server's own tools and
+/// `request_input` keep their names; the input that declared the tools was refused if
+/// it reused one).
+fn is_client_tool<S: Store>(deps: &RunDeps<S>, history: &History, name: &str) -> bool {
+    name != request_input::NAME
+        && deps.tools.spec(name).is_none()
+        && history.client_tools.iter().any(|tool| tool.name == name)
 }
 
 fn error_content(message: &str) -> String {

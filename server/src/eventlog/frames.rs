@@ -9,9 +9,23 @@ pub fn event_frame(seq: u64, event_json: &str) -> ByteString {
     ))
 }
 
+/// The event JSON inside a frame made by [`event_frame`].
+pub fn event_of(frame: &str) -> Option<&str> {
+    let rest = frame.strip_prefix(r#"{"kind":"event","seq":"#)?;
+    let start = rest.find(r#","event":"#)? + r#","event":"#.len();
+    rest[start..].strip_suffix('}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_event_comes_back_out_of_its_frame() {
+        let json = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"}"}"#;
+        assert_eq!(event_of(&event_frame(12, json)), Some(json));
+        assert_eq!(event_of(r#"{"kind":"caught_up","seq":3}"#), None);
+    }
     use shared::ServerFrame;
 
     #[test]

@@ -10,7 +10,7 @@ pub mod relay;
 mod streams;
 mod writer;
 
-pub use frames::event_frame;
+pub use frames::{event_frame, event_of};
 pub use hub::{Hub, Published, Subscription};
 pub use streams::{InFlight, StreamId};
 pub use writer::{SessionDone, SessionOp, WriteError, Writer, MAX_BATCH};

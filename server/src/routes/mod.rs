@@ -7,6 +7,7 @@
 //! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
 //! only through [`owned_session`].
 
+mod agui;
 mod auth;
 mod body;
 mod export;
@@ -83,6 +84,7 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/ws", Access::User),
+    route("POST", "/api/agui", Access::User),
     route("GET", "/api/shared/{token}", Access::Shared),
     route("GET", "/api/shared/{token}/ws", Access::Shared),
 ];
@@ -113,6 +115,7 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
         ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),
+        ("POST", "/api/agui") => web::post().to(agui::run::<S>),
         (method, path) => unreachable!("no handler for {method} {path}"),
     }
 }

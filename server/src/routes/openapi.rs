@@ -50,6 +50,7 @@ use super::{auth, health, runs, sessions};
         runs::post_message,
         runs::answer,
         runs::cancel,
+        super::agui::run,
         crate::ws::connect,
         crate::ws::connect_shared,
     ),
@@ -65,6 +66,7 @@ use super::{auth, health, runs, sessions};
         (name = "auth", description = "Signing in and who the caller is"),
         (name = "sessions", description = "Sessions and their event logs"),
         (name = "runs", description = "Messages, answers and stops: what starts and ends runs"),
+        (name = "agui", description = "AG-UI's HTTP transport: a `RunAgentInput` in, the run's events out as Server-Sent Events"),
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
         (name = "server", description = "Health and facts about this server"),
     )

@@ -4,6 +4,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
 use super::{owned_session, read_json};
+use crate::agent::NewMessage;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -42,7 +43,10 @@ pub async fn post_message<S: Store>(
     state.rates.send_message(caller.user)?;
     let accepted = state
         .runner
-        .post_message(id, message.text, message.client_message_id)
+        .post_message(
+            id,
+            NewMessage::typed(message.text, message.client_message_id),
+        )
         .await?;
     Ok(accepted_response(accepted))
 }
@@ -92,7 +96,7 @@ pub async fn answer<S: Store>(
     }
     let accepted = state
         .runner
-        .answer(id, &interrupt_id, answer.status, answer.payload)
+        .answer(id, &interrupt_id, answer.status, answer.payload, None)
         .await?;
     Ok(accepted_response(accepted))
 }

@@ -21,6 +21,8 @@ pub struct Effects {
 /// Derives the effects of `entries`, in order.
 pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut effects = Effects::default();
+    // The interrupt of a client-tools pause, raised by the `RUN_FINISHED` that follows it.
+    let mut client_tools: Option<Interrupt> = None;
     for entry in entries {
         match &entry.event.body {
             EventBody::RunStarted { run_id, .. } => {
@@ -34,6 +36,11 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
                     for interrupt in interrupts {
                         effects.interrupts.push((run_id.clone(), interrupt.clone()));
                     }
+                } else if let (Some(interrupt), Some(Outcome::Success { .. })) =
+                    (client_tools.take(), outcome)
+                {
+                    effects.status = Some((SessionStatus::AwaitingInput, None));
+                    effects.interrupts.push((run_id.clone(), interrupt));
                 } else {
                     effects.status = Some((SessionStatus::Idle, None));
                 }
@@ -43,6 +50,9 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
             }
             EventBody::Custom { name, value } if name == shared::custom::STOP_REQUESTED => {
                 effects.stop_run = value["runId"].as_str().map(str::to_string);
+            }
+            EventBody::Custom { name, value } if name == shared::custom::CLIENT_TOOLS_PENDING => {
+                client_tools = serde_json::from_value(value.clone()).ok();
             }
             _ => {}
         }
@@ -81,6 +91,40 @@ mod tests {
         })]);
         assert_eq!(effects.status, Some((SessionStatus::AwaitingInput, None)));
         assert_eq!(effects.interrupts, vec![("r".to_string(), interrupt)]);
+    }
+
+    #[test]
+    fn a_run_waiting_for_client_tools_awaits_input_with_their_interrupt() {
+        let interrupt = Interrupt {
+            id: "i".into(),
+            reason: "client_tools".into(),
+            message: None,
+            tool_call_id: Some("c".into()),
+            response_schema: None,
+            expires_at: None,
+            metadata: None,
+        };
+        let finished = |pending: Option<Vec<String>>| {
+            entry(EventBody::RunFinished {
+                thread_id: "t".into(),
+                run_id: "r".into(),
+                result: None,
+                outcome: Some(Outcome::Success {
+                    pending_tool_call_ids: pending,
+                }),
+                usage: None,
+            })
+        };
+        let pending = entry(EventBody::Custom {
+            name: shared::custom::CLIENT_TOOLS_PENDING.into(),
+            value: serde_json::to_value(&interrupt).unwrap(),
+        });
+        let effects = derive_effects(&[pending, finished(Some(vec!["c".into()]))]);
+        assert_eq!(effects.status, Some((SessionStatus::AwaitingInput, None)));
+        assert_eq!(effects.interrupts, vec![("r".to_string(), interrupt)]);
+        let plain = derive_effects(&[finished(None)]);
+        assert_eq!(plain.status, Some((SessionStatus::Idle, None)));
+        assert!(plain.interrupts.is_empty());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use shared::{ClientFrame, ServerFrame};
 
 use super::socket::Viewer;
+use crate::agent::NewMessage;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
@@ -20,7 +21,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             Err(limited) => Err(limited),
             Ok(()) => state
                 .runner
-                .post_message(session, text, client_message_id)
+                .post_message(session, NewMessage::typed(text, client_message_id))
                 .await
                 .map(drop),
         },
@@ -30,7 +31,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             payload,
         }) => state
             .runner
-            .answer(session, &interrupt_id, status, payload)
+            .answer(session, &interrupt_id, status, payload, None)
             .await
             .map(drop),
         Ok(ClientFrame::Cancel) => state.runner.cancel(session).await,

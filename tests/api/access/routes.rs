@@ -62,6 +62,13 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         ),
         (("POST", "/api/sessions/{id}/cancel"), none()),
         (("GET", "/api/sessions/{id}/ws"), none()),
+        (
+            ("POST", "/api/agui"),
+            body(
+                json!({"threadId": "0193a0c4-5d2e-7c1a-9b3f-2a1e4c6d8f00", "runId": "r1",
+                        "messages": [{"id": "m1", "role": "user", "content": "hi"}]}),
+            ),
+        ),
     ])
 }
 

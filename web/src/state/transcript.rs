@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use shared::run_input::{input_messages, InputMessage};
 use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
 
@@ -90,10 +91,10 @@ impl Transcript {
             _ => None,
         };
         match &event.body {
-            EventBody::RunStarted { .. } => {
+            EventBody::RunStarted { input, .. } => {
                 self.running = true;
                 self.run_usage = UsageTotals::default();
-                Vec::new()
+                self.input_messages(input.as_ref())
             }
             EventBody::RunFinished { outcome, .. } => self.run_finished(seq, outcome.as_ref()),
             EventBody::RunError { message, code } => {
@@ -156,6 +157,28 @@ impl Transcript {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The messages an AG-UI client's input brought to the run (its `RUN_STARTED.input`
+    /// carries them instead of text-message events).
+    fn input_messages(&mut self, input: Option<&serde_json::Value>) -> Vec<usize> {
+        let mut touched = Vec::new();
+        for message in input_messages(input) {
+            match message {
+                InputMessage::User { id, text } => {
+                    let key = format!("msg:{id}");
+                    if !self.index.contains_key(&key) {
+                        touched.push(self.push(key, ItemBody::User { text }));
+                    }
+                }
+                InputMessage::ToolResult {
+                    tool_call_id,
+                    content,
+                    ..
+                } => touched.extend(self.tool_result(&tool_call_id, &content)),
+            }
+        }
+        touched
     }
 
     fn push(&mut self, key: String, body: ItemBody) -> usize {

@@ -180,6 +180,18 @@ impl Transcript {
             Some(Outcome::Cancelled) => {
                 touched.push(self.push(format!("cancelled:{seq}"), ItemBody::Cancelled));
             }
+            // Calls of an AG-UI client's own tools: they wait for the client's results
+            // (which the next run's input brings) like a question waits for its answer.
+            Some(Outcome::Success {
+                pending_tool_call_ids: Some(calls),
+            }) => {
+                for call in calls {
+                    if let Some(at) = self.hold_tool_card(call, false) {
+                        self.pending.insert(call.clone(), at);
+                        touched.push(at);
+                    }
+                }
+            }
             _ => {}
         }
         touched

@@ -346,3 +346,46 @@ fn a_run_without_usage_gets_no_footer_and_junk_usage_is_ignored() {
     assert!(done.items().is_empty(), "{:?}", done.items());
     assert_eq!(done.usage().calls, 0);
 }
+
+#[test]
+fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
+    let input = |messages: Value| {
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
+               "input": {"threadId": "t", "runId": "c", "messages": messages}})
+    };
+    let mut events = vec![input(
+        json!([{"id": "u1", "role": "user", "content": "show a card"}]),
+    )];
+    events.extend(tool_call("c1", "show_card", &["{}"]));
+    events.push(finished(
+        json!({"type": "success", "pendingToolCallIds": ["c1"]}),
+    ));
+    let transcript = fold(&events);
+    assert!(
+        matches!(&transcript.items()[0].body, ItemBody::User { text } if text == "show a card")
+    );
+    assert_eq!(
+        transcript.run_state(),
+        RunState::Awaiting,
+        "the client's call waits"
+    );
+    let ItemBody::ToolCall(call) = &transcript.items()[1].body else {
+        panic!("a tool card")
+    };
+    assert_eq!(
+        call.status(),
+        ToolStatus::Running,
+        "not abandoned: the client runs it"
+    );
+
+    events.push(input(
+        json!([{"id": "t1", "role": "tool", "toolCallId": "c1", "content": "shown"}]),
+    ));
+    events.push(finished(json!({"type": "success"})));
+    let transcript = fold(&events);
+    let ItemBody::ToolCall(call) = &transcript.items()[1].body else {
+        panic!("a tool card")
+    };
+    assert_eq!(call.result.as_deref(), Some("shown"));
+    assert_eq!(transcript.run_state(), RunState::Idle);
+}

@@ -133,3 +133,50 @@ fn folding_in_steps_gives_the_conversation_a_whole_rebuild_gives() {
         assert_eq!(folded.history(), rebuild(&log), "split at {split}");
     }
 }
+
+#[test]
+fn an_agui_clients_messages_and_results_come_from_the_runs_input() {
+    let started = |messages: serde_json::Value| {
+        ev(EventBody::RunStarted {
+            thread_id: "t".into(),
+            run_id: "r".into(),
+            parent_run_id: None,
+            input: Some(serde_json::json!({
+                "messages": messages,
+                "tools": [{"name": "show_card", "description": "Shows a card"}],
+            })),
+        })
+    };
+    let mut events = vec![started(serde_json::json!([
+        {"id": "u1", "role": "user", "content": "Show a card"}
+    ]))];
+    events.push(step(true));
+    events.extend(call("c1", "show_card", "{}"));
+    events.push(step(false));
+    let paused = rebuild(&events);
+    assert_eq!(
+        paused.pending.len(),
+        1,
+        "the client's call has no result yet"
+    );
+    assert_eq!(paused.client_tools[0].name, "show_card");
+    events.push(started(serde_json::json!([
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "shown"}
+    ])));
+    let resumed = rebuild(&events);
+    assert!(resumed.pending.is_empty());
+    assert_eq!(
+        resumed.messages.first(),
+        Some(&ChatMessage::User {
+            text: "Show a card".into()
+        })
+    );
+    assert_eq!(
+        resumed.messages.last(),
+        Some(&ChatMessage::Tool {
+            tool_call_id: "c1".into(),
+            name: "show_card".into(),
+            content: "shown".into()
+        })
+    );
+}

@@ -1,0 +1,80 @@
+//! `POST /api/agui`: AG-UI's HTTP transport. The work is in [`crate::agui`]; this turns
+//! the request into an input and the started run into an SSE response.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde_json::Value;
+use shared::api::ErrorBody;
+
+use super::read_json;
+use crate::agui::{self, input, RunFeed};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// `POST /api/agui` `RunAgentInput` → `text/event-stream` of the run's events.
+#[utoipa::path(
+    post,
+    path = "/api/agui",
+    tag = "agui",
+    request_body(content = Object, content_type = "application/json",
+                 description = "An AG-UI `RunAgentInput`: `threadId` (a UUID; a new one makes a session with that id), `runId`, `messages` (the client's whole conversation; those the log holds are ignored), `tools` (the client's own tools), `context`, `state`, `forwardedProps`, `resume`"),
+    responses(
+        (status = 200, description = "The run's events from `RUN_STARTED` to `RUN_FINISHED` or `RUN_ERROR`, each as `data: <event JSON>` (a repeated input streams the run it started)", content_type = "text/event-stream", body = String),
+        (status = 400, description = "Malformed body, not a RunAgentInput, or a `threadId` that is not a UUID", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "`interrupt_not_found`: `resume` names no interrupt of the thread", body = ErrorBody),
+        (status = 406, description = "`Accept` excludes `text/event-stream`", body = ErrorBody),
+        (status = 409, description = "`run_active` (with `details.watch`: the socket to watch it on), `awaiting_input`, `interrupt_already_answered`, or `thread_taken`", body = ErrorBody),
+        (status = 410, description = "The interrupt expired before it was answered", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message` (nothing new to run, a bad tool, several new messages) or `invalid_payload`", body = ErrorBody),
+        (status = 429, description = "Too many messages or new threads this minute (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn run<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    if !accepts_event_stream(&request) {
+        return Err(ApiError::NotAcceptable);
+    }
+    let raw: Value = read_json(&request, body, agui::MAX_INPUT_BYTES, None).await?;
+    let (input, raw) = input::from_value(raw)?;
+    let started = agui::start(&state, &caller, input, raw).await?;
+    let feed = RunFeed::new(
+        state.into_inner(),
+        started.session,
+        started.run_id,
+        started.after,
+        started.live,
+    );
+    let events = futures_util::stream::unfold(feed, |mut feed| async move {
+        let chunk = feed.next_chunk().await?;
+        Some((Ok::<_, std::convert::Infallible>(chunk), feed))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Compressing would hold events back until a compressor block fills.
+        .insert_header((header::CONTENT_ENCODING, "identity"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(events))
+}
+
+/// Whether the client takes an event stream (no `Accept` at all counts as yes).
+fn accepts_event_stream(request: &HttpRequest) -> bool {
+    let Some(accept) = request.headers().get(header::ACCEPT) else {
+        return true;
+    };
+    let accept = accept.to_str().unwrap_or_default().to_ascii_lowercase();
+    accept.split(',').any(|range| {
+        let essence = range.split(';').next().unwrap_or_default().trim();
+        matches!(essence, "text/event-stream" | "text/*" | "*/*")
+    })
+}

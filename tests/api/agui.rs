@@ -1,0 +1,347 @@
+//! AG-UI over HTTP (`POST /api/agui`): a `RunAgentInput` in, the run's events out as SSE,
+//! exactly as the log holds them. The real `@ag-ui/client` drives the same route in
+//! `tests/conformance/http_agent.test.mjs`.
+
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::helpers::{assert_valid_session, spawn_app, spawn_app_with, TestApp, UNLIMITED};
+
+/// Posts an input; returns the response (not yet read).
+async fn post(app: &TestApp, input: &Value) -> reqwest::Response {
+    app.http
+        .post(app.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .json(input)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The events of an SSE body (keep-alive comments left out).
+async fn events(response: reqwest::Response) -> Vec<Value> {
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"].to_str().unwrap();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let body = response.text().await.unwrap();
+    assert!(
+        body.ends_with("\n\n"),
+        "frames end with a blank line: {body:?}"
+    );
+    body.split("\n\n")
+        .filter(|frame| !frame.is_empty() && !frame.starts_with(':'))
+        .map(|frame| {
+            let json = frame.strip_prefix("data: ").expect("a data frame");
+            serde_json::from_str(json).unwrap()
+        })
+        .collect()
+}
+
+/// The log's events (as JSON) from seq `from` on.
+async fn logged(app: &TestApp, thread: &str, from: usize) -> Vec<Value> {
+    let log = app.log(thread).await;
+    assert_valid_session(&log, true);
+    log.iter()
+        .skip(from)
+        .map(|(_, event)| serde_json::to_value(event).unwrap())
+        .collect()
+}
+
+fn user(id: &str, text: &str) -> Value {
+    json!({"id": id, "role": "user", "content": text})
+}
+
+fn input(thread: &str, messages: Vec<Value>) -> Value {
+    json!({"threadId": thread, "runId": Uuid::new_v4().to_string(), "state": {},
+           "messages": messages, "tools": [], "context": [], "forwardedProps": {}})
+}
+
+fn outcome(events: &[Value]) -> &Value {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_FINISHED", "{last}");
+    &last["outcome"]
+}
+
+#[tokio::test]
+async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
+    let app = spawn_app(json!([{"reasoning": "Easy.", "text": "Hello from the log."}])).await;
+    let thread = Uuid::new_v4().to_string();
+    let first = input(&thread, vec![user("u1", "Hi")]);
+    let streamed = events(post(&app, &first).await).await;
+    assert_eq!(streamed[0]["type"], "RUN_STARTED");
+    assert_eq!(outcome(&streamed)["type"], "success");
+    assert_eq!(
+        streamed,
+        logged(&app, &thread, 0).await,
+        "same events, ids, order"
+    );
+
+    let recorded = &streamed[0]["input"];
+    assert_eq!(
+        recorded["messages"],
+        json!([user("u1", "Hi")]),
+        "only new messages"
+    );
+    assert_eq!(recorded["threadId"], thread.as_str());
+    assert!(
+        !streamed.iter().any(|e| e["role"] == "user"),
+        "the client's message travels in RUN_STARTED.input only (it holds it already)"
+    );
+    let (status, session) = app.get(&format!("/api/sessions/{thread}")).await;
+    assert_eq!((status, &session["title"]), (200, &json!("Hi")));
+
+    let again = events(post(&app, &first).await).await;
+    assert_eq!(
+        again, streamed,
+        "a repeated input streams the run it started"
+    );
+    assert_eq!(
+        app.log(&thread).await.len(),
+        streamed.len(),
+        "and starts nothing"
+    );
+
+    let mut known = first["messages"].as_array().unwrap().clone();
+    let reply = streamed
+        .iter()
+        .find(|e| e["type"] == "TEXT_MESSAGE_START" && e["role"] == "assistant")
+        .unwrap();
+    known.push(
+        json!({"id": reply["messageId"], "role": "assistant", "content": "Hello from the log."}),
+    );
+    let (status, body) = crate::helpers::status_and_json(
+        app.http
+            .post(app.url("/api/agui"))
+            .json(&input(&thread, known)),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("nothing to run"));
+}
+
+#[tokio::test]
+async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it() {
+    let app = spawn_app(json!([
+        {"text": "Showing a card.", "toolCalls": [
+            {"name": "show_card", "arguments": {"title": "Hello"}},
+            {"name": "calculator", "arguments": {"expression": "2+3"}},
+        ]},
+        {"text": "The card is up."},
+    ]))
+    .await;
+    let thread = Uuid::new_v4().to_string();
+    let card = json!({"name": "show_card", "description": "Shows a card to the person",
+                      "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}});
+    let mut first = input(&thread, vec![user("u1", "Show me a card")]);
+    first["tools"] = json!([card]);
+    let paused = events(post(&app, &first).await).await;
+    let call_id = paused
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_START" && e["toolCallName"] == "show_card")
+        .map(|e| e["toolCallId"].clone())
+        .expect("the model called the client's tool");
+    assert_eq!(
+        outcome(&paused),
+        &json!({"type": "success", "pendingToolCallIds": [call_id]})
+    );
+    assert!(
+        paused.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"
+            && e["content"].as_str().unwrap().contains(r#""result":5"#)),
+        "the server's own tool ran: {paused:?}"
+    );
+    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
+    assert_eq!(session["status"], "awaiting_input");
+    assert_eq!(session["pendingInterrupts"][0]["reason"], "client_tools");
+
+    let mut messages = first["messages"].as_array().unwrap().clone();
+    messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call_id, "content": "shown"}));
+    let mut second = input(&thread, messages);
+    second["tools"] = json!([card]);
+    let resumed = events(post(&app, &second).await).await;
+    assert_eq!(resumed[0]["type"], "RUN_STARTED");
+    assert_eq!(resumed[0]["input"]["messages"][0]["id"], "t1");
+    assert!(
+        !resumed.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"),
+        "the client's result travels in RUN_STARTED.input only: {resumed:?}"
+    );
+    assert!(
+        resumed.iter().any(|e| e["delta"] == " up."),
+        "the model went on with the result"
+    );
+    assert_eq!(outcome(&resumed), &json!({"type": "success"}));
+    let paused_len = paused.len();
+    assert_eq!(resumed, logged(&app, &thread, paused_len).await);
+
+    let mut clash = input(&Uuid::new_v4().to_string(), vec![user("u2", "Hi")]);
+    clash["tools"] = json!([{"name": "calculator", "description": "mine"}]);
+    let (status, body) =
+        crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(&clash)).await;
+    assert_eq!(status, 422, "{body}");
+}
+
+#[tokio::test]
+async fn resume_answers_an_interrupt_like_the_rest_route() {
+    let question = json!({"toolCalls": [{"name": "request_input",
+        "arguments": {"prompt": "Your name?", "kind": "text"}}]});
+    let app = spawn_app(json!([question, {"text": "Thanks, Ada."}])).await;
+    let thread = Uuid::new_v4().to_string();
+    let first = input(&thread, vec![user("u1", "Hi")]);
+    let paused = events(post(&app, &first).await).await;
+    let interrupts = &outcome(&paused)["interrupts"];
+    let interrupt = interrupts[0]["id"].as_str().unwrap().to_string();
+
+    let (status, body) = crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(
+        &input(&thread, vec![user("u1", "Hi"), user("u2", "Ignore it")]),
+    ))
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("awaiting_input"))
+    );
+
+    let answer = |payload: Value| {
+        let mut resume = input(&thread, vec![user("u1", "Hi")]);
+        resume["resume"] =
+            json!([{"interruptId": interrupt, "status": "resolved", "payload": payload}]);
+        resume
+    };
+    let resumed = events(post(&app, &answer(json!({"text": "Ada"}))).await).await;
+    assert_eq!(resumed[1]["type"], "TOOL_CALL_RESULT");
+    assert_eq!(outcome(&resumed)["type"], "success");
+    let again = events(post(&app, &answer(json!({"text": "Ada"}))).await).await;
+    assert_eq!(
+        again, resumed,
+        "the same answer again streams the run it started"
+    );
+    let (status, body) = crate::helpers::status_and_json(
+        app.http
+            .post(app.url("/api/agui"))
+            .json(&answer(json!({"text": "Bob"}))),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("interrupt_already_answered"))
+    );
+    let mut unknown = answer(json!({"text": "Ada"}));
+    unknown["resume"][0]["interruptId"] = json!("int_nope");
+    let (status, _) =
+        crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(&unknown)).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
+    let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let mut extra = UNLIMITED.to_vec();
+    extra.extend(["--token-delay-ms", "10"]);
+    let app = spawn_app_with(
+        json!([{"text": words.join(" ")}, {"text": "Next."}]),
+        &extra,
+    )
+    .await;
+    let thread = Uuid::new_v4().to_string();
+    let mut response = post(&app, &input(&thread, vec![user("u1", "Talk")])).await;
+    let first = response
+        .chunk()
+        .await
+        .unwrap()
+        .expect("the run's first events");
+    assert!(String::from_utf8_lossy(&first).starts_with("data: {\"type\":\"RUN_STARTED\""));
+    drop(response);
+
+    let (status, body) = crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(
+        &input(&thread, vec![user("u1", "Talk"), user("u2", "More")]),
+    ))
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("run_active")),
+        "{body}"
+    );
+    let watch = body["error"]["details"]["watch"].as_str().unwrap();
+    assert_eq!(watch, format!("/api/sessions/{thread}/ws?after=0"));
+
+    let mut socket = app.socket(&thread, 0).await;
+    let run = socket.until_run_end().await;
+    assert_eq!(
+        run.last().unwrap().1.type_name(),
+        "RUN_FINISHED",
+        "the run went on"
+    );
+    let text: String = run
+        .iter()
+        .filter_map(|(_, e)| match &e.body {
+            shared::EventBody::TextMessageContent { message_id, delta } if message_id != "u1" => {
+                Some(delta.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        text,
+        words.join(" "),
+        "every token, though nobody read the stream"
+    );
+}
+
+#[tokio::test]
+async fn threads_are_refused_when_they_are_not_the_callers_or_not_uuids() {
+    let mut users =
+        crate::helpers::spawn_app_with_users(json!([{"text": "Hi."}]), &[], &["alice", "bob"])
+            .await;
+    let (bob, alice) = (users.pop().unwrap(), users.pop().unwrap());
+    let thread = Uuid::new_v4().to_string();
+    events(post(&alice, &input(&thread, vec![user("u1", "Hi")])).await).await;
+    let (status, body) = crate::helpers::status_and_json(
+        bob.http
+            .post(bob.url("/api/agui"))
+            .json(&input(&thread, vec![user("u1", "Hi")])),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("thread_taken"))
+    );
+    assert_eq!(
+        alice.log(&thread).await.len(),
+        bob_sees_nothing(&bob, &thread, &alice).await
+    );
+
+    let (status, body) = crate::helpers::status_and_json(
+        alice
+            .http
+            .post(alice.url("/api/agui"))
+            .json(&input("thread-1", vec![user("u1", "Hi")])),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, body) = crate::helpers::status_and_json(
+        alice
+            .http
+            .post(alice.url("/api/agui"))
+            .header("accept", "application/json")
+            .json(&input(&Uuid::new_v4().to_string(), vec![user("u1", "Hi")])),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (406, Some("not_acceptable"))
+    );
+}
+
+/// Bob cannot read the thread he was refused; returns the length of alice's log.
+async fn bob_sees_nothing(bob: &TestApp, thread: &str, alice: &TestApp) -> usize {
+    let (status, _) = bob.get(&format!("/api/sessions/{thread}")).await;
+    assert_eq!(status, 404);
+    alice.log(thread).await.len()
+}
