@@ -2,6 +2,8 @@
 //! exactly as the log holds them. The real `@ag-ui/client` drives the same route in
 //! `tests/conformance/http_agent.test.mjs`.
 
+mod client_tools;
+
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -123,66 +125,6 @@ async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
         .as_str()
         .unwrap()
         .contains("nothing to run"));
-}
-
-#[tokio::test]
-async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it() {
-    let app = spawn_app(json!([
-        {"text": "Showing a card.", "toolCalls": [
-            {"name": "show_card", "arguments": {"title": "Hello"}},
-            {"name": "calculator", "arguments": {"expression": "2+3"}},
-        ]},
-        {"text": "The card is up."},
-    ]))
-    .await;
-    let thread = Uuid::new_v4().to_string();
-    let card = json!({"name": "show_card", "description": "Shows a card to the person",
-                      "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}});
-    let mut first = input(&thread, vec![user("u1", "Show me a card")]);
-    first["tools"] = json!([card]);
-    let paused = events(post(&app, &first).await).await;
-    let call_id = paused
-        .iter()
-        .find(|e| e["type"] == "TOOL_CALL_START" && e["toolCallName"] == "show_card")
-        .map(|e| e["toolCallId"].clone())
-        .expect("the model called the client's tool");
-    assert_eq!(
-        outcome(&paused),
-        &json!({"type": "success", "pendingToolCallIds": [call_id]})
-    );
-    assert!(
-        paused.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"
-            && e["content"].as_str().unwrap().contains(r#""result":5"#)),
-        "the server's own tool ran: {paused:?}"
-    );
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["status"], "awaiting_input");
-    assert_eq!(session["pendingInterrupts"][0]["reason"], "client_tools");
-
-    let mut messages = first["messages"].as_array().unwrap().clone();
-    messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call_id, "content": "shown"}));
-    let mut second = input(&thread, messages);
-    second["tools"] = json!([card]);
-    let resumed = events(post(&app, &second).await).await;
-    assert_eq!(resumed[0]["type"], "RUN_STARTED");
-    assert_eq!(resumed[0]["input"]["messages"][0]["id"], "t1");
-    assert!(
-        !resumed.iter().any(|e| e["type"] == "TOOL_CALL_RESULT"),
-        "the client's result travels in RUN_STARTED.input only: {resumed:?}"
-    );
-    assert!(
-        resumed.iter().any(|e| e["delta"] == " up."),
-        "the model went on with the result"
-    );
-    assert_eq!(outcome(&resumed), &json!({"type": "success"}));
-    let paused_len = paused.len();
-    assert_eq!(resumed, logged(&app, &thread, paused_len).await);
-
-    let mut clash = input(&Uuid::new_v4().to_string(), vec![user("u2", "Hi")]);
-    clash["tools"] = json!([{"name": "calculator", "description": "mine"}]);
-    let (status, body) =
-        crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(&clash)).await;
-    assert_eq!(status, 422, "{body}");
 }
 
 #[tokio::test]

@@ -1,0 +1,145 @@
+// The real `@ag-ui/client` HttpAgent, unmodified, drives one thread of the live binary over
+// AG-UI's HTTP transport (`POST /api/agui`): a text run, an interrupt answered with
+// `resume`, a round trip through a tool the client declares and runs itself, and a
+// restart of Tandem between a pause and its answer. A page viewer's socket on the same
+// session then replays exactly the events the agent received, and those pass the AG-UI
+// packages' own checks.
+
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { HttpAgent } from '@ag-ui/client';
+
+import { SessionSocket } from '../support/socket.mjs';
+import { startTandem } from '../support/tandem.mjs';
+import * as check from './checks.mjs';
+
+const requestInput = (args) => ({ name: 'request_input', arguments: args });
+const CARD_TOOL = {
+  name: 'show_card',
+  description: 'Shows the person a card with a title',
+  parameters: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+};
+
+// One turn per model call of the thread, in the order the tests drive them.
+const SCRIPT = {
+  turns: [
+    { text: 'Hello over HTTP.' },
+    { toolCalls: [requestInput({ prompt: 'Which city?', kind: 'choice', choices: ['Lisbon', 'Kyoto'] })] },
+    { text: 'Lisbon it is.' },
+    { text: 'Here is your card.', toolCalls: [{ name: 'show_card', arguments: { title: 'Lisbon' } }] },
+    { text: 'The card is on your screen.' },
+    { toolCalls: [requestInput({ prompt: 'Your name?', kind: 'text' })] },
+    { text: 'Welcome back, Ada.' },
+  ],
+};
+
+const scriptPath = path.join(mkdtempSync(path.join(tmpdir(), 'tandem-agui-')), 'script.json');
+writeFileSync(scriptPath, JSON.stringify(SCRIPT));
+
+let tandem;
+let agent;
+/** Every event the agent received, in order, over all its runs. */
+const received = [];
+/** What each run's `RUN_FINISHED` said, in order. */
+const finishes = [];
+
+const newAgent = () => {
+  const next = new HttpAgent({ url: `${tandem.url}/api/agui`, threadId: agent?.threadId ?? randomUUID() });
+  if (agent) next.setMessages(agent.messages);
+  next.subscribe({
+    onEvent: ({ event }) => {
+      received.push(event);
+    },
+    onRunFinishedEvent: ({ event }) => {
+      finishes.push(event.outcome);
+    },
+  });
+  return next;
+};
+
+const say = (text) => agent.addMessage({ id: randomUUID(), role: 'user', content: text });
+const lastAssistantText = () =>
+  agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content).at(-1)?.content;
+
+describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
+  before(async () => {
+    tandem = await startTandem({ args: ['--engine', 'script', '--script', scriptPath, '--token-delay-ms', '0'] });
+    agent = newAgent();
+  });
+  after(() => tandem?.stop());
+
+  it('runs a text turn and keeps the person’s message once', async () => {
+    say('Hi');
+    const { newMessages } = await agent.runAgent();
+    assert.equal(lastAssistantText(), 'Hello over HTTP.');
+    assert.equal(agent.messages.filter((m) => m.role === 'user').length, 1);
+    assert.equal(agent.messages[0].content, 'Hi', 'the message is not echoed into itself');
+    assert.ok(newMessages.some((m) => m.role === 'assistant'));
+    assert.deepEqual(finishes.at(-1), { type: 'success' });
+  });
+
+  it('pauses on an interrupt and resumes with `resume`', async () => {
+    say('Pick a city for me');
+    await agent.runAgent();
+    assert.equal(finishes.at(-1).type, 'interrupt');
+    const [interrupt] = agent.pendingInterrupts;
+    assert.equal(interrupt.reason, 'input_required');
+    assert.equal(interrupt.message, 'Which city?');
+    await agent.runAgent({
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { choice: 'Lisbon' } }],
+    });
+    assert.equal(lastAssistantText(), 'Lisbon it is.');
+    assert.deepEqual(agent.pendingInterrupts, []);
+  });
+
+  it('hands a call of the client’s own tool back and takes its result', async () => {
+    say('Show me a card');
+    await agent.runAgent({ tools: [CARD_TOOL] });
+    const finished = finishes.at(-1);
+    assert.equal(finished.type, 'success');
+    assert.equal(finished.pendingToolCallIds.length, 1);
+    const [callId] = finished.pendingToolCallIds;
+    const call = agent.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === callId);
+    assert.equal(call.function.name, 'show_card');
+    assert.deepEqual(JSON.parse(call.function.arguments), { title: 'Lisbon' });
+
+    // The client "runs" the tool and sends its result with the next run.
+    agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: callId, content: 'card shown' });
+    await agent.runAgent({ tools: [CARD_TOOL] });
+    assert.equal(lastAssistantText(), 'The card is on your screen.');
+    const results = agent.messages.filter((m) => m.role === 'tool' && m.toolCallId === callId);
+    assert.equal(results.length, 1, 'the result is held once');
+  });
+
+  it('answers an interrupt across a restart of Tandem', async () => {
+    say('Ask my name');
+    await agent.runAgent();
+    const [interrupt] = agent.pendingInterrupts;
+    assert.equal(interrupt.message, 'Your name?');
+    await tandem.restart();
+    // A new client object, as after a page reload: the thread and messages it kept.
+    agent = newAgent();
+    agent.pendingInterrupts = [interrupt];
+    await agent.runAgent({
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { text: 'Ada' } }],
+    });
+    assert.equal(lastAssistantText(), 'Welcome back, Ada.');
+  });
+
+  it('gives a page viewer on the socket exactly the events the agent received', async () => {
+    const viewer = await SessionSocket.open(tandem.url, agent.threadId, 0);
+    await viewer.waitFor((f) => f.kind === 'caught_up', { what: 'caught_up' });
+    viewer.ws.close();
+    const rows = viewer.events;
+    assert.deepEqual(rows.map((r) => r.event), received);
+    assert.deepEqual(rows.map((r) => r.seq), rows.map((_, i) => i + 1), 'gap-free seqs');
+    assert.deepEqual(check.schemaProblems(rows), []);
+    assert.deepEqual(await check.verifyProblems(rows), []);
+    assert.equal(received.filter((e) => e.type === 'RUN_STARTED').length, 7);
+  });
+});
