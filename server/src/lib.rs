@@ -7,6 +7,7 @@
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
 //!   before it is committed.
 //! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
+//! - [`mcp`]: MCP servers (stdio, streamable HTTP) whose tools the model may call.
 //! - [`retention`]: deleting finished sessions past a configured age.
 //! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
 //!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
@@ -26,6 +27,7 @@ pub mod error;
 pub mod eventlog;
 pub mod export;
 pub mod limits;
+pub mod mcp;
 pub mod retention;
 pub mod routes;
 pub mod scrub;

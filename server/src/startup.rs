@@ -22,6 +22,7 @@ use crate::config::{Config, EngineKind};
 use crate::edge::EdgePolicy;
 use crate::eventlog::{Hub, Writer};
 use crate::limits::{RateLimits, SocketCounts};
+use crate::mcp::McpTools;
 use crate::routes::Page;
 use crate::state::{AppState, InputLimits};
 use crate::store::{Store, UseStore};
@@ -60,6 +61,7 @@ impl Application {
         let engine = engine(&config)?;
         let hub = Hub::default();
         let shutdown = tokio_util::sync::CancellationToken::new();
+        let mcp = mcp_tools(&config, &shutdown).await?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
         let limits = &config.limits;
@@ -67,7 +69,7 @@ impl Application {
             store: store.clone(),
             writer,
             engine: engine.clone(),
-            tools: Arc::new(tools(&config)?),
+            tools: Arc::new(tools(&config)?.with_mcp(mcp)),
             limits: run_limits(&config),
             input_timeout_secs: config.input_timeout_secs,
             slots: RunSlots::new(
@@ -111,6 +113,7 @@ impl Application {
                 engine: info.kind,
                 model: info.model,
                 version: env!("CARGO_PKG_VERSION").into(),
+                mcp_servers: Vec::new(),
             },
             heartbeat: config.heartbeat(),
             auth_mode: config.access.auth,
@@ -228,6 +231,20 @@ fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
         tools.set_approval(name.trim(), false)?;
     }
     Ok(tools)
+}
+
+/// The MCP servers of `--mcp-config`, started (none without it).
+async fn mcp_tools(
+    config: &Config,
+    shutdown: &tokio_util::sync::CancellationToken,
+) -> anyhow::Result<McpTools> {
+    let Some(path) = &config.mcp_config else {
+        return Ok(McpTools::default());
+    };
+    let servers = crate::mcp::config::load(path)?;
+    // rmcp's HTTP client (reqwest 0.13) brings rustls without a crypto provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Ok(McpTools::start(servers, shutdown.clone()).await)
 }
 
 /// Turns off Nagle's algorithm on every accepted connection: each event frame is small

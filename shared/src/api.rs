@@ -158,6 +158,24 @@ pub struct ServerInfo {
     pub model: String,
     /// Tandem's version.
     pub version: String,
+    /// The MCP servers of `--mcp-config` and where each stands (absent without any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerInfo>,
+}
+
+/// One MCP server as `GET /api/info` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerInfo {
+    pub name: String,
+    /// Whether Tandem is connected to it now.
+    pub connected: bool,
+    /// How many tools it offers (0 while not connected).
+    pub tools: usize,
+    /// Why it is not connected (absent while it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `POST /api/auth/login` body: an API token to exchange for the sign-in cookie.

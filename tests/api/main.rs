@@ -14,6 +14,7 @@ mod instances;
 mod interrupts;
 mod limits;
 mod manage;
+mod mcp;
 mod openai;
 mod replay;
 mod rest;

@@ -165,6 +165,11 @@ impl<S: Store> Runner<S> {
         self.spawn(session, run_id, cancel);
     }
 
+    /// Each MCP server's name and whether it is connected (its tool count) or why not.
+    pub fn mcp_statuses(&self) -> Vec<(String, Result<usize, String>)> {
+        self.deps.tools.mcp().statuses()
+    }
+
     /// Whether the model has a server tool (or `request_input`) of this name.
     pub fn is_server_tool(&self, name: &str) -> bool {
         name == super::tools::request_input::NAME || self.deps.tools.spec(name).is_some()

@@ -129,6 +129,10 @@ pub struct Config {
     /// see `docs/prices.example.json`.
     #[arg(long, env = "TANDEM_PRICES")]
     pub prices: Option<PathBuf>,
+    /// MCP servers whose tools the model may call: the `{"mcpServers": {…}}` JSON file
+    /// MCP clients share (see docs/protocol.md, "MCP servers as tools").
+    #[arg(long, env = "TANDEM_MCP_CONFIG")]
+    pub mcp_config: Option<PathBuf>,
     /// Model provider settings (used by the `openai` and `anthropic` engines).
     #[command(flatten)]
     pub provider: ProviderArgs,

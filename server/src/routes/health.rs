@@ -1,7 +1,7 @@
 //! Liveness, server facts, and the JSON 404 for unknown API paths.
 
 use actix_web::{web, HttpResponse};
-use shared::api::{ErrorBody, ServerInfo};
+use shared::api::{ErrorBody, McpServerInfo, ServerInfo};
 
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -51,7 +51,19 @@ pub async fn info<S: Store>(
     state: web::Data<AppState<S>>,
     _caller: Caller,
 ) -> web::Json<ServerInfo> {
-    web::Json(state.info.clone())
+    let mut info = state.info.clone();
+    info.mcp_servers = state
+        .runner
+        .mcp_statuses()
+        .into_iter()
+        .map(|(name, status)| McpServerInfo {
+            name,
+            connected: status.is_ok(),
+            tools: status.as_ref().map_or(0, |tools| *tools),
+            error: status.err(),
+        })
+        .collect();
+    web::Json(info)
 }
 
 /// Any other `/api` path.

@@ -5,8 +5,8 @@
 use actix_web::HttpResponse;
 use shared::api::{
     CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
-    PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionStatus,
-    SessionSummary,
+    McpServerInfo, PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList,
+    SessionStatus, SessionSummary,
 };
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
@@ -56,7 +56,7 @@ use super::{auth, health, runs, sessions};
     ),
     components(schemas(
         CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
-        PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, SessionDetail,
+        PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, SessionDetail,
         SessionList, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession
     )),

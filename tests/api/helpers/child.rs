@@ -131,6 +131,16 @@ impl Tandem {
     /// Waits until it logs a line containing `text` (woken at each line it logs), up to
     /// `deadline`; whether it did.
     pub async fn logged(&self, text: &str, deadline: std::time::Duration) -> bool {
+        self.logged_times(text, 1, deadline).await
+    }
+
+    /// Waits until `count` lines containing `text` have been logged; false past `deadline`.
+    pub async fn logged_times(
+        &self,
+        text: &str,
+        count: usize,
+        deadline: std::time::Duration,
+    ) -> bool {
         let waiting = async {
             loop {
                 let next_line = self.logged_line.notified();
@@ -142,7 +152,9 @@ impl Tandem {
                     .lock()
                     .unwrap()
                     .iter()
-                    .any(|line| line.contains(text))
+                    .filter(|line| line.contains(text))
+                    .count()
+                    >= count
                 {
                     return;
                 }

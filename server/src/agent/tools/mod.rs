@@ -29,6 +29,7 @@ pub use workspace::Workspaces;
 pub use write_file::WriteFile;
 
 use crate::domain::UserName;
+use crate::mcp::McpTools;
 
 /// How long a tool may run before its call fails.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -81,10 +82,11 @@ struct Registered {
     validator: jsonschema::Validator,
 }
 
-/// The tools a run may use.
+/// The tools a run may use: the built-in ones, and those of the MCP servers.
 pub struct ToolRegistry {
     tools: BTreeMap<String, Registered>,
     needs_approval: BTreeSet<String>,
+    mcp: McpTools,
 }
 
 /// A tool name in an approval setting that no tool has.
@@ -99,6 +101,7 @@ impl ToolRegistry {
         let mut registry = Self {
             tools: BTreeMap::new(),
             needs_approval: BTreeSet::new(),
+            mcp: McpTools::default(),
         };
         registry.register(Arc::new(Calculator));
         registry.register(Arc::new(Clock));
@@ -112,6 +115,17 @@ impl ToolRegistry {
     pub(crate) fn scratch() -> Self {
         let root = std::env::temp_dir().join("tandem-tool-tests");
         Self::builtin(Arc::new(Workspaces::new(root, 1 << 20)))
+    }
+
+    /// Adds the tools of the MCP servers (their lists change as servers come and go).
+    pub fn with_mcp(mut self, mcp: McpTools) -> Self {
+        self.mcp = mcp;
+        self
+    }
+
+    /// The MCP servers' tools.
+    pub fn mcp(&self) -> &McpTools {
+        &self.mcp
     }
 
     /// Adds a tool; its schema must compile. Tools that change things need approval.
@@ -141,22 +155,30 @@ impl ToolRegistry {
 
     /// Whether a call of `name` waits for a person's approval.
     pub fn needs_approval(&self, name: &str) -> bool {
-        self.needs_approval.contains(name)
+        self.needs_approval.contains(name) || self.mcp.needs_approval(name) == Some(true)
     }
 
-    /// Whether a call of `name` may safely run again (unknown tools may: they do nothing).
+    /// Whether a call of `name` may safely run again (unknown tools may: they do nothing;
+    /// a tool of an MCP server that is not listed right now may not).
     pub fn idempotent(&self, name: &str) -> bool {
-        self.tools.get(name).is_none_or(|r| r.tool.idempotent())
+        match self.tools.get(name) {
+            Some(registered) => registered.tool.idempotent(),
+            None => self.mcp.idempotent(name).unwrap_or(true),
+        }
     }
 
     /// The spec of one tool.
     pub fn spec(&self, name: &str) -> Option<ToolSpec> {
-        self.tools.get(name).map(|r| r.tool.spec())
+        match self.tools.get(name) {
+            Some(registered) => Some(registered.tool.spec()),
+            None => self.mcp.tool(name).map(|tool| tool.spec.clone()),
+        }
     }
 
     /// Every tool offered to the model, `request_input` included.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.values().map(|r| r.tool.spec()).collect();
+        specs.extend(self.mcp.specs());
         specs.push(request_input::spec());
         specs
     }
@@ -179,6 +201,17 @@ impl ToolRegistry {
 
     /// Checks arguments against the tool's schema and its own rules.
     pub fn validate(&self, name: &str, arguments: &Value) -> Result<(), String> {
+        if !self.tools.contains_key(name) {
+            if let Some(tool) = self.mcp.tool(name) {
+                return tool
+                    .validator
+                    .validate(arguments)
+                    .map_err(|error| format!("invalid arguments for `{name}`: {error}"));
+            }
+            if self.mcp.owns(name) {
+                return Err(self.mcp.unavailable(name));
+            }
+        }
         let registered = self.registered(name)?;
         if let Err(error) = registered.validator.validate(arguments) {
             return Err(format!("invalid arguments for `{name}`: {error}"));
@@ -203,6 +236,10 @@ impl ToolRegistry {
         arguments: Value,
         context: &ToolContext,
     ) -> Result<Value, String> {
+        if !self.tools.contains_key(name) && self.mcp.owns(name) {
+            // MCP calls keep their server's own timeout.
+            return self.mcp.call(name, arguments).await;
+        }
         let call = self.registered(name)?.tool.call(arguments, context);
         // A separate task isolates a panicking tool: the panic becomes a JoinError.
         match tokio::time::timeout(TOOL_TIMEOUT, tokio::spawn(call)).await {

@@ -1,0 +1,283 @@
+//! MCP servers as tools, against real servers: the reference `server-everything` (npm)
+//! over stdio and over streamable HTTP, and a fixture built on the official SDK.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use shared::{Event, EventBody, Outcome};
+
+use crate::helpers::child::Tandem;
+use crate::helpers::mcp::{config_file, everything_stdio, notes, HttpEverything};
+use crate::helpers::{assert_valid_session, fresh_database, spawn_app_with, write_script, TestApp};
+
+/// Long enough for a Node server to start on a loaded machine; a safety net only.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"name": name, "arguments": arguments})
+}
+
+/// Each tool result of `events`, by call order, parsed.
+fn results(events: &[(u64, Event)]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|(_, e)| match &e.body {
+            EventBody::ToolCallResult { content, .. } => {
+                Some(serde_json::from_str(content).unwrap())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+async fn mcp_servers(app: &TestApp) -> Vec<Value> {
+    let (status, info) = app.get("/api/info").await;
+    assert_eq!(status, 200);
+    info["mcpServers"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_server_works_over_stdio_and_streamable_http() {
+    let http = HttpEverything::start();
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({
+        "everything": everything_stdio(),
+        "remote": {"url": http.url, "headers": {"X-Test": "1"}},
+    });
+    let path = config_file(dir.path(), servers);
+    let script = json!([
+        {"toolCalls": [
+            call("everything__get-sum", json!({"a": 2, "b": 3})),
+            call("remote__echo", json!({"message": "over http"})),
+            call("everything__get-sum", json!({"a": "two"})),
+            call("everything__no-such-tool", json!({})),
+        ]},
+        {"text": "Done."},
+    ]);
+    let app = spawn_app_with(script, &["--mcp-config", path.to_str().unwrap()]).await;
+    let listed = mcp_servers(&app).await;
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    for server in &listed {
+        assert_eq!(server["connected"], true, "{server}");
+        assert!(server["tools"].as_u64().unwrap() >= 5, "{server}");
+    }
+
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "use the tools").await;
+    let run = socket.until_run_end().await;
+    let results = results(&run);
+    assert_eq!(results[0]["text"], "The sum of 2 and 3 is 5.");
+    assert_eq!(results[1]["text"], "Echo: over http");
+    let invalid = results[2]["error"].as_str().unwrap();
+    assert!(
+        invalid.contains("invalid arguments"),
+        "validated against its schema: {invalid}"
+    );
+    let unknown = results[3]["error"].as_str().unwrap();
+    assert!(unknown.contains("no tool"), "{unknown}");
+    assert_eq!(run.last().unwrap().1.type_name(), "RUN_FINISHED");
+}
+
+/// A child `tandem` with the notes server (and `extra` keys on its entry), and what it
+/// takes to start it again on the same database.
+struct WithNotes {
+    _config_dir: tempfile::TempDir,
+    _db_dir: crate::helpers::TestDir,
+    url: String,
+    script: std::path::PathBuf,
+    config: String,
+    tandem: Tandem,
+}
+
+impl WithNotes {
+    fn start(turns: Value, extra: Value) -> Self {
+        let config_dir = tempfile::tempdir().unwrap();
+        let config = config_file(config_dir.path(), json!({"notes": notes(extra)}));
+        let config = config.display().to_string();
+        let (db_dir, url) = fresh_database();
+        let script = write_script(db_dir.path(), turns);
+        let tandem = Tandem::spawn_with(&url, &script, &["--mcp-config", &config]);
+        Self {
+            _config_dir: config_dir,
+            _db_dir: db_dir,
+            url,
+            script,
+            config,
+            tandem,
+        }
+    }
+
+    /// Kills the running `tandem` (SIGKILL) and starts another on the same database.
+    fn restart(&mut self) {
+        self.tandem.kill();
+        self.tandem = Tandem::spawn_with(&self.url, &self.script, &["--mcp-config", &self.config]);
+    }
+}
+
+/// A socket that replays the session's latest run from its start.
+async fn latest_run(app: &TestApp, session: &str) -> Vec<(u64, Event)> {
+    let log = app.log(session).await;
+    let start = log
+        .iter()
+        .rev()
+        .find(|(_, e)| e.type_name() == "RUN_STARTED")
+        .map_or(0, |(seq, _)| seq - 1);
+    app.socket(session, start).await.until_run_end().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
+    let turns = json!([
+        {"toolCalls": [
+            call("notes__fail", json!({})),
+            call("notes__hang", json!({"ms": 3000})),
+            call("notes__greet", json!({})),
+            call("notes__crash", json!({})),
+        ]},
+        {"text": "Noted."},
+        {"toolCalls": [call("notes__count_notes", json!({}))]},
+        {"text": "Back."},
+    ]);
+    let setup = WithNotes::start(turns, json!({"timeoutSecs": 1}));
+    let (tandem, app) = (&setup.tandem, setup.tandem.client());
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "try everything").await;
+    let run = socket.until_run_end().await;
+    let first = results(&run);
+    assert_eq!(first[0]["error"], "the disk is on fire");
+    assert!(first[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("did not answer within 1 s"));
+    assert_eq!(
+        first[2]["text"], "hello from the config",
+        "the config's env reached it"
+    );
+    assert!(
+        first[3]["error"].is_string(),
+        "a server that dies mid-call: {}",
+        first[3]
+    );
+    assert_eq!(
+        run.last().unwrap().1.type_name(),
+        "RUN_FINISHED",
+        "the run went on"
+    );
+
+    assert!(
+        tandem
+            .logged_times("MCP server connected", 2, DEADLINE)
+            .await,
+        "the server was started again"
+    );
+    app.say(&session, "again").await;
+    let again = results(&socket.until_run_end().await);
+    assert_eq!(again[0]["text"], "0 notes");
+    assert_valid_session(&app.log(&session).await, true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destructive_tool_waits_for_a_person_and_new_tools_are_picked_up() {
+    let turns = json!([
+        {"toolCalls": [call("notes__add_note", json!({"text": "milk"})), call("notes__delete_notes", json!({}))]},
+        {"text": "Cleared."},
+        {"toolCalls": [call("notes__learn", json!({}))]},
+        {"text": "Learnt."},
+        {"toolCalls": [call("notes__shiny", json!({}))]},
+        {"text": "Shiny."},
+    ]);
+    let setup = WithNotes::start(turns, json!({}));
+    let (tandem, app) = (&setup.tandem, setup.tandem.client());
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "clear my notes").await;
+    let paused = socket.until_run_end().await;
+    assert_eq!(
+        results(&paused)[0]["text"],
+        "added; 1 notes",
+        "a non-destructive tool ran at once"
+    );
+    let interrupt = match &paused.last().unwrap().1.body {
+        EventBody::RunFinished {
+            outcome: Some(Outcome::Interrupt { interrupts }),
+            ..
+        } => interrupts[0].clone(),
+        other => panic!("the destructive call should wait: {other:?}"),
+    };
+    assert_eq!(interrupt.reason, "tool_approval");
+    assert_eq!(
+        interrupt.metadata.as_ref().unwrap()["toolName"],
+        "notes__delete_notes"
+    );
+    let answer = json!({"status": "resolved", "payload": {"approved": true}});
+    let (status, body) = app
+        .post(
+            &format!("/api/sessions/{session}/interrupts/{}", interrupt.id),
+            answer,
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let resumed = results(&socket.until_run_end().await);
+    assert_eq!(resumed[0]["text"], "deleted every note");
+
+    app.say(&session, "learn something").await;
+    socket.until_run_end().await;
+    assert!(
+        tandem.logged_times("MCP tool list read", 2, DEADLINE).await,
+        "the list was read again after notifications/tools/list_changed"
+    );
+    app.say(&session, "use it").await;
+    let shiny = results(&socket.until_run_end().await);
+    assert_eq!(shiny[0]["text"], "shiny works");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
+    let turns = json!([
+        {"toolCalls": [call("notes__slow_add", json!({"text": "once", "ms": 60000}))]},
+        {"text": "Whatever happened to that note."},
+        {"toolCalls": [call("notes__hang", json!({"ms": 1000}))]},
+        {"text": "Counted."},
+    ]);
+    let mut setup = WithNotes::start(turns, json!({}));
+    let app = setup.tandem.client();
+    let (session, _socket) = app.open_session().await;
+    app.say(&session, "add slowly").await;
+    assert!(
+        setup
+            .tandem
+            .logged("notes-server: calling slow_add", DEADLINE)
+            .await
+    );
+    setup.restart();
+    let app = setup.tandem.client();
+    let run = latest_run(&app, &session).await;
+    let result = results(&run)[0].clone();
+    assert_eq!(result["outcomeUnknown"], true, "not run again: {result}");
+    assert!(
+        !setup
+            .tandem
+            .logged("notes-server: calling slow_add", Duration::ZERO)
+            .await
+    );
+
+    app.say(&session, "count").await;
+    assert!(
+        setup
+            .tandem
+            .logged("notes-server: calling hang", DEADLINE)
+            .await
+    );
+    setup.restart();
+    let app = setup.tandem.client();
+    let run = latest_run(&app, &session).await;
+    assert!(
+        setup
+            .tandem
+            .logged("notes-server: calling hang", DEADLINE)
+            .await,
+        "run again: it is read-only"
+    );
+    let counted = results(&run);
+    assert_eq!(counted.last().unwrap()["text"], "0 notes, after 1000 ms");
+    assert_valid_session(&app.log(&session).await, true);
+}
