@@ -1,13 +1,24 @@
 //! The `tandem` binary: read the configuration, start logging, serve until stopped (or
 //! run `tandem users …` and exit).
 
-use clap::Parser;
-use tandem::config::Command;
-use tandem::{telemetry, Application, Config};
+use tandem::config::{Command, LoadError};
+use tandem::{telemetry, Application};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let config = Config::parse();
+    let loaded = match tandem::config::load(std::env::args_os()) {
+        Ok(loaded) => loaded,
+        Err(LoadError::Clap(error)) => error.exit(),
+        Err(error) => {
+            eprintln!("tandem: {error}");
+            std::process::exit(2);
+        }
+    };
+    if loaded.config.print_config {
+        print!("{}", tandem::config::render(&loaded.settings));
+        return Ok(());
+    }
+    let config = loaded.config;
     telemetry::init("info");
     if let Err(error) = config.validate() {
         eprintln!("tandem: {error}");

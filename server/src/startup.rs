@@ -78,6 +78,7 @@ impl Application {
             ),
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
+            system_prompt: config.system_prompt()?.map(Arc::from),
             shutdown: shutdown.clone(),
         });
         let recovered = runner.recover_interrupted_runs(true).await?;

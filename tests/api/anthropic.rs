@@ -49,6 +49,7 @@ pub fn settings(url: &str) -> ProviderSettings {
 /// A request with these messages and the `request_input` tool.
 pub fn request(conversation: Vec<ChatMessage>) -> ModelRequest {
     ModelRequest {
+        system: None,
         conversation,
         tools: vec![request_input::spec()],
         model_call_index: 0,

@@ -8,6 +8,7 @@
 
 mod app;
 mod engine;
+mod prompt;
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +52,7 @@ pub(super) fn settings(server: &ProviderServer) -> ProviderSettings {
 
 pub(super) fn hello() -> ModelRequest {
     ModelRequest {
+        system: None,
         conversation: vec![ChatMessage::User { text: "Hi".into() }],
         tools: vec![],
         model_call_index: 0,

@@ -122,3 +122,48 @@ fn users_are_managed_from_the_shell_and_tokens_shown_once() {
         );
     }
 }
+
+#[test]
+fn a_config_file_sets_defaults_that_the_environment_and_flags_override() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tandem.toml");
+    std::fs::write(
+        &file,
+        "temperature = 0.9\nmax-tokens = 1000\nengine = \"openai\"\n\
+         extra-header = [\"Authorization: Bearer sk-in-a-header\"]\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args([
+            "--config",
+            file.to_str().unwrap(),
+            "--print-config",
+            "--engine",
+            "demo",
+        ])
+        .env("TANDEM_TEMPERATURE", "0.3")
+        .env_remove("TANDEM_ENGINE")
+        .env_remove("TANDEM_MAX_TOKENS")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    for line in [
+        "engine = \"demo\"  # flag",
+        "temperature = \"0.3\"  # env",
+        "max-tokens = \"1000\"  # file",
+        "bind = \"127.0.0.1:8080\"  # default",
+        "extra-header = \"Authorization: ***\"  # file",
+    ] {
+        assert!(
+            printed.lines().any(|l| l == line),
+            "no `{line}` in:\n{printed}"
+        );
+    }
+    assert!(!printed.contains("sk-in-a-header"));
+
+    std::fs::write(&file, "max-tokenz = 1\n").unwrap();
+    let (ok, text) = start_with(&["--config", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(text.contains("`max-tokenz` is not a setting"), "{text}");
+}

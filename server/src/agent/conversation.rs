@@ -77,6 +77,8 @@ pub struct History {
     pub approvals: HashMap<String, Approval>,
     /// The tools the client of the latest run declared (AG-UI frontend tools).
     pub client_tools: Vec<ToolSpec>,
+    /// The `context` entries the client of the latest run passed, if any.
+    pub client_context: Option<serde_json::Value>,
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -186,6 +188,8 @@ impl Fold {
             }
             EventBody::RunStarted { input, .. } => {
                 self.history.client_tools = client_tools::declared(input.as_ref());
+                self.history.client_context =
+                    input.as_ref().and_then(|i| i.get("context")).cloned();
                 for message in input_messages(input.as_ref()) {
                     self.input_message(message);
                 }

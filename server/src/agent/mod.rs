@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod engines;
 mod expiry;
 mod open_items;
+pub mod prompt;
 mod recorder;
 mod recovery;
 mod run_loop;
@@ -41,6 +42,8 @@ pub struct RunDeps<S> {
     pub slots: RunSlots,
     /// The runtime runs are spawned on (not an HTTP worker's).
     pub runtime: tokio::runtime::Handle,
+    /// The system prompt every model call starts with (`None`: none).
+    pub system_prompt: Option<Arc<str>>,
     /// What model calls cost (`--prices`).
     pub prices: Arc<crate::config::PriceTable>,
     /// Cancelled when the server stops: the background tasks (lease keeper, expiry

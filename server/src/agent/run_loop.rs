@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
+use super::prompt;
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
 use super::slots::Admission;
@@ -160,7 +161,12 @@ async fn run<S: Store>(
         model_calls += 1;
         let mut tools = deps.tools.specs();
         tools.extend(history.client_tools);
+        let system = prompt::for_call(
+            deps.system_prompt.as_deref(),
+            history.client_context.as_ref(),
+        );
         let request = ModelRequest {
+            system,
             conversation: history.messages,
             tools,
             model_call_index: history.model_calls,

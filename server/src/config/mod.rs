@@ -1,7 +1,9 @@
-//! Configuration from CLI flags and `TANDEM_*` environment variables, with defaults in
-//! code. Validated once at start with messages that say what to fix.
+//! Configuration from CLI flags, `TANDEM_*` environment variables and a `tandem.toml`
+//! (`--config`), in that order of precedence, with defaults in code ([`load`]). Validated
+//! once at start with messages that say what to fix.
 
 mod access;
+mod file;
 mod limits;
 mod prices;
 mod provider;
@@ -11,6 +13,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError};
+pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
@@ -51,6 +54,14 @@ pub enum EngineKind {
     args_override_self = true
 )]
 pub struct Config {
+    /// A TOML file with any of these settings, each under its flag's name
+    /// (`max-tokens = 2048`); flags and environment variables win over it.
+    #[arg(long, env = "TANDEM_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Prints the effective configuration (secrets masked) and where each value came
+    /// from, then exits.
+    #[arg(long)]
+    pub print_config: bool,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -133,6 +144,17 @@ pub struct Config {
     /// MCP clients share (see docs/protocol.md, "MCP servers as tools").
     #[arg(long, env = "TANDEM_MCP_CONFIG")]
     pub mcp_config: Option<PathBuf>,
+    /// The system prompt every model call starts with (an empty one sends none); without
+    /// it or `--system-prompt-file`, Tandem's own (see `agent/prompt.rs`).
+    #[arg(long, env = "TANDEM_SYSTEM_PROMPT")]
+    pub system_prompt: Option<String>,
+    /// A file holding the system prompt.
+    #[arg(
+        long,
+        env = "TANDEM_SYSTEM_PROMPT_FILE",
+        conflicts_with = "system_prompt"
+    )]
+    pub system_prompt_file: Option<PathBuf>,
     /// Model provider settings (used by the `openai` and `anthropic` engines).
     #[command(flatten)]
     pub provider: ProviderArgs,
@@ -162,6 +184,11 @@ pub enum ConfigError {
     Access(#[from] AccessError),
     #[error(transparent)]
     Prices(#[from] PriceError),
+    #[error("cannot read the system prompt file {path}: {source}")]
+    SystemPrompt {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl Config {
@@ -189,6 +216,22 @@ impl Config {
             .map_or_else(|| Ok(PriceTable::default()), PriceTable::load)
     }
 
+    /// The system prompt: the file's, the flag's, or Tandem's default; `None` when set
+    /// empty.
+    pub fn system_prompt(&self) -> Result<Option<String>, ConfigError> {
+        let text = match (&self.system_prompt_file, &self.system_prompt) {
+            (Some(path), _) => {
+                std::fs::read_to_string(path).map_err(|source| ConfigError::SystemPrompt {
+                    path: path.display().to_string(),
+                    source,
+                })?
+            }
+            (None, Some(text)) => text.clone(),
+            (None, None) => crate::agent::prompt::DEFAULT.to_string(),
+        };
+        Ok((!text.trim().is_empty()).then_some(text))
+    }
+
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the
     /// database.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -204,6 +247,7 @@ impl Config {
             return Err(ConfigError::Heartbeat);
         }
         self.price_table()?;
+        self.system_prompt()?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

@@ -4,7 +4,7 @@
 use super::*;
 
 /// The app on the openai engine, pointed at a fixture server answering `replies`.
-async fn app_with(replies: Vec<Reply>, extra: &[&str]) -> (TestApp, ProviderServer) {
+pub(super) async fn app_with(replies: Vec<Reply>, extra: &[&str]) -> (TestApp, ProviderServer) {
     let server = ProviderServer::start(replies).await;
     let base = format!("{}/v1", server.url);
     let key = crate::helpers::key_file(KEY);
@@ -39,8 +39,14 @@ fn squeezed(events: &[(u64, Event)]) -> Vec<&'static str> {
     all
 }
 
+/// The messages of a request after its system message (checked to be Tandem's prompt).
 fn messages(server: &ProviderServer, request: usize) -> Value {
-    server.requests()[request].body["messages"].clone()
+    let mut sent = server.requests()[request].body["messages"].clone();
+    let messages = sent.as_array_mut().unwrap();
+    let system = messages.remove(0);
+    assert_eq!(system["role"], "system", "the system prompt comes first");
+    assert_eq!(system["content"], tandem::agent::prompt::DEFAULT);
+    sent
 }
 
 const HEAD: [&str; 5] = [

@@ -121,6 +121,7 @@ mod tests {
 
     fn request(texts: &[&str]) -> ModelRequest {
         ModelRequest {
+            system: None,
             conversation: texts
                 .iter()
                 .map(|t| ChatMessage::User {

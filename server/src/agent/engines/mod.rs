@@ -38,6 +38,8 @@ pub struct ModelRequest {
     pub tools: Vec<ToolSpec>,
     /// How many model calls the session's log already holds (0 for the first).
     pub model_call_index: u64,
+    /// The system prompt, sent in each provider's own shape.
+    pub system: Option<String>,
 }
 
 /// Why the model stopped.

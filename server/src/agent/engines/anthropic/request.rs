@@ -20,6 +20,9 @@ pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     body.insert("model".into(), json!(settings.model));
     body.insert("max_tokens".into(), json!(settings.max_tokens));
     body.insert("stream".into(), json!(true));
+    if let Some(system) = &request.system {
+        body.insert("system".into(), json!(system));
+    }
     body.insert(
         "messages".into(),
         Value::Array(messages(&request.conversation)),

@@ -74,6 +74,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
         parameters: json!({"type": "object"}),
     };
     let request = ModelRequest {
+        system: None,
         conversation: vec![user("hi")],
         tools: vec![tool],
         model_call_index: 0,
@@ -91,6 +92,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
 
     settings.thinking_budget = Some(2048);
     let request = ModelRequest {
+        system: None,
         tools: vec![],
         ..request
     };

@@ -25,7 +25,7 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
     };
     let mut body = json!({
         "model": settings.model,
-        "messages": messages(&request.conversation),
+        "messages": with_system(request.system.as_deref(), messages(&request.conversation)),
         "stream": true,
         "stream_options": {"include_usage": true},
     });
@@ -37,6 +37,16 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
         body["tools"] = request.tools.iter().map(tool).collect();
     }
     body
+}
+
+/// The messages after a `system` message holding the prompt, if there is one.
+fn with_system(system: Option<&str>, messages: Vec<Value>) -> Vec<Value> {
+    match system {
+        Some(prompt) => std::iter::once(json!({"role": "system", "content": prompt}))
+            .chain(messages)
+            .collect(),
+        None => messages,
+    }
 }
 
 /// The conversation as Chat Completions messages, in order.

@@ -119,6 +119,7 @@ fn model_request() -> ModelRequest {
         parameters: json!({"type": "object"}),
     };
     ModelRequest {
+        system: None,
         conversation,
         tools: vec![tool],
         model_call_index: 1,
@@ -153,6 +154,7 @@ fn the_body_has_the_documented_shape() {
 #[test]
 fn tools_and_temperature_are_left_out_when_unset() {
     let bare = ModelRequest {
+        system: None,
         tools: vec![],
         ..model_request()
     };

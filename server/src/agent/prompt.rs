@@ -1,0 +1,65 @@
+//! The system prompt every model call starts with: Tandem's default (how to work with the
+//! person, when to ask with `request_input`), or the operator's own
+//! (`--system-prompt` / `--system-prompt-file`), plus what an AG-UI client passed as
+//! `context` for its run.
+
+use serde_json::Value;
+
+/// The prompt runs get unless the operator sets one.
+pub const DEFAULT: &str = "\
+You are an assistant working in tandem with a person through Tandem. The person sees \
+everything you write, your reasoning and every tool call as it happens.
+
+- Answer directly and concisely; use Markdown where it helps (lists, tables, code blocks).
+- Use your tools when they give a better answer than guessing; a tool result with an \
+`error` tells you what went wrong.
+- When you need something only the person knows or must decide (a choice, a missing \
+detail, a confirmation before something that cannot be undone), call `request_input` \
+instead of guessing: `kind` `text` for free text, `choice` with `choices`, `confirm` for \
+yes/no, `form` with a JSON Schema for several fields. The run pauses until they answer; \
+their answer arrives as the tool's result. Ask one question at a time.
+- Some tools wait for the person's approval before they run; a rejection comes back as \
+the result, with their reason if they gave one. Respect it.";
+
+/// The system prompt of one model call: the configured one, then the client's context
+/// entries (`[{description, value}]` from a run's AG-UI input), if any.
+pub fn for_call(configured: Option<&str>, context: Option<&Value>) -> Option<String> {
+    let mut prompt = configured.unwrap_or_default().to_string();
+    let entries = context.and_then(Value::as_array).into_iter().flatten();
+    let lines: Vec<String> = entries
+        .filter_map(|entry| {
+            let description = entry.get("description")?.as_str()?;
+            let value = entry.get("value")?.as_str()?;
+            Some(format!("- {description}: {value}"))
+        })
+        .collect();
+    if !lines.is_empty() {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str("Context from the application the person is using:\n");
+        prompt.push_str(&lines.join("\n"));
+    }
+    (!prompt.trim().is_empty()).then_some(prompt)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_clients_context_follows_the_configured_prompt() {
+        let context = json!([{"description": "The page", "value": "Trip planner"}, {"bad": 1}]);
+        let prompt = for_call(Some("Be brief."), Some(&context)).unwrap();
+        assert_eq!(
+            prompt,
+            "Be brief.\n\nContext from the application the person is using:\n- The page: Trip planner"
+        );
+        assert_eq!(for_call(Some(""), None), None, "an empty prompt sends none");
+        assert!(for_call(None, Some(&context))
+            .unwrap()
+            .starts_with("Context"));
+    }
+}
