@@ -79,6 +79,7 @@ impl Application {
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
             system_prompt: config.system_prompt()?.map(Arc::from),
+            context_budget: config.context_budget(),
             shutdown: shutdown.clone(),
         });
         let recovered = runner.recover_interrupted_runs(true).await?;

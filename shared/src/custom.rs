@@ -7,6 +7,7 @@
 //! | [`TOOL_APPROVAL`] | `{interruptId, toolCallId, approved, edited, reason?, arguments?}` |
 //! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
 //! | [`USAGE`] | [`crate::usage::CallUsage`]: one model call's tokens and cost |
+//! | [`CONTEXT_TRIMMED`] | `{firstUserMessage, droppedMessages, budgetTokens, estimatedTokens}`: the model's view now begins at the person's n-th message (0 = the first) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 
 /// A persisted stop request.
@@ -27,3 +28,8 @@ pub const USAGE: &str = "tandem.usage";
 /// answer names; it is committed with the `RUN_FINISHED` whose outcome lists the calls
 /// in `pendingToolCallIds`.
 pub const CLIENT_TOOLS_PENDING: &str = "tandem.client_tools_pending";
+
+/// Where the model's view of a long conversation begins: the next model calls send the
+/// conversation from the person's `firstUserMessage`-th message on (0: the first; the
+/// log keeps everything). Appended before a model call when that point moves.
+pub const CONTEXT_TRIMMED: &str = "tandem.context_trimmed";

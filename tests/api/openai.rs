@@ -7,6 +7,7 @@
 //! `--engine openai`. This file holds what they share.
 
 mod app;
+mod context;
 mod engine;
 mod prompt;
 

@@ -79,6 +79,9 @@ pub struct History {
     pub client_tools: Vec<ToolSpec>,
     /// The `context` entries the client of the latest run passed, if any.
     pub client_context: Option<serde_json::Value>,
+    /// The person's message the model's view begins at, as last recorded
+    /// (`CUSTOM tandem.context_trimmed`; 0 = the first).
+    pub view_start: usize,
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -162,6 +165,9 @@ impl Fold {
             }
             EventBody::StepFinished { step_name } if step_name == MODEL_CALL_STEP => {
                 self.finish_assistant()
+            }
+            EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
+                self.history.view_start = value["firstUserMessage"].as_u64().unwrap_or(0) as usize;
             }
             EventBody::Custom { name, value } if name == APPROVAL_EVENT => {
                 if let Some(approval) = Approval::from_event(value) {

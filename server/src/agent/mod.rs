@@ -7,6 +7,7 @@
 mod answers;
 mod approval;
 mod client_tools;
+pub mod context;
 pub mod conversation;
 pub mod engines;
 mod expiry;
@@ -44,6 +45,8 @@ pub struct RunDeps<S> {
     pub runtime: tokio::runtime::Handle,
     /// The system prompt every model call starts with (`None`: none).
     pub system_prompt: Option<Arc<str>>,
+    /// Tokens the conversation a model call sends may take (`None`: all of it).
+    pub context_budget: Option<usize>,
     /// What model calls cost (`--prices`).
     pub prices: Arc<crate::config::PriceTable>,
     /// Cancelled when the server stops: the background tasks (lease keeper, expiry

@@ -19,6 +19,7 @@ use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
 use super::client_tools;
+use super::context;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::prompt;
@@ -165,9 +166,18 @@ async fn run<S: Store>(
             deps.system_prompt.as_deref(),
             history.client_context.as_ref(),
         );
+        let budget = deps.context_budget;
+        let conversation = history.messages;
+        let fitted = context::fit(conversation.clone(), budget, system.as_deref(), &tools);
+        let first_user = context::users_in(&conversation, fitted.dropped);
+        if first_user != history.view_start {
+            let (dropped, estimated) = (fitted.dropped, fitted.estimated_tokens);
+            let event = context::trimmed_event(first_user, dropped, budget.unwrap_or(0), estimated);
+            recorder.emit(event).await?;
+        }
         let request = ModelRequest {
             system,
-            conversation: history.messages,
+            conversation: fitted.messages,
             tools,
             model_call_index: history.model_calls,
         };

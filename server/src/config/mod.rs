@@ -148,6 +148,11 @@ pub struct Config {
     /// it or `--system-prompt-file`, Tandem's own (see `agent/prompt.rs`).
     #[arg(long, env = "TANDEM_SYSTEM_PROMPT")]
     pub system_prompt: Option<String>,
+    /// Tokens the conversation a model call sends may take; older turns are left out
+    /// (the log keeps them). Default: the model's known window less `--max-tokens`
+    /// (OpenAI and Anthropic models Tandem knows), else everything.
+    #[arg(long, env = "TANDEM_CONTEXT_TOKENS")]
+    pub context_tokens: Option<usize>,
     /// A file holding the system prompt.
     #[arg(
         long,
@@ -230,6 +235,21 @@ impl Config {
             (None, None) => crate::agent::prompt::DEFAULT.to_string(),
         };
         Ok((!text.trim().is_empty()).then_some(text))
+    }
+
+    /// The context budget: `--context-tokens`, or the engine's model's known window less
+    /// the tokens kept for its answer.
+    pub fn context_budget(&self) -> Option<usize> {
+        if self.context_tokens.is_some() {
+            return self.context_tokens;
+        }
+        let settings = match self.engine {
+            EngineKind::Openai => self.provider.openai().ok()?,
+            EngineKind::Anthropic => self.provider.anthropic().ok()?,
+            EngineKind::Demo | EngineKind::Script | EngineKind::Bench => return None,
+        };
+        let window = crate::agent::context::known_window(&settings.model)?;
+        Some(window.saturating_sub(settings.max_tokens as usize))
     }
 
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the

@@ -11,7 +11,23 @@ use crate::state::{usage, Item, ItemBody};
 /// A message the person sent.
 #[component]
 pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
+    let view_start = move || {
+        item.with(|item| {
+            matches!(
+                item.body,
+                ItemBody::User {
+                    view_start: true,
+                    ..
+                }
+            )
+        })
+    };
     view! {
+        <Show when=view_start>
+            <div class="context-start" role="note" data-testid="context-start">
+                "The model sees the conversation from here on; earlier messages no longer fit its context window."
+            </div>
+        </Show>
         <div class="row row-user">
             <div class="bubble bubble-user" data-testid="user-message">
                 {move || item.with(|item| item.text().to_string())}

@@ -54,7 +54,7 @@ impl Item {
     /// The text of a message or reasoning span; empty for other items.
     pub fn text(&self) -> &str {
         match &self.body {
-            ItemBody::User { text }
+            ItemBody::User { text, .. }
             | ItemBody::Assistant { text, .. }
             | ItemBody::Reasoning { text, .. } => text,
             _ => "",
@@ -79,8 +79,9 @@ impl Item {
 /// The kinds of transcript item.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemBody {
-    /// A message the person sent.
-    User { text: String },
+    /// A message the person sent; `view_start` when the model's view of a long
+    /// conversation begins here (earlier turns are no longer sent to it).
+    User { text: String, view_start: bool },
     /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`.
     Assistant { text: String, streaming: bool },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.

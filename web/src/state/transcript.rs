@@ -148,6 +148,10 @@ impl Transcript {
             EventBody::Custom { name, value } if name == TOOL_APPROVAL_EVENT => {
                 self.approval_recorded(value)
             }
+            EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
+                let first = value.get("firstUserMessage").and_then(|n| n.as_u64());
+                self.mark_view_start(first.unwrap_or(0) as usize)
+            }
             EventBody::Custom { name, value } if name == shared::custom::USAGE => {
                 if let Ok(call) = serde_json::from_value::<CallUsage>(value.clone()) {
                     self.usage.add(&call);
@@ -168,7 +172,13 @@ impl Transcript {
                 InputMessage::User { id, text } => {
                     let key = format!("msg:{id}");
                     if !self.index.contains_key(&key) {
-                        touched.push(self.push(key, ItemBody::User { text }));
+                        touched.push(self.push(
+                            key,
+                            ItemBody::User {
+                                text,
+                                view_start: false,
+                            },
+                        ));
                     }
                 }
                 InputMessage::ToolResult {
@@ -176,6 +186,24 @@ impl Transcript {
                     content,
                     ..
                 } => touched.extend(self.tool_result(&tool_call_id, &content)),
+            }
+        }
+        touched
+    }
+
+    /// Marks the person's `n`-th message (0: the first) as where the model's view begins,
+    /// clearing the mark it had before; the first message carries none.
+    fn mark_view_start(&mut self, n: usize) -> Vec<usize> {
+        let mut touched = Vec::new();
+        let mut users = 0;
+        for (at, item) in self.items.iter_mut().enumerate() {
+            if let ItemBody::User { view_start, .. } = &mut item.body {
+                let marked = users == n && n > 0;
+                if *view_start != marked {
+                    *view_start = marked;
+                    touched.push(at);
+                }
+                users += 1;
             }
         }
         touched
@@ -196,6 +224,7 @@ impl Transcript {
         let body = match role {
             Some(TextRole::User) => ItemBody::User {
                 text: String::new(),
+                view_start: false,
             },
             _ => ItemBody::Assistant {
                 text: String::new(),
@@ -214,7 +243,8 @@ impl Transcript {
             None => self.text_start(message_id, None),
         };
         let at = self.index[&key];
-        if let ItemBody::User { text } | ItemBody::Assistant { text, .. } = &mut self.items[at].body
+        if let ItemBody::User { text, .. } | ItemBody::Assistant { text, .. } =
+            &mut self.items[at].body
         {
             text.push_str(delta);
         }

@@ -84,7 +84,10 @@ fn streamed_text_accumulates_into_one_message() {
     assert_eq!(
         bodies,
         vec![
-            ItemBody::User { text: "hi".into() },
+            ItemBody::User {
+                text: "hi".into(),
+                view_start: false
+            },
             ItemBody::Assistant {
                 text: "Hello there".into(),
                 streaming: false
@@ -362,7 +365,7 @@ fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
     ));
     let transcript = fold(&events);
     assert!(
-        matches!(&transcript.items()[0].body, ItemBody::User { text } if text == "show a card")
+        matches!(&transcript.items()[0].body, ItemBody::User { text, .. } if text == "show a card")
     );
     assert_eq!(
         transcript.run_state(),
@@ -388,4 +391,36 @@ fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
     };
     assert_eq!(call.result.as_deref(), Some("shown"));
     assert_eq!(transcript.run_state(), RunState::Idle);
+}
+
+#[test]
+fn the_models_view_start_is_marked_on_the_persons_message_and_moves() {
+    let trimmed = |n: u64| {
+        json!({"type": "CUSTOM", "name": "tandem.context_trimmed",
+               "value": {"firstUserMessage": n, "droppedMessages": 2, "budgetTokens": 1, "estimatedTokens": 9}})
+    };
+    let mut events = vec![started()];
+    for (i, id) in ["u1", "u2", "u3"].iter().enumerate() {
+        events.extend(message(id, "user", &["hi"]));
+        if i == 1 {
+            events.push(trimmed(1));
+        }
+    }
+    let marked = |transcript: &Transcript| -> Vec<bool> {
+        transcript
+            .items()
+            .iter()
+            .filter_map(|item| match item.body {
+                ItemBody::User { view_start, .. } => Some(view_start),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(marked(&fold(&events)), [false, true, false]);
+    events.push(trimmed(2));
+    assert_eq!(
+        marked(&fold(&events)),
+        [false, false, true],
+        "the mark moves"
+    );
 }
