@@ -80,6 +80,7 @@ impl Application {
             prices: Arc::new(config.price_table()?),
             system_prompt: config.system_prompt()?.map(Arc::from),
             context_budget: config.context_budget(),
+            models: models(&config, &engine.info().model),
             shutdown: shutdown.clone(),
         });
         let recovered = runner.recover_interrupted_runs(true).await?;
@@ -233,6 +234,17 @@ fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
         tools.set_approval(name.trim(), false)?;
     }
     Ok(tools)
+}
+
+/// The models sessions may pick: the engine's own, then `--models` (each once).
+fn models(config: &Config, default: &str) -> Vec<String> {
+    let mut models = vec![default.to_string()];
+    for model in config.models.iter().map(|m| m.trim()) {
+        if !model.is_empty() && !models.iter().any(|m| m == model) {
+            models.push(model.to_string());
+        }
+    }
+    models
 }
 
 /// The MCP servers of `--mcp-config`, started (none without it).

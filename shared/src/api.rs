@@ -120,6 +120,22 @@ pub struct PostMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 128))]
     pub client_message_id: Option<String>,
+    /// A model of `GET /api/models` for this run and the session's later ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// `GET /api/models`: the models a session may run on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ModelList {
+    /// The engine they run on (`openai`, `anthropic`, `demo`, …).
+    pub engine: String,
+    /// The model a session runs on until one is picked.
+    pub default: String,
+    /// Every model a session may pick, the default first.
+    pub models: Vec<String>,
 }
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` body. `interruptId` may be

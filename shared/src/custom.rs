@@ -8,6 +8,7 @@
 //! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
 //! | [`USAGE`] | [`crate::usage::CallUsage`]: one model call's tokens and cost |
 //! | [`CONTEXT_TRIMMED`] | `{firstUserMessage, droppedMessages, budgetTokens, estimatedTokens}`: the model's view now begins at the person's n-th message (0 = the first) |
+//! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 
 /// A persisted stop request.
@@ -33,3 +34,7 @@ pub const CLIENT_TOOLS_PENDING: &str = "tandem.client_tools_pending";
 /// conversation from the person's `firstUserMessage`-th message on (0: the first; the
 /// log keeps everything). Appended before a model call when that point moves.
 pub const CONTEXT_TRIMMED: &str = "tandem.context_trimmed";
+
+/// The person picked a model (one of `GET /api/models`) with their message: committed with
+/// the run's `RUN_STARTED`, it holds for this run and the session's later ones.
+pub const MODEL_SELECTED: &str = "tandem.model_selected";

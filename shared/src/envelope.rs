@@ -39,6 +39,9 @@ pub enum ClientFrame {
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client_message_id: Option<String>,
+        /// A model of `GET /api/models` for this run and the session's later ones.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// An answer to a pending interrupt.
     Resume {

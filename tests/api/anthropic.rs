@@ -50,6 +50,7 @@ pub fn settings(url: &str) -> ProviderSettings {
 pub fn request(conversation: Vec<ChatMessage>) -> ModelRequest {
     ModelRequest {
         system: None,
+        model: None,
         conversation,
         tools: vec![request_input::spec()],
         model_call_index: 0,

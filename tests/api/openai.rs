@@ -9,6 +9,7 @@
 mod app;
 mod context;
 mod engine;
+mod models;
 mod prompt;
 
 use std::time::{Duration, Instant};
@@ -54,6 +55,7 @@ pub(super) fn settings(server: &ProviderServer) -> ProviderSettings {
 pub(super) fn hello() -> ModelRequest {
     ModelRequest {
         system: None,
+        model: None,
         conversation: vec![ChatMessage::User { text: "Hi".into() }],
         tools: vec![],
         model_call_index: 0,

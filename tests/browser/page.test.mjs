@@ -4,7 +4,8 @@
 // inert; what each run used and cost; a notification and a counted tab title when a hidden
 // tab is needed; keyboard shortcuts; rename, search and export; a read-only share link whose
 // hidden reasoning never reaches the viewer; the phone layout; the reconnecting and caught-up
-// states. axe-core checks every screen for serious or critical violations.
+// states; a model picked for a session, kept across a reload. axe-core checks every screen
+// for serious or critical violations.
 // Screenshots: target/browser/6N-*.png.
 
 import assert from 'node:assert/strict';
@@ -76,7 +77,7 @@ before(async () => {
   tandem = await startTandem({
     port: await freePort(),
     args: ['--engine', 'script', '--script', script, '--prices', prices,
-      '--token-delay-ms', '15', '--web-dir', webDir()],
+      '--token-delay-ms', '15', '--models', 'tandem-alt', '--web-dir', webDir()],
   });
   browser = await launchBrowser();
   let errors;
@@ -320,6 +321,31 @@ describe('the page people expect of a chat product', () => {
     await byId(page, 'connection').filter({ hasText: 'Caught up' }).waitFor();
     await byId(page, 'reconnecting').waitFor({ state: 'detached' });
     await shot(page, '69-caught-up');
+  });
+
+  it('picks the model a session runs on, and the session keeps it', async () => {
+    const before = await page.evaluate(() => location.hash);
+    await byId(page, 'new-session').click();
+    await page.waitForFunction((old) => location.hash !== old, before);
+    const session = await sessionIdOf(page);
+    await connection(page, 'live');
+    const picker = byId(page, 'model-picker');
+    assert.deepEqual(await picker.locator('option').allTextContents(), ['script (3 turns)', 'tandem-alt']);
+    assert.equal(await picker.inputValue(), 'script (3 turns)', 'the default until one is picked');
+    await picker.selectOption('tandem-alt');
+    await say(page, 'Use the other model');
+    await assistantSaying(page, 'stays text');
+    await idle(page);
+    const log = await (await fetch(`${tandem.url}/api/sessions/${session}/events`)).json();
+    const picks = log.events
+      .map((row) => row.event)
+      .filter((event) => event.type === 'CUSTOM' && event.name === 'tandem.model_selected');
+    assert.deepEqual(picks.map((event) => event.value.model), ['tandem-alt']);
+    await page.reload();
+    await connection(page, 'live');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=model-picker]')?.value === 'tandem-alt');
+    await accessible('the model picker');
   });
 
   it('raised no page errors', () => {

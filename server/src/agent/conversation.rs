@@ -79,6 +79,8 @@ pub struct History {
     pub client_tools: Vec<ToolSpec>,
     /// The `context` entries the client of the latest run passed, if any.
     pub client_context: Option<serde_json::Value>,
+    /// The model the person last picked (`CUSTOM tandem.model_selected`), if any.
+    pub model: Option<String>,
     /// The person's message the model's view begins at, as last recorded
     /// (`CUSTOM tandem.context_trimmed`; 0 = the first).
     pub view_start: usize,
@@ -165,6 +167,9 @@ impl Fold {
             }
             EventBody::StepFinished { step_name } if step_name == MODEL_CALL_STEP => {
                 self.finish_assistant()
+            }
+            EventBody::Custom { name, value } if name == shared::custom::MODEL_SELECTED => {
+                self.history.model = value["model"].as_str().map(str::to_string);
             }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
                 self.history.view_start = value["firstUserMessage"].as_u64().unwrap_or(0) as usize;

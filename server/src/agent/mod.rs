@@ -47,6 +47,8 @@ pub struct RunDeps<S> {
     pub system_prompt: Option<Arc<str>>,
     /// Tokens the conversation a model call sends may take (`None`: all of it).
     pub context_budget: Option<usize>,
+    /// The models a session may pick (the engine's own first).
+    pub models: Vec<String>,
     /// What model calls cost (`--prices`).
     pub prices: Arc<crate::config::PriceTable>,
     /// Cancelled when the server stops: the background tasks (lease keeper, expiry

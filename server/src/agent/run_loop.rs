@@ -175,7 +175,10 @@ async fn run<S: Store>(
             let event = context::trimmed_event(first_user, dropped, budget.unwrap_or(0), estimated);
             recorder.emit(event).await?;
         }
+        // A model picked earlier that is no longer configured falls back to the default.
+        let model = history.model.filter(|m| deps.models.contains(m));
         let request = ModelRequest {
+            model,
             system,
             conversation: fitted.messages,
             tools,

@@ -39,6 +39,8 @@ pub struct NewMessage {
     /// The AG-UI input that brought the message, recorded in the run's `RUN_STARTED`
     /// (which then carries the message itself, see `shared::run_input`).
     pub input: Option<serde_json::Value>,
+    /// A model of [`Runner::models`] for this run and the session's later ones.
+    pub model: Option<String>,
 }
 
 impl NewMessage {
@@ -91,7 +93,18 @@ impl<S: Store> Runner<S> {
             text,
             client_message_id,
             input,
+            model,
         } = message;
+        if let Some(model) = model
+            .as_deref()
+            .filter(|m| !self.deps.models.iter().any(|k| k == m))
+        {
+            return Err(ApiError::InvalidMessage(format!(
+                "no model `{}` here; GET /api/models lists them: {}",
+                model.chars().take(80).collect::<String>(),
+                self.deps.models.join(", ")
+            )));
+        }
         check_message(
             &text,
             client_message_id.as_deref(),
@@ -104,6 +117,12 @@ impl<S: Store> Runner<S> {
         // already); a typed one is logged as a text message.
         let typed = input.is_none();
         let mut events = vec![self.run_started_with(session, &run_id, input)];
+        if let Some(model) = model {
+            events.push(EventBody::Custom {
+                name: shared::custom::MODEL_SELECTED.into(),
+                value: json!({ "model": model }),
+            });
+        }
         if typed {
             let message_id = new_id("msg");
             events.push(EventBody::TextMessageStart {
@@ -163,6 +182,11 @@ impl<S: Store> Runner<S> {
     pub(super) fn continue_run(&self, session: SessionId, run_id: String) {
         let cancel = self.register(session, &run_id);
         self.spawn(session, run_id, cancel);
+    }
+
+    /// The models a session may pick, the default first.
+    pub fn models(&self) -> &[String] {
+        &self.deps.models
     }
 
     /// Each MCP server's name and whether it is connected (its tool count) or why not.

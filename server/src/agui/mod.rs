@@ -81,6 +81,12 @@ pub async fn start<S: Store>(
         });
     }
     let (ask, new_messages) = ask(state, session, &input, &known).await?;
+    // A client may pick one of `GET /api/models` in `forwardedProps.model`.
+    let model = raw
+        .get("forwardedProps")
+        .and_then(|props| props.get("model"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let recorded = Some(recorded_input(raw, new_messages));
     let accepted = match ask {
         Ask::Message(message) => {
@@ -89,6 +95,7 @@ pub async fn start<S: Store>(
                 text: message.text()?,
                 client_message_id: Some(message.id),
                 input: recorded,
+                model,
             };
             state.runner.post_message(session, message).await
         }

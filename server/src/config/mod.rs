@@ -148,6 +148,10 @@ pub struct Config {
     /// it or `--system-prompt-file`, Tandem's own (see `agent/prompt.rs`).
     #[arg(long, env = "TANDEM_SYSTEM_PROMPT")]
     pub system_prompt: Option<String>,
+    /// Models a session may pick besides the engine's own (`--model`), comma-separated:
+    /// other models of the same provider.
+    #[arg(long, env = "TANDEM_MODELS", value_delimiter = ',')]
+    pub models: Vec<String>,
     /// Tokens the conversation a model call sends may take; older turns are left out
     /// (the log keeps them). Default: the model's known window less `--max-tokens`
     /// (OpenAI and Anthropic models Tandem knows), else everything.

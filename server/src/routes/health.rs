@@ -1,7 +1,7 @@
 //! Liveness, server facts, and the JSON 404 for unknown API paths.
 
 use actix_web::{web, HttpResponse};
-use shared::api::{ErrorBody, McpServerInfo, ServerInfo};
+use shared::api::{ErrorBody, McpServerInfo, ModelList, ServerInfo};
 
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -64,6 +64,28 @@ pub async fn info<S: Store>(
         })
         .collect();
     web::Json(info)
+}
+
+/// `GET /api/models`: the models a session may pick.
+#[utoipa::path(
+    get,
+    path = "/api/models",
+    tag = "server",
+    responses(
+        (status = 200, description = "The models a message may pick (`model`), the default first", body = ModelList),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+    )
+)]
+pub async fn models<S: Store>(
+    state: web::Data<AppState<S>>,
+    _caller: Caller,
+) -> web::Json<ModelList> {
+    let models = state.runner.models().to_vec();
+    web::Json(ModelList {
+        engine: state.info.engine.clone(),
+        default: models[0].clone(),
+        models,
+    })
 }
 
 /// Any other `/api` path.

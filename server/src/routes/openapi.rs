@@ -5,8 +5,8 @@
 use actix_web::HttpResponse;
 use shared::api::{
     CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
-    McpServerInfo, PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList,
-    SessionStatus, SessionSummary,
+    McpServerInfo, ModelList, PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail,
+    SessionList, SessionStatus, SessionSummary,
 };
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
@@ -36,6 +36,7 @@ use super::{auth, health, runs, sessions};
         auth::logout,
         auth::me,
         health::info,
+        health::models,
         sessions::create,
         sessions::list,
         sessions::get,
@@ -56,7 +57,7 @@ use super::{auth, health, runs, sessions};
     ),
     components(schemas(
         CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
-        PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, SessionDetail,
+        PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession
     )),

@@ -45,7 +45,10 @@ pub async fn post_message<S: Store>(
         .runner
         .post_message(
             id,
-            NewMessage::typed(message.text, message.client_message_id),
+            NewMessage {
+                model: message.model,
+                ..NewMessage::typed(message.text, message.client_message_id)
+            },
         )
         .await?;
     Ok(accepted_response(accepted))

@@ -17,11 +17,18 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
         Ok(ClientFrame::UserMessage {
             text,
             client_message_id,
+            model,
         }) => match state.rates.send_message(viewer.user) {
             Err(limited) => Err(limited),
             Ok(()) => state
                 .runner
-                .post_message(session, NewMessage::typed(text, client_message_id))
+                .post_message(
+                    session,
+                    NewMessage {
+                        model,
+                        ..NewMessage::typed(text, client_message_id)
+                    },
+                )
                 .await
                 .map(drop),
         },

@@ -37,6 +37,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("POST", "/api/auth/logout"), none()),
         (("GET", "/api/auth/me"), none()),
         (("GET", "/api/info"), none()),
+        (("GET", "/api/models"), none()),
         (("POST", "/api/sessions"), body(json!({}))),
         (("GET", "/api/sessions"), none()),
         (("GET", "/api/sessions/{id}"), none()),

@@ -11,8 +11,8 @@ use std::cell::RefCell;
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
 use shared::api::{
-    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ServerInfo, SessionDetail,
-    SessionList, SessionSummary,
+    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ModelList, ServerInfo,
+    SessionDetail, SessionList, SessionSummary,
 };
 
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
@@ -51,6 +51,11 @@ pub async fn sign_out() -> Result<(), ApiError> {
 /// `GET /api/info`: the engine and model this server runs.
 pub async fn server_info() -> Result<ServerInfo, ApiError> {
     json(send(Request::get("/api/info").build()).await?).await
+}
+
+/// `GET /api/models`: the models a session may pick, the default first.
+pub async fn models() -> Result<ModelList, ApiError> {
+    json(send(Request::get("/api/models").build()).await?).await
 }
 
 /// `GET /api/sessions?q=`: all sessions, newest first, or those a search finds.

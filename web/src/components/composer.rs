@@ -1,7 +1,9 @@
 //! The composer: a textarea that sends the person's message over the session socket
 //! (Enter sends, Shift+Enter is a newline), and a Stop button while a run is active.
 //! It is disabled, with the reason in its placeholder, whenever a message would be refused;
-//! if the server refuses one anyway, the text is put back.
+//! if the server refuses one anyway, the text is put back. When the server offers several
+//! models (`GET /api/models`), a picker beside it chooses the session's model: a change
+//! travels with the next message and holds for the session's later runs.
 
 use leptos::prelude::*;
 use shared::ClientFrame;
@@ -54,6 +56,18 @@ pub fn Composer() -> impl IntoView {
         (_, RunState::Awaiting) => Some("Answer the agent's question above to continue."),
         (ConnState::Live, RunState::Idle) => None,
     };
+    let models = LocalResource::new(|| async { crate::api::rest::models().await.ok() });
+    // The model the picker shows: the person's pick, else the session's, else the default.
+    let picked = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        session.id.track();
+        picked.set(None);
+    });
+    let current = move || {
+        let default = models.get().flatten().map(|list| list.default);
+        session.model.get().or(default)
+    };
+    let shown = move || picked.get().or_else(current);
     let placeholder = move || {
         blocked().unwrap_or("Message the agent — Enter to send, Shift+Enter for a new line")
     };
@@ -62,9 +76,14 @@ pub fn Composer() -> impl IntoView {
         if blocked().is_some() || message.trim().is_empty() {
             return;
         }
+        // Only a change is sent: the session keeps its model until it changes again.
+        let model = picked
+            .get_untracked()
+            .filter(|m| Some(m) != current().as_ref());
         let frame = ClientFrame::UserMessage {
             text: message.clone(),
             client_message_id: Some(client_message_id()),
+            model,
         };
         if session.send(frame) {
             draft.set_value(Some(message));
@@ -89,6 +108,27 @@ pub fn Composer() -> impl IntoView {
                 on:keydown=on_keydown
             ></textarea>
             <div class="composer-actions">
+                {move || {
+                    let list = models.get().flatten().filter(|list| list.models.len() > 1)?;
+                    let options = list
+                        .models
+                        .into_iter()
+                        .map(|model| {
+                            let selected = Some(model.clone()) == shown();
+                            view! { <option value=model.clone() selected=selected>{model.clone()}</option> }
+                        })
+                        .collect::<Vec<_>>();
+                    Some(view! {
+                        <select
+                            class="model-picker"
+                            data-testid="model-picker"
+                            aria-label="Model"
+                            on:change=move |ev| picked.set(Some(event_target_value(&ev)))
+                        >
+                            {options}
+                        </select>
+                    })
+                }}
                 <Show when=move || session.run.get() == RunState::Running>
                     <button
                         class="btn btn-stop"

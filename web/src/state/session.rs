@@ -58,6 +58,8 @@ pub struct Session {
     pub usage: RwSignal<UsageTotals>,
     /// The active run's usage so far (`None` between runs).
     pub run_usage: RwSignal<Option<UsageTotals>>,
+    /// The model the person last picked for the session (`None`: the server's default).
+    pub model: RwSignal<Option<String>>,
     /// Bumped after every applied event; the transcript scrolls on it.
     pub tick: RwSignal<u64>,
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
@@ -97,6 +99,7 @@ fn provide(read_only: bool) -> Session {
         refusal: RwSignal::new(None),
         usage: RwSignal::new(UsageTotals::default()),
         run_usage: RwSignal::new(None),
+        model: RwSignal::new(None),
         tick: RwSignal::new(0),
         read_only,
         transcript: StoredValue::new(Transcript::default()),
@@ -180,6 +183,7 @@ impl Session {
         self.queued.set(None);
         self.usage.set(UsageTotals::default());
         self.run_usage.set(None);
+        self.model.set(None);
         self.notice.set(None);
         self.refusal.set(None);
         self.id.set(id);
@@ -291,6 +295,10 @@ impl Session {
     fn show(self, mut touched: Vec<usize>) {
         touched.sort_unstable();
         touched.dedup();
+        let model = self
+            .transcript
+            .with_value(|t| t.model().map(str::to_string));
+        set_if_changed(self.model, model);
         let (items, state, queued, usage, run_usage) = self.transcript.with_value(|t| {
             let items: Vec<(usize, Item)> = touched
                 .iter()

@@ -38,12 +38,19 @@ pub struct Transcript {
     usage: UsageTotals,
     run_usage: UsageTotals,
     last_seq: u64,
+    /// The model the person last picked (`CUSTOM tandem.model_selected`).
+    model: Option<String>,
 }
 
 impl Transcript {
     /// The items in order.
     pub fn items(&self) -> &[Item] {
         &self.items
+    }
+
+    /// The model the person last picked for the session, if any.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
     }
 
     /// The highest `seq` folded so far.
@@ -147,6 +154,13 @@ impl Transcript {
             } => self.tool_result(tool_call_id, content),
             EventBody::Custom { name, value } if name == TOOL_APPROVAL_EVENT => {
                 self.approval_recorded(value)
+            }
+            EventBody::Custom { name, value } if name == shared::custom::MODEL_SELECTED => {
+                self.model = value
+                    .get("model")
+                    .and_then(|m| m.as_str())
+                    .map(str::to_string);
+                Vec::new()
             }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
                 let first = value.get("firstUserMessage").and_then(|n| n.as_u64());

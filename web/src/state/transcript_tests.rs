@@ -282,6 +282,9 @@ fn an_expired_question_settles_as_expired_and_the_run_goes_on() {
 #[path = "transcript_approval_tests.rs"]
 mod approval;
 
+#[path = "transcript_input_tests.rs"]
+mod input;
+
 #[test]
 fn a_queued_run_shows_its_place_until_its_next_event() {
     let queued = json!({"type": "CUSTOM", "name": "tandem.run_queued",
@@ -348,79 +351,4 @@ fn a_run_without_usage_gets_no_footer_and_junk_usage_is_ignored() {
     let done = fold(&events);
     assert!(done.items().is_empty(), "{:?}", done.items());
     assert_eq!(done.usage().calls, 0);
-}
-
-#[test]
-fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
-    let input = |messages: Value| {
-        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r",
-               "input": {"threadId": "t", "runId": "c", "messages": messages}})
-    };
-    let mut events = vec![input(
-        json!([{"id": "u1", "role": "user", "content": "show a card"}]),
-    )];
-    events.extend(tool_call("c1", "show_card", &["{}"]));
-    events.push(finished(
-        json!({"type": "success", "pendingToolCallIds": ["c1"]}),
-    ));
-    let transcript = fold(&events);
-    assert!(
-        matches!(&transcript.items()[0].body, ItemBody::User { text, .. } if text == "show a card")
-    );
-    assert_eq!(
-        transcript.run_state(),
-        RunState::Awaiting,
-        "the client's call waits"
-    );
-    let ItemBody::ToolCall(call) = &transcript.items()[1].body else {
-        panic!("a tool card")
-    };
-    assert_eq!(
-        call.status(),
-        ToolStatus::Running,
-        "not abandoned: the client runs it"
-    );
-
-    events.push(input(
-        json!([{"id": "t1", "role": "tool", "toolCallId": "c1", "content": "shown"}]),
-    ));
-    events.push(finished(json!({"type": "success"})));
-    let transcript = fold(&events);
-    let ItemBody::ToolCall(call) = &transcript.items()[1].body else {
-        panic!("a tool card")
-    };
-    assert_eq!(call.result.as_deref(), Some("shown"));
-    assert_eq!(transcript.run_state(), RunState::Idle);
-}
-
-#[test]
-fn the_models_view_start_is_marked_on_the_persons_message_and_moves() {
-    let trimmed = |n: u64| {
-        json!({"type": "CUSTOM", "name": "tandem.context_trimmed",
-               "value": {"firstUserMessage": n, "droppedMessages": 2, "budgetTokens": 1, "estimatedTokens": 9}})
-    };
-    let mut events = vec![started()];
-    for (i, id) in ["u1", "u2", "u3"].iter().enumerate() {
-        events.extend(message(id, "user", &["hi"]));
-        if i == 1 {
-            events.push(trimmed(1));
-        }
-    }
-    let marked = |transcript: &Transcript| -> Vec<bool> {
-        transcript
-            .items()
-            .iter()
-            .filter_map(|item| match item.body {
-                ItemBody::User { view_start, .. } => Some(view_start),
-                _ => None,
-            })
-            .collect()
-    };
-    assert_eq!(marked(&fold(&events)), [false, true, false]);
-    events.push(trimmed(2));
-    assert_eq!(
-        marked(&fold(&events)),
-        [false, false, true],
-        "the mark moves"
-    );
 }

@@ -122,6 +122,7 @@ mod tests {
     fn request(texts: &[&str]) -> ModelRequest {
         ModelRequest {
             system: None,
+            model: None,
             conversation: texts
                 .iter()
                 .map(|t| ChatMessage::User {

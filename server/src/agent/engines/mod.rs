@@ -40,6 +40,8 @@ pub struct ModelRequest {
     pub model_call_index: u64,
     /// The system prompt, sent in each provider's own shape.
     pub system: Option<String>,
+    /// The model the session picked, if not the engine's own.
+    pub model: Option<String>,
 }
 
 /// Why the model stopped.

@@ -17,7 +17,8 @@ use crate::config::ProviderSettings;
 /// The request body for one streamed call.
 pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     let mut body = Map::new();
-    body.insert("model".into(), json!(settings.model));
+    let model = request.model.as_deref().unwrap_or(&settings.model);
+    body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(settings.max_tokens));
     body.insert("stream".into(), json!(true));
     if let Some(system) = &request.system {

@@ -75,6 +75,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
     };
     let request = ModelRequest {
         system: None,
+        model: None,
         conversation: vec![user("hi")],
         tools: vec![tool],
         model_call_index: 0,
@@ -93,6 +94,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
     settings.thinking_budget = Some(2048);
     let request = ModelRequest {
         system: None,
+        model: None,
         tools: vec![],
         ..request
     };

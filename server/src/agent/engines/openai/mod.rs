@@ -53,7 +53,11 @@ impl Engine for OpenAiEngine {
         let (client, url) = (self.client.clone(), self.url.clone());
         let (headers, provider) = (self.headers.clone(), self.provider.clone());
         let policy = self.settings.retry.clone();
-        let decoder = ChunkDecoder::new(provider.clone(), self.settings.model.clone());
+        let model = request
+            .model
+            .clone()
+            .unwrap_or_else(|| self.settings.model.clone());
+        let decoder = ChunkDecoder::new(provider.clone(), model);
         let scrubber = self.settings.scrubber();
         let retry_scrubber = scrubber.clone();
         let connect = async move {

@@ -24,7 +24,7 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
         "max_tokens"
     };
     let mut body = json!({
-        "model": settings.model,
+        "model": request.model.as_deref().unwrap_or(&settings.model),
         "messages": with_system(request.system.as_deref(), messages(&request.conversation)),
         "stream": true,
         "stream_options": {"include_usage": true},

@@ -120,6 +120,7 @@ fn model_request() -> ModelRequest {
     };
     ModelRequest {
         system: None,
+        model: None,
         conversation,
         tools: vec![tool],
         model_call_index: 1,
@@ -155,6 +156,7 @@ fn the_body_has_the_documented_shape() {
 fn tools_and_temperature_are_left_out_when_unset() {
     let bare = ModelRequest {
         system: None,
+        model: None,
         tools: vec![],
         ..model_request()
     };
