@@ -43,6 +43,7 @@ async fn the_reference_server_works_over_stdio_and_streamable_http() {
     let servers = json!({
         "everything": everything_stdio(),
         "remote": {"url": http.url, "headers": {"X-Test": "1"}},
+        "broken": {"command": "/nonexistent/mcp-server"},
     });
     let path = config_file(dir.path(), servers);
     let script = json!([
@@ -51,16 +52,26 @@ async fn the_reference_server_works_over_stdio_and_streamable_http() {
             call("remote__echo", json!({"message": "over http"})),
             call("everything__get-sum", json!({"a": "two"})),
             call("everything__no-such-tool", json!({})),
+            call("broken__anything", json!({})),
         ]},
         {"text": "Done."},
     ]);
     let app = spawn_app_with(script, &["--mcp-config", path.to_str().unwrap()]).await;
     let listed = mcp_servers(&app).await;
-    assert_eq!(listed.len(), 2, "{listed:?}");
-    for server in &listed {
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for server in listed.iter().filter(|s| s["name"] != "broken") {
         assert_eq!(server["connected"], true, "{server}");
         assert!(server["tools"].as_u64().unwrap() >= 5, "{server}");
     }
+    let broken = listed.iter().find(|s| s["name"] == "broken").unwrap();
+    assert_eq!(broken["connected"], false);
+    assert!(
+        broken["error"]
+            .as_str()
+            .unwrap()
+            .contains("could not be started"),
+        "{broken}"
+    );
 
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "use the tools").await;
@@ -75,6 +86,11 @@ async fn the_reference_server_works_over_stdio_and_streamable_http() {
     );
     let unknown = results[3]["error"].as_str().unwrap();
     assert!(unknown.contains("no tool"), "{unknown}");
+    let down = results[4]["error"].as_str().unwrap();
+    assert!(
+        down.contains("`broken` is not available") && down.contains("tries again"),
+        "{down}"
+    );
     assert_eq!(run.last().unwrap().1.type_name(), "RUN_FINISHED");
 }
 
