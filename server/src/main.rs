@@ -19,7 +19,7 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let config = loaded.config;
-    telemetry::init("info");
+    telemetry::init_with("info", config.log_format);
     if let Err(error) = config.validate() {
         eprintln!("tandem: {error}");
         std::process::exit(2);

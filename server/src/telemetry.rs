@@ -1,6 +1,25 @@
-//! Logging: `tracing` to stderr, filtered by `RUST_LOG` (default `info`).
+//! Logging: `tracing` to stderr, filtered by `RUST_LOG` (default `info`), as text for a
+//! person or as one JSON object per line (`--log-format json`) for a log pipeline.
+//!
+//! A run's work happens inside a `run` span with its `session` and `run` ids, and a
+//! socket's inside a `socket` span with its `session`; the JSON format puts the fields of
+//! every enclosing span on the line itself, so each line about a session says which.
 
+mod json;
+
+use clap::ValueEnum;
 use tracing_subscriber::EnvFilter;
+
+/// How log lines look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (colored on a terminal).
+    #[default]
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `message`, the event's
+    /// fields and those of the spans it happened in (`session`, `run`, …).
+    Json,
+}
 
 /// The message a caught panic carried (`panic!("…")`), for the log.
 pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
@@ -11,12 +30,23 @@ pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_default()
 }
 
-/// Installs the global subscriber; a second call is a no-op (tests start many apps).
+/// Installs the global text subscriber; a second call is a no-op (tests start many apps).
 pub fn init(default_filter: &str) {
+    init_with(default_filter, LogFormat::Text);
+}
+
+/// Installs the global subscriber in `format`; a second call is a no-op.
+pub fn init_with(default_filter: &str, format: LogFormat) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder
+            .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
+            .event_format(json::Flat)
+            .try_init(),
+    };
 }

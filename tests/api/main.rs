@@ -13,6 +13,7 @@ mod frames;
 mod instances;
 mod interrupts;
 mod limits;
+mod logs;
 mod manage;
 mod mcp;
 mod openai;

@@ -338,10 +338,16 @@ impl<S: Store> Runner<S> {
             self.deps.limits.max_run_events,
         );
         let (deps, runner) = (self.deps.clone(), self.clone());
-        self.deps.runtime.spawn(async move {
+        let span = tracing::info_span!("run", session = %session, run = %run_id);
+        let drive = async move {
+            tracing::info!("run started");
             run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
-        });
+            tracing::info!("run ended");
+        };
+        self.deps
+            .runtime
+            .spawn(tracing::Instrument::instrument(drive, span));
     }
 
     fn register(&self, session: SessionId, run_id: &str) -> CancellationToken {

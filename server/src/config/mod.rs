@@ -62,6 +62,10 @@ pub struct Config {
     /// from, then exits.
     #[arg(long)]
     pub print_config: bool,
+    /// How log lines look: `text`, or `json` (one object per line, with the session and
+    /// run ids of what the line is about).
+    #[arg(long, env = "TANDEM_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: crate::telemetry::LogFormat,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,

@@ -167,12 +167,8 @@ fn upgrade<S: Store>(
         _place: place,
         shared,
     };
-    actix_web::rt::spawn(socket::serve(
-        state.into_inner(),
-        viewer,
-        after,
-        outbox,
-        stream,
-    ));
+    let span = tracing::info_span!("socket", session = %row.id);
+    let serve = socket::serve(state.into_inner(), viewer, after, outbox, stream);
+    actix_web::rt::spawn(tracing::Instrument::instrument(serve, span));
     Ok(response)
 }
