@@ -28,6 +28,7 @@ pub mod eventlog;
 pub mod export;
 pub mod limits;
 pub mod mcp;
+pub mod metrics;
 pub mod retention;
 pub mod routes;
 pub mod scrub;

@@ -16,6 +16,7 @@ mod limits;
 mod logs;
 mod manage;
 mod mcp;
+mod metrics;
 mod openai;
 mod replay;
 mod rest;

@@ -30,6 +30,28 @@ impl<S: Store> Runner<S> {
         payload: Option<Value>,
         input: Option<Value>,
     ) -> Result<RunAccepted, ApiError> {
+        let answered = self
+            .answer_unmetered(session, interrupt_id, status, payload, input)
+            .await;
+        let outcome = match (&answered, status) {
+            (Ok(accepted), _) if accepted.duplicate => "repeated",
+            (Ok(_), ResumeStatus::Resolved) => "resolved",
+            (Ok(_), ResumeStatus::Cancelled) => "cancelled",
+            (Err(ApiError::InterruptExpired(_)), _) => "too_late",
+            (Err(_), _) => "refused",
+        };
+        crate::metrics::METRICS.answered(outcome);
+        answered
+    }
+
+    async fn answer_unmetered(
+        &self,
+        session: SessionId,
+        interrupt_id: &str,
+        status: ResumeStatus,
+        payload: Option<Value>,
+        input: Option<Value>,
+    ) -> Result<RunAccepted, ApiError> {
         let mut row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
         if row.state == InterruptState::Pending && expiry::is_due(&row) {

@@ -47,6 +47,7 @@ impl<S: Store> Runner<S> {
         };
         match self.start(session, run_id, guard, events).await {
             Ok(_) => {
+                crate::metrics::METRICS.answered("expired");
                 tracing::info!(%session, interrupt = row.id, "interrupt expired; the run goes on");
                 Ok(())
             }

@@ -111,6 +111,11 @@ impl Recorder {
         self.call_usage = Some(call);
     }
 
+    /// The current model call's usage, as its provider reported it so far.
+    pub fn call_usage(&self) -> Option<&CallUsage> {
+        self.call_usage.as_ref()
+    }
+
     /// The `CUSTOM tandem.usage` event of the call that just ended, once.
     pub fn usage_event(&mut self) -> Option<EventBody> {
         let call = self.call_usage.take()?;

@@ -28,6 +28,7 @@ use super::run_setup::{take_slot, tool_context};
 use super::slots::Admission;
 use super::tool_phase::{self, Pause};
 use super::RunDeps;
+use crate::metrics::{ModelLabels, METRICS};
 use crate::store::Store;
 
 /// How long a run keeps trying to record its failure after a storage error.
@@ -185,10 +186,21 @@ async fn run<S: Store>(
             model_call_index: history.model_calls,
         };
         recorder.begin_model_call(MODEL_CALL_STEP).await?;
-        let called_tools = match stream_model_call(deps, recorder, request, cancel).await? {
+        let info = deps.engine.info();
+        let labels = ModelLabels {
+            model: request.model.clone().unwrap_or(info.model),
+            provider: info.kind,
+        };
+        let started = std::time::Instant::now();
+        let called = stream_model_call(deps, recorder, request, cancel).await?;
+        METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
+        let called_tools = match called {
             Ok(called_tools) => called_tools,
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
-            Err(Halt::Failed(error)) => return fail(recorder, error.code, &error.message).await,
+            Err(Halt::Failed(error)) => {
+                METRICS.provider_error(&labels.provider, error.code);
+                return fail(recorder, error.code, &error.message).await;
+            }
         };
         let mut ending: Vec<EventBody> = recorder.usage_event().into_iter().collect();
         ending.push(EventBody::StepFinished {

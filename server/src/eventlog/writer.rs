@@ -25,6 +25,7 @@ use super::frames::event_frame;
 use super::hub::{Hub, Published};
 use super::streams::{BrokenStreams, InFlight, Outcome, StreamId};
 use crate::domain::{now_ms, SessionId, UserId};
+use crate::metrics::METRICS;
 use crate::store::{Applied, Command, SessionRow, Store, StoreError};
 
 /// Commands taken into one transaction at most. Large, because a commit's cost grows
@@ -235,8 +236,16 @@ impl<S: Store> Log<'_, S> {
             .map(|a| (a.command, (a.stream, a.reply)))
             .unzip();
         let store = self.store;
+        let started = Instant::now();
         match retrying(self.retry_for, || store.apply(&commands, now_ms())).await {
             Ok(outcomes) => {
+                let committed = commands
+                    .iter()
+                    .zip(&outcomes)
+                    .filter(|(_, applied)| matches!(applied, Applied::Committed { .. }));
+                let bodies = committed
+                    .flat_map(|(command, _)| command.entries.iter().map(|e| &e.event.body));
+                METRICS.committed(started.elapsed(), bodies);
                 for ((command, waiting), applied) in commands.iter().zip(waiting).zip(outcomes) {
                     self.finish(command, waiting, applied);
                 }
@@ -257,9 +266,16 @@ impl<S: Store> Log<'_, S> {
                         let _ = waiting.1.send(outcome);
                         continue;
                     }
+                    let started = Instant::now();
                     match store.apply(std::slice::from_ref(command), now_ms()).await {
                         Ok(mut outcomes) => match outcomes.pop() {
-                            Some(applied) => self.finish(command, waiting, applied),
+                            Some(applied) => {
+                                if let Applied::Committed { .. } = applied {
+                                    let bodies = command.entries.iter().map(|e| &e.event.body);
+                                    METRICS.committed(started.elapsed(), bodies);
+                                }
+                                self.finish(command, waiting, applied)
+                            }
                             None => tracing::error!("the store answered no outcome"),
                         },
                         Err(error) => {

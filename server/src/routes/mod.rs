@@ -12,6 +12,7 @@ mod auth;
 mod body;
 mod export;
 mod health;
+mod metrics;
 pub mod openapi;
 mod page;
 mod runs;
@@ -61,6 +62,7 @@ const fn route(method: &'static str, path: &'static str, access: Access) -> Rout
 pub const ROUTES: &[RouteInfo] = &[
     route("GET", "/healthz", Access::Public),
     route("GET", "/readyz", Access::Public),
+    route("GET", "/metrics", Access::Public),
     route("GET", "/api/openapi.json", Access::Public),
     route("POST", "/api/auth/login", Access::Public),
     route("POST", "/api/auth/logout", Access::Public),
@@ -95,6 +97,7 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
     match (info.method, info.path) {
         ("GET", "/healthz") => web::get().to(health::healthz),
         ("GET", "/readyz") => web::get().to(health::readyz::<S>),
+        ("GET", "/metrics") => web::get().to(metrics::metrics::<S>),
         ("GET", "/api/openapi.json") => web::get().to(openapi::document),
         ("POST", "/api/auth/login") => web::post().to(auth::login::<S>),
         ("POST", "/api/auth/logout") => web::post().to(auth::logout::<S>),

@@ -31,6 +31,7 @@ use super::{auth, health, runs, sessions};
     paths(
         health::healthz,
         health::readyz,
+        super::metrics::metrics,
         document,
         auth::login,
         auth::logout,

@@ -82,6 +82,7 @@ pub async fn serve<S: Store>(
     mut outbox: Outbox,
     mut stream: AggregatedMessageStream,
 ) {
+    let _live = crate::metrics::LiveSocket::opened();
     let reason = match run(&state, &viewer, after, &mut outbox, &mut stream).await {
         Ok(reason) => reason,
         Err(Gone) => return,
@@ -191,6 +192,7 @@ async fn follow<S: Store>(
                 *sent = event.seq;
             }
             Ok(_) | Err(RecvError::Lagged(_)) => {
+                crate::metrics::METRICS.sockets_caught_up.inc();
                 ws.flush().await?;
                 catch_up(state, viewer, sent, ws).await?;
             }

@@ -29,6 +29,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
     HashMap::from([
         (("GET", "/healthz"), none()),
         (("GET", "/readyz"), none()),
+        (("GET", "/metrics"), none()),
         (("GET", "/api/openapi.json"), none()),
         (
             ("POST", "/api/auth/login"),

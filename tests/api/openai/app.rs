@@ -258,6 +258,14 @@ async fn e2e_a_429_and_a_500_are_retried_before_the_answer() {
     assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
     assert_eq!(server.requests().len(), 3);
     checked_log(&app, &session).await;
+    // The registry is the process's, shared with other tests: at least these two.
+    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
+    let text = metrics.text().await.unwrap();
+    let retries = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tandem_provider_retries_total{provider=\"openai\"} "))
+        .and_then(|v| v.parse::<f64>().ok());
+    assert!(retries.is_some_and(|n| n >= 2.0), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -50,11 +50,13 @@ pub fn client(settings: &ProviderSettings) -> Result<reqwest::Client, reqwest::E
 }
 
 /// Sends the request `build` makes until a 2xx arrives or retrying stops making sense.
-/// Error messages pass through `scrubber` before they are logged or returned.
+/// Error messages pass through `scrubber` before they are logged or returned. `engine`
+/// (`openai`, `anthropic`) labels the retries in the metrics; `provider` names the
+/// server in messages.
 pub async fn send_with_retry(
     build: impl Fn() -> RequestBuilder,
     policy: &RetryPolicy,
-    provider: &str,
+    (engine, provider): (&str, &str),
     scrubber: &Scrubber,
 ) -> Result<Response, EngineError> {
     let mut attempt = 0;
@@ -70,6 +72,7 @@ pub async fn send_with_retry(
             Some(wait) => wait,
             None => return Err(failure.error),
         };
+        crate::metrics::METRICS.provider_retry(engine);
         tracing::warn!(
             provider,
             attempt,

@@ -80,8 +80,9 @@ impl Engine for AnthropicEngine {
         let policy = self.settings.retry.clone();
         let scrubber = self.settings.scrubber();
         let retry_scrubber = scrubber.clone();
-        let connect =
-            async move { http::send_with_retry(build, &policy, PROVIDER, &retry_scrubber).await };
+        let connect = async move {
+            http::send_with_retry(build, &policy, ("anthropic", PROVIDER), &retry_scrubber).await
+        };
         sse::drive(connect, stream::AnthropicDecoder::default(), scrubber)
     }
 }

@@ -68,7 +68,7 @@ impl Engine for OpenAiEngine {
                     .headers(headers.clone())
                     .body(body.clone())
             };
-            http::send_with_retry(build, &policy, &provider, &retry_scrubber).await
+            http::send_with_retry(build, &policy, ("openai", &provider), &retry_scrubber).await
         };
         sse::drive(connect, decoder, scrubber)
     }

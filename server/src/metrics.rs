@@ -1,0 +1,300 @@
+//! Prometheus metrics (`GET /metrics`, OpenMetrics text), with the `prometheus-client`
+//! crate: every family is named `tandem_…`.
+//!
+//! One registry per process, as Prometheus client libraries keep it: the parts that count
+//! (the writer, runs, sockets, engines) record into [`METRICS`] without a handle passed
+//! around, and several apps in one test process share it (so tests of exact values run
+//! the binary). What the database knows better than a process (interrupts waiting, across
+//! every instance) is read from it when scraped.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use shared::{EventBody, Outcome};
+
+/// The process's metrics.
+pub static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+
+/// A run's end, by outcome.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabel {
+    /// `success`, `interrupt`, `cancelled` or `error`.
+    pub outcome: String,
+}
+
+/// A provider and model.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ModelLabels {
+    pub provider: String,
+    pub model: String,
+}
+
+/// Tokens of one kind for a provider and model.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TokenLabels {
+    pub provider: String,
+    pub model: String,
+    /// `input`, `output`, `reasoning` or `cached_input`.
+    pub kind: String,
+}
+
+/// A provider's failure, by Tandem's error code.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ErrorLabels {
+    pub provider: String,
+    pub code: String,
+}
+
+/// A provider.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProviderLabel {
+    pub provider: String,
+}
+
+/// Every family Tandem exports.
+pub struct Metrics {
+    registry: Registry,
+    pub runs_started: Counter,
+    pub runs_finished: Family<OutcomeLabel, Counter>,
+    pub events_appended: Counter,
+    pub commit_seconds: Histogram,
+    pub commit_batch_events: Histogram,
+    pub sockets_live: Gauge,
+    pub sockets_caught_up: Counter,
+    pub model_call_seconds: Family<ModelLabels, Histogram>,
+    pub model_tokens: Family<TokenLabels, Counter>,
+    pub interrupts_waiting: Gauge,
+    pub answers: Family<OutcomeLabel, Counter>,
+    pub provider_errors: Family<ErrorLabels, Counter>,
+    pub provider_retries: Family<ProviderLabel, Counter>,
+}
+
+impl Metrics {
+    fn new() -> Self {
+        let model_call_seconds = Family::<ModelLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.05, 2.0, 12))
+        });
+        let mut metrics = Self {
+            registry: Registry::with_prefix("tandem"),
+            runs_started: Counter::default(),
+            runs_finished: Family::default(),
+            events_appended: Counter::default(),
+            commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
+            commit_batch_events: Histogram::new(exponential_buckets(1.0, 2.0, 14)),
+            sockets_live: Gauge::default(),
+            sockets_caught_up: Counter::default(),
+            model_call_seconds,
+            model_tokens: Family::default(),
+            interrupts_waiting: Gauge::default(),
+            answers: Family::default(),
+            provider_errors: Family::default(),
+            provider_retries: Family::default(),
+        };
+        metrics.register();
+        metrics
+    }
+
+    fn register(&mut self) {
+        let r = &mut self.registry;
+        r.register(
+            "runs_started",
+            "Runs started (messages and answers)",
+            self.runs_started.clone(),
+        );
+        r.register(
+            "runs_finished",
+            "Runs ended, by outcome (success, interrupt, cancelled, error)",
+            self.runs_finished.clone(),
+        );
+        r.register(
+            "events_appended",
+            "Events committed to the log",
+            self.events_appended.clone(),
+        );
+        r.register(
+            "commit_duration_seconds",
+            "Time one batch took to commit",
+            self.commit_seconds.clone(),
+        );
+        r.register(
+            "commit_batch_events",
+            "Events per committed batch",
+            self.commit_batch_events.clone(),
+        );
+        r.register(
+            "sockets_live",
+            "Session sockets open now",
+            self.sockets_live.clone(),
+        );
+        r.register(
+            "sockets_caught_up_from_log",
+            "Times a socket that fell behind the live feed read what it missed from the log",
+            self.sockets_caught_up.clone(),
+        );
+        r.register(
+            "model_call_duration_seconds",
+            "Model calls from request to last token, by provider and model",
+            self.model_call_seconds.clone(),
+        );
+        r.register(
+            "model_tokens",
+            "Tokens models reported, by provider, model and kind",
+            self.model_tokens.clone(),
+        );
+        r.register(
+            "interrupts_waiting",
+            "Interrupts waiting for an answer (read from the database when scraped)",
+            self.interrupts_waiting.clone(),
+        );
+        r.register(
+            "answers",
+            "Answers to interrupts, by outcome: resolved, cancelled, expired (the deadline passed), repeated (the same answer again), too_late (after expiry), refused (409/404/422)",
+            self.answers.clone(),
+        );
+        r.register(
+            "provider_errors",
+            "Model calls that failed, by provider and error code",
+            self.provider_errors.clone(),
+        );
+        r.register(
+            "provider_retries",
+            "Model call attempts retried, by provider",
+            self.provider_retries.clone(),
+        );
+    }
+
+    /// The OpenMetrics text of every family.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry)
+            .expect("writing to a String cannot fail");
+        text
+    }
+
+    /// Counts a committed batch and the runs its events start and end.
+    pub fn committed<'a>(&self, took: Duration, bodies: impl Iterator<Item = &'a EventBody>) {
+        self.commit_seconds.observe(took.as_secs_f64());
+        let mut events = 0u64;
+        for body in bodies {
+            events += 1;
+            match body {
+                EventBody::RunStarted { .. } => {
+                    self.runs_started.inc();
+                }
+                EventBody::RunFinished { outcome, .. } => {
+                    let outcome = match outcome {
+                        Some(Outcome::Interrupt { .. }) => "interrupt",
+                        Some(Outcome::Cancelled) => "cancelled",
+                        _ => "success",
+                    };
+                    self.finished(outcome);
+                }
+                EventBody::RunError { .. } => self.finished("error"),
+                _ => {}
+            }
+        }
+        self.events_appended.inc_by(events);
+        self.commit_batch_events.observe(events as f64);
+    }
+
+    fn finished(&self, outcome: &str) {
+        let label = OutcomeLabel {
+            outcome: outcome.into(),
+        };
+        self.runs_finished.get_or_create(&label).inc();
+    }
+
+    /// Counts an answer to an interrupt by what became of it.
+    pub fn answered(&self, outcome: &str) {
+        let label = OutcomeLabel {
+            outcome: outcome.into(),
+        };
+        self.answers.get_or_create(&label).inc();
+    }
+
+    /// Records one model call's duration and the tokens its provider reported.
+    pub fn model_call(
+        &self,
+        labels: ModelLabels,
+        took: Duration,
+        usage: Option<&shared::usage::CallUsage>,
+    ) {
+        self.model_call_seconds
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+        let Some(usage) = usage else { return };
+        for (kind, tokens) in [
+            ("input", usage.input_tokens),
+            ("output", usage.output_tokens),
+            ("reasoning", usage.reasoning_tokens),
+            ("cached_input", usage.cached_input_tokens),
+        ] {
+            let labels = TokenLabels {
+                provider: labels.provider.clone(),
+                model: labels.model.clone(),
+                kind: kind.into(),
+            };
+            self.model_tokens.get_or_create(&labels).inc_by(tokens);
+        }
+    }
+
+    /// Counts a failed model call.
+    pub fn provider_error(&self, provider: &str, code: &str) {
+        let labels = ErrorLabels {
+            provider: provider.into(),
+            code: code.into(),
+        };
+        self.provider_errors.get_or_create(&labels).inc();
+    }
+
+    /// Counts a retried model call attempt.
+    pub fn provider_retry(&self, provider: &str) {
+        let label = ProviderLabel {
+            provider: provider.into(),
+        };
+        self.provider_retries.get_or_create(&label).inc();
+    }
+}
+
+/// Counts a socket as live while it exists.
+pub struct LiveSocket;
+
+impl LiveSocket {
+    /// A socket opened.
+    pub fn opened() -> Self {
+        METRICS.sockets_live.inc();
+        LiveSocket
+    }
+}
+
+impl Drop for LiveSocket {
+    fn drop(&mut self) {
+        METRICS.sockets_live.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_is_tandems_and_counters_end_in_total() {
+        METRICS.provider_retry("openai");
+        let text = METRICS.encode();
+        for line in text.lines().filter(|l| l.starts_with("# TYPE")) {
+            let name = line.split_whitespace().nth(2).unwrap();
+            assert!(name.starts_with("tandem_"), "{line}");
+        }
+        assert!(
+            text.contains("tandem_provider_retries_total{provider=\"openai\"}"),
+            "{text}"
+        );
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

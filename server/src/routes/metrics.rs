@@ -1,0 +1,35 @@
+//! `GET /metrics`: the Prometheus scrape endpoint.
+
+use actix_web::{web, HttpResponse};
+use shared::api::{ErrorBody, SessionStatus};
+
+use crate::error::ApiError;
+use crate::metrics::METRICS;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// The content type of OpenMetrics text, which Prometheus negotiates.
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// `GET /metrics` → every `tandem_…` family, OpenMetrics text.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "server",
+    responses(
+        (status = 200, description = "Prometheus metrics (OpenMetrics text): runs, events, commits, sockets, model calls and tokens, interrupts, answers, provider errors and retries", content_type = "application/openmetrics-text", body = String),
+        (status = 503, description = "The database cannot be reached", body = ErrorBody),
+    )
+)]
+pub async fn metrics<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResponse, ApiError> {
+    // The database knows every instance's waiting sessions; a session waits on one
+    // interrupt at a time.
+    let waiting = state
+        .store
+        .sessions_with_status(SessionStatus::AwaitingInput)
+        .await?;
+    METRICS.interrupts_waiting.set(waiting.len() as i64);
+    Ok(HttpResponse::Ok()
+        .content_type(OPENMETRICS)
+        .body(METRICS.encode()))
+}
