@@ -53,6 +53,9 @@ pub fn Composer() -> impl IntoView {
         (ConnState::Connecting, _) => Some("Connecting…"),
         (ConnState::Reconnecting, _) => Some("Reconnecting to the server…"),
         (_, RunState::Running) => Some("The agent is working — press Stop to interrupt it."),
+        (_, RunState::Awaiting) if session.waiting_for_client.get() => {
+            Some("Waiting for the app that started this run to return its tools' results.")
+        }
         (_, RunState::Awaiting) => Some("Answer the agent's question above to continue."),
         (ConnState::Live, RunState::Idle) => None,
     };

@@ -60,6 +60,8 @@ pub struct Session {
     pub run_usage: RwSignal<Option<UsageTotals>>,
     /// The model the person last picked for the session (`None`: the server's default).
     pub model: RwSignal<Option<String>>,
+    /// What waits is an AG-UI client's own tool calls, not a question for the person.
+    pub waiting_for_client: RwSignal<bool>,
     /// Bumped after every applied event; the transcript scrolls on it.
     pub tick: RwSignal<u64>,
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
@@ -100,6 +102,7 @@ fn provide(read_only: bool) -> Session {
         usage: RwSignal::new(UsageTotals::default()),
         run_usage: RwSignal::new(None),
         model: RwSignal::new(None),
+        waiting_for_client: RwSignal::new(false),
         tick: RwSignal::new(0),
         read_only,
         transcript: StoredValue::new(Transcript::default()),
@@ -184,6 +187,7 @@ impl Session {
         self.usage.set(UsageTotals::default());
         self.run_usage.set(None);
         self.model.set(None);
+        self.waiting_for_client.set(false);
         self.notice.set(None);
         self.refusal.set(None);
         self.id.set(id);
@@ -295,10 +299,11 @@ impl Session {
     fn show(self, mut touched: Vec<usize>) {
         touched.sort_unstable();
         touched.dedup();
-        let model = self
+        let (model, client) = self
             .transcript
-            .with_value(|t| t.model().map(str::to_string));
+            .with_value(|t| (t.model().map(str::to_string), t.waiting_for_client()));
         set_if_changed(self.model, model);
+        set_if_changed(self.waiting_for_client, client);
         let (items, state, queued, usage, run_usage) = self.transcript.with_value(|t| {
             let items: Vec<(usize, Item)> = touched
                 .iter()

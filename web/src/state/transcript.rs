@@ -73,6 +73,17 @@ impl Transcript {
         self.running.then_some(self.run_usage)
     }
 
+    /// Whether what waits is only an AG-UI client's own tool calls (the person has
+    /// nothing to answer; the client app returns their results).
+    pub fn waiting_for_client(&self) -> bool {
+        !self.running
+            && !self.pending.is_empty()
+            && self
+                .pending
+                .values()
+                .all(|&at| matches!(self.items[at].body, ItemBody::ToolCall(_)))
+    }
+
     /// Whether a run is active or a question is waiting.
     pub fn run_state(&self) -> RunState {
         if self.running {

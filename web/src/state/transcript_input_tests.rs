@@ -30,6 +30,10 @@ fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
         RunState::Awaiting,
         "the client's call waits"
     );
+    assert!(
+        transcript.waiting_for_client(),
+        "on the client, not the person"
+    );
     let ItemBody::ToolCall(call) = &transcript.items()[1].body else {
         panic!("a tool card")
     };
@@ -49,6 +53,7 @@ fn an_agui_clients_messages_and_tool_results_come_from_the_runs_input() {
     };
     assert_eq!(call.result.as_deref(), Some("shown"));
     assert_eq!(transcript.run_state(), RunState::Idle);
+    assert!(!transcript.waiting_for_client());
 }
 
 #[test]
