@@ -54,6 +54,8 @@ fn local() -> UserRow {
     }
 }
 
+impl tandem::store::WebhookOutbox for NoopStore {}
+
 impl Store for NoopStore {
     async fn create_session(
         &self,

@@ -37,6 +37,7 @@ pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod visibility;
+pub mod webhooks;
 pub mod ws;
 
 pub use config::Config;

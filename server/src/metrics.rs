@@ -73,6 +73,7 @@ pub struct Metrics {
     pub answers: Family<OutcomeLabel, Counter>,
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
+    pub webhooks: Family<OutcomeLabel, Counter>,
 }
 
 impl Metrics {
@@ -95,6 +96,7 @@ impl Metrics {
             answers: Family::default(),
             provider_errors: Family::default(),
             provider_retries: Family::default(),
+            webhooks: Family::default(),
         };
         metrics.register();
         metrics
@@ -161,6 +163,11 @@ impl Metrics {
             "provider_errors",
             "Model calls that failed, by provider and error code",
             self.provider_errors.clone(),
+        );
+        r.register(
+            "webhook_attempts",
+            "Webhook delivery attempts, by outcome (delivered, retry, failed)",
+            self.webhooks.clone(),
         );
         r.register(
             "provider_retries",
@@ -251,6 +258,14 @@ impl Metrics {
             code: code.into(),
         };
         self.provider_errors.get_or_create(&labels).inc();
+    }
+
+    /// Counts a webhook delivery attempt by what came of it.
+    pub fn webhook(&self, outcome: &str) {
+        let label = OutcomeLabel {
+            outcome: outcome.into(),
+        };
+        self.webhooks.get_or_create(&label).inc();
     }
 
     /// Counts a retried model call attempt.

@@ -107,6 +107,7 @@ impl Application {
             );
         }
         let info = engine.info();
+        let webhook_store = store.clone();
         let auth = web::Data::new(Auth::new(config.access.auth, store.clone()));
         let state = web::Data::new(AppState {
             store,
@@ -135,6 +136,9 @@ impl Application {
             )
         })?;
         let local = listener.local_addr()?;
+        if let Some(webhooks) = config.webhooks.config(&local.to_string())? {
+            crate::webhooks::spawn(webhook_store, webhooks, shutdown.clone());
+        }
         let page = Page::load(config.web_dir.clone());
         let edge = web::Data::new(EdgePolicy::new(
             &local.to_string(),

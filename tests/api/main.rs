@@ -29,3 +29,4 @@ mod stop;
 mod storage;
 mod streaming;
 mod usage;
+mod webhooks;

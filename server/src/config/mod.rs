@@ -7,6 +7,7 @@ mod file;
 mod limits;
 mod prices;
 mod provider;
+mod webhooks;
 
 use std::path::PathBuf;
 
@@ -17,6 +18,7 @@ pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
+pub use webhooks::{WebhookArgs, WebhookError};
 
 use crate::auth::cli::UsersCommand;
 
@@ -177,6 +179,9 @@ pub struct Config {
     /// Limits per request, user and run.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Webhooks when a session starts waiting for a person.
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
     /// A command instead of serving.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -197,6 +202,8 @@ pub enum ConfigError {
     Access(#[from] AccessError),
     #[error(transparent)]
     Prices(#[from] PriceError),
+    #[error(transparent)]
+    Webhooks(#[from] WebhookError),
     #[error("cannot read the system prompt file {path}: {source}")]
     SystemPrompt {
         path: String,
@@ -276,6 +283,7 @@ impl Config {
         }
         self.price_table()?;
         self.system_prompt()?;
+        self.webhooks.config(&self.bind)?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

@@ -18,6 +18,7 @@ mod page;
 mod runs;
 mod sessions;
 mod shares;
+mod webhooks;
 
 use actix_web::web;
 
@@ -76,6 +77,7 @@ pub const ROUTES: &[RouteInfo] = &[
     route("DELETE", "/api/sessions/{id}", Access::User),
     route("GET", "/api/sessions/{id}/events", Access::User),
     route("GET", "/api/sessions/{id}/export", Access::User),
+    route("GET", "/api/sessions/{id}/webhooks", Access::User),
     route("POST", "/api/sessions/{id}/shares", Access::User),
     route("GET", "/api/sessions/{id}/shares", Access::User),
     route("DELETE", "/api/sessions/{id}/shares/{share}", Access::User),
@@ -111,6 +113,7 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
         ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
         ("GET", "/api/sessions/{id}/export") => web::get().to(export::export::<S>),
+        ("GET", "/api/sessions/{id}/webhooks") => web::get().to(webhooks::deliveries::<S>),
         ("POST", "/api/sessions/{id}/shares") => web::post().to(shares::create::<S>),
         ("GET", "/api/sessions/{id}/shares") => web::get().to(shares::list::<S>),
         ("DELETE", "/api/sessions/{id}/shares/{share}") => web::delete().to(shares::delete::<S>),

@@ -45,6 +45,7 @@ use super::{auth, health, runs, sessions};
         sessions::delete,
         sessions::events,
         super::export::export,
+        super::webhooks::deliveries,
         super::shares::create,
         super::shares::list,
         super::shares::delete,

@@ -23,6 +23,7 @@ mod shares;
 mod sql;
 mod sqlite;
 mod users;
+mod webhooks;
 
 /// The title of a session that has none yet.
 pub const DEFAULT_TITLE: &str = "New session";
@@ -42,6 +43,7 @@ pub use shares::ShareRow;
 pub(crate) use sqlite::test_support;
 pub use sqlite::SqliteStore;
 pub use users::UserRow;
+pub use webhooks::{Attempt, DeliveryRow, Target, WebhookOutbox};
 
 use shared::api::SessionStatus;
 
@@ -115,7 +117,7 @@ pub struct InterruptRow {
 
 /// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
 /// transaction and allocate `seq`s inside it.
-pub trait Store: Send + Sync + 'static {
+pub trait Store: WebhookOutbox + Send + Sync + 'static {
     /// Creates a session of `owner`; without a title it is named by its first message.
     fn create_session(
         &self,

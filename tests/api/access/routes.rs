@@ -49,6 +49,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("DELETE", "/api/sessions/{id}"), none()),
         (("GET", "/api/sessions/{id}/events"), none()),
         (("GET", "/api/sessions/{id}/export"), query("?format=json")),
+        (("GET", "/api/sessions/{id}/webhooks"), none()),
         (("POST", "/api/sessions/{id}/shares"), body(json!({}))),
         (("GET", "/api/sessions/{id}/shares"), none()),
         (("DELETE", "/api/sessions/{id}/shares/{share}"), none()),

@@ -44,6 +44,8 @@ pub enum Reply {
         headers: Vec<(String, String)>,
         body: String,
     },
+    /// No answer: the connection stays open this long, then closes.
+    Silent(Duration),
 }
 
 impl Reply {
@@ -188,6 +190,10 @@ async fn serve(
             headers,
             body,
         }) => write_status(&mut socket, status, &headers, &body).await,
+        Some(Reply::Silent(wait)) => {
+            tokio::time::sleep(wait).await;
+            Ok(())
+        }
         Some(Reply::Sse {
             body,
             split_every,

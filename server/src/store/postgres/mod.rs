@@ -24,6 +24,7 @@ mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod users;
+mod webhooks;
 
 pub use feed::LISTENER_NAME;
 

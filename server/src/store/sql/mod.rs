@@ -6,3 +6,4 @@ pub(crate) mod interrupts;
 pub(crate) mod leases;
 pub(crate) mod shares;
 pub(crate) mod users;
+pub(crate) mod webhooks;

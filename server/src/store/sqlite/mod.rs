@@ -26,6 +26,7 @@ mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod users;
+mod webhooks;
 
 use super::rows::{
     interrupt_from, session_from, InterruptTuple, SessionTuple, INTERRUPT_COLUMNS, SESSION_COLUMNS,

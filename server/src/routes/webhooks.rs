@@ -1,0 +1,59 @@
+//! `GET /api/sessions/{id}/webhooks`: where each webhook delivery about a session stands.
+
+use actix_web::web;
+use serde_json::{json, Value};
+use shared::api::ErrorBody;
+
+use super::owned_session;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{DeliveryRow, Store};
+
+/// `GET /api/sessions/{id}/webhooks` → `{deliveries: [...]}`, oldest first.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/webhooks",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "`{deliveries:[{id, interruptId, url, state: pending|delivered|failed, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn deliveries<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<web::Json<Value>, ApiError> {
+    let id = owned_session(&state, &caller, &path).await?.id;
+    let rows = state.store.webhooks_of(id).await?;
+    let deliveries: Vec<Value> = rows.iter().map(delivery).collect();
+    Ok(web::Json(json!({ "deliveries": deliveries })))
+}
+
+/// One delivery as the API shows it (no `null`s).
+fn delivery(row: &DeliveryRow) -> Value {
+    let mut value = json!({
+        "id": row.id,
+        "interruptId": row.interrupt_id,
+        "url": row.url,
+        "state": row.state,
+        "attempts": row.attempts,
+        "nextAttemptAt": row.next_attempt_at,
+        "createdAt": row.created_at,
+    });
+    if let Some(status) = row.last_status {
+        value["lastStatus"] = json!(status);
+    }
+    if let Some(error) = &row.last_error {
+        value["lastError"] = json!(error);
+    }
+    if let Some(at) = row.delivered_at {
+        value["deliveredAt"] = json!(at);
+    }
+    value
+}
