@@ -11,6 +11,7 @@ pub mod context;
 pub mod conversation;
 pub mod engines;
 mod expiry;
+mod new_message;
 mod open_items;
 pub mod prompt;
 mod recorder;
@@ -24,8 +25,9 @@ pub mod tools;
 
 use std::sync::Arc;
 
+pub use new_message::NewMessage;
 pub use open_items::OpenItems;
-pub use runner::{NewMessage, Runner};
+pub use runner::Runner;
 pub use slots::RunSlots;
 
 use crate::eventlog::Writer;

@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use shared::api::{RunAccepted, SessionStatus};
-use shared::{Event, EventBody, TextRole};
+use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
+use super::new_message::{title_of, NewMessage};
 use super::recorder::Recorder;
 use super::recovery;
 use super::{run_loop, RunDeps};
@@ -22,37 +23,9 @@ use crate::store::{
     Applied, Command, Guard, InterruptState, LogEntry, Rejection, SessionRow, Store,
 };
 
-/// Longest `clientMessageId` accepted.
-const MAX_CLIENT_ID: usize = 128;
-
 /// Runs in this process, by session. A `std::sync::Mutex`: held only for map updates,
 /// never across an `.await`.
 type Registry = Arc<Mutex<HashMap<SessionId, Vec<(String, CancellationToken)>>>>;
-
-/// A person's message, as it starts a run.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct NewMessage {
-    pub text: String,
-    /// The caller's id for the request: a repeat starts nothing new and gets the run
-    /// the first one started.
-    pub client_message_id: Option<String>,
-    /// The AG-UI input that brought the message, recorded in the run's `RUN_STARTED`
-    /// (which then carries the message itself, see `shared::run_input`).
-    pub input: Option<serde_json::Value>,
-    /// A model of [`Runner::models`] for this run and the session's later ones.
-    pub model: Option<String>,
-}
-
-impl NewMessage {
-    /// A message typed into Tandem's own page or sent over REST.
-    pub fn typed(text: String, client_message_id: Option<String>) -> Self {
-        Self {
-            text,
-            client_message_id,
-            ..Self::default()
-        }
-    }
-}
 
 /// Starts and stops runs.
 pub struct Runner<S> {
@@ -89,53 +62,13 @@ impl<S: Store> Runner<S> {
         session: SessionId,
         message: NewMessage,
     ) -> Result<RunAccepted, ApiError> {
-        let NewMessage {
-            text,
-            client_message_id,
-            input,
-            model,
-        } = message;
-        if let Some(model) = model
-            .as_deref()
-            .filter(|m| !self.deps.models.iter().any(|k| k == m))
-        {
-            return Err(ApiError::InvalidMessage(format!(
-                "no model `{}` here; GET /api/models lists them: {}",
-                model.chars().take(80).collect::<String>(),
-                self.deps.models.join(", ")
-            )));
-        }
-        check_message(
-            &text,
-            client_message_id.as_deref(),
-            self.deps.limits.max_message_bytes,
-        )?;
+        message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
         self.check_room()?;
         let run_id = new_id("run");
-        let title = title_of(&text);
-        // An AG-UI client's message travels in the input it sent (the client holds it
-        // already); a typed one is logged as a text message.
-        let typed = input.is_none();
-        let mut events = vec![self.run_started_with(session, &run_id, input)];
-        if let Some(model) = model {
-            events.push(EventBody::Custom {
-                name: shared::custom::MODEL_SELECTED.into(),
-                value: json!({ "model": model }),
-            });
-        }
-        if typed {
-            let message_id = new_id("msg");
-            events.push(EventBody::TextMessageStart {
-                message_id: message_id.clone(),
-                role: Some(TextRole::User),
-                name: None,
-            });
-            events.push(EventBody::TextMessageContent {
-                message_id: message_id.clone(),
-                delta: text,
-            });
-            events.push(EventBody::TextMessageEnd { message_id });
-        }
+        let title = title_of(&message.text);
+        let client_message_id = message.client_message_id.clone();
+        let started = self.run_started_with(session, &run_id, message.input.clone());
+        let events = message.start_events(started);
         let guard = Guard::StartRun {
             run_id: run_id.clone(),
             client_message_id,
@@ -385,37 +318,6 @@ impl<S: Store> Runner<S> {
         runs.iter().for_each(|(_, token)| token.cancel());
         true
     }
-}
-
-fn check_message(
-    text: &str,
-    client_message_id: Option<&str>,
-    max_bytes: usize,
-) -> Result<(), ApiError> {
-    if text.trim().is_empty() {
-        return Err(ApiError::InvalidMessage("the message is empty".into()));
-    }
-    if text.len() > max_bytes {
-        return Err(ApiError::InvalidMessage(format!(
-            "the message is longer than {max_bytes} bytes"
-        )));
-    }
-    if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {
-        return Err(ApiError::InvalidMessage(format!(
-            "clientMessageId must be 1 to {MAX_CLIENT_ID} bytes"
-        )));
-    }
-    Ok(())
-}
-
-/// A session title from its first message: the first line, at most 60 characters.
-fn title_of(text: &str) -> String {
-    let line = text.trim().lines().next().unwrap_or_default().trim();
-    if line.chars().count() <= 60 {
-        return line.to_string();
-    }
-    let cut: String = line.chars().take(59).collect();
-    format!("{}…", cut.trim_end())
 }
 
 pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {

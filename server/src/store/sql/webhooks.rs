@@ -1,8 +1,45 @@
 //! The webhook outbox in SQL both backends run (`$n` placeholders, `||`, `ON CONFLICT`).
 
-/// Defines the outbox functions for one backend (`$conn`: its pool type).
+/// Defines the outbox functions for one backend and implements
+/// [`crate::store::WebhookOutbox`] for its store with them (`$conn`: its pool type,
+/// `$store`: the store, `$reads`: the store's pool for reads).
 macro_rules! webhooks_on {
-    ($conn:ty) => {
+    ($conn:ty, $store:ty, $reads:ident) => {
+        impl crate::store::WebhookOutbox for $store {
+            async fn enqueue_webhooks(
+                &self,
+                targets: &[crate::store::Target],
+                since_ms: i64,
+                now_ms: i64,
+            ) -> Result<u64, crate::store::StoreError> {
+                enqueue_webhooks(&self.pool, targets, since_ms, now_ms).await
+            }
+
+            async fn due_webhooks(
+                &self,
+                now_ms: i64,
+                limit: u32,
+            ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
+                due_webhooks(&self.$reads, now_ms, limit).await
+            }
+
+            async fn record_webhook(
+                &self,
+                id: &str,
+                attempt: &crate::store::Attempt,
+                now_ms: i64,
+            ) -> Result<(), crate::store::StoreError> {
+                record_webhook(&self.pool, id, attempt, now_ms).await
+            }
+
+            async fn webhooks_of(
+                &self,
+                session: crate::domain::SessionId,
+            ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
+                webhooks_of(&self.$reads, session).await
+            }
+        }
+
         type DeliveryTuple = (
             String,
             String,

@@ -1,0 +1,112 @@
+//! A person's message as it starts a run: what it holds, and the checks it must pass
+//! before anything is written (its length, its `clientMessageId`), and the title it gives
+//! a session that has none.
+
+use serde_json::json;
+use shared::{EventBody, TextRole};
+
+use crate::domain::new_id;
+use crate::error::ApiError;
+
+/// Longest `clientMessageId` accepted.
+const MAX_CLIENT_ID: usize = 128;
+
+/// A person's message, as it starts a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewMessage {
+    pub text: String,
+    /// The caller's id for the request: a repeat starts nothing new and gets the run
+    /// the first one started.
+    pub client_message_id: Option<String>,
+    /// The AG-UI input that brought the message, recorded in the run's `RUN_STARTED`
+    /// (which then carries the message itself, see `shared::run_input`).
+    pub input: Option<serde_json::Value>,
+    /// A model of `Runner::models` for this run and the session's later ones.
+    pub model: Option<String>,
+}
+
+impl NewMessage {
+    /// A message typed into Tandem's own page or sent over REST.
+    pub fn typed(text: String, client_message_id: Option<String>) -> Self {
+        Self {
+            text,
+            client_message_id,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the message against the limits and its model against `models`.
+    pub(super) fn check(&self, models: &[String], max_bytes: usize) -> Result<(), ApiError> {
+        if let Some(model) = self
+            .model
+            .as_deref()
+            .filter(|m| !models.iter().any(|k| k == m))
+        {
+            return Err(ApiError::InvalidMessage(format!(
+                "no model `{}` here; GET /api/models lists them: {}",
+                model.chars().take(80).collect::<String>(),
+                models.join(", ")
+            )));
+        }
+        check_message(&self.text, self.client_message_id.as_deref(), max_bytes)
+    }
+
+    /// The events that start its run after `started` (its `RUN_STARTED`): the model
+    /// picked, if any, then the message itself, unless an AG-UI client's input carries it
+    /// (the client holds it already).
+    pub(super) fn start_events(self, started: EventBody) -> Vec<EventBody> {
+        let mut events = vec![started];
+        if let Some(model) = self.model {
+            events.push(EventBody::Custom {
+                name: shared::custom::MODEL_SELECTED.into(),
+                value: json!({ "model": model }),
+            });
+        }
+        if self.input.is_none() {
+            let message_id = new_id("msg");
+            events.push(EventBody::TextMessageStart {
+                message_id: message_id.clone(),
+                role: Some(TextRole::User),
+                name: None,
+            });
+            events.push(EventBody::TextMessageContent {
+                message_id: message_id.clone(),
+                delta: self.text,
+            });
+            events.push(EventBody::TextMessageEnd { message_id });
+        }
+        events
+    }
+}
+
+/// Checks a message's text and `clientMessageId` against the limits.
+fn check_message(
+    text: &str,
+    client_message_id: Option<&str>,
+    max_bytes: usize,
+) -> Result<(), ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::InvalidMessage("the message is empty".into()));
+    }
+    if text.len() > max_bytes {
+        return Err(ApiError::InvalidMessage(format!(
+            "the message is longer than {max_bytes} bytes"
+        )));
+    }
+    if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {
+        return Err(ApiError::InvalidMessage(format!(
+            "clientMessageId must be 1 to {MAX_CLIENT_ID} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// A session title from its first message: the first line, at most 60 characters.
+pub(super) fn title_of(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= 60 {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(59).collect();
+    format!("{}…", cut.trim_end())
+}
