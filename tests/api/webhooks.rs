@@ -64,19 +64,23 @@ fn verify(request: &Recorded) {
     assert_eq!(v1, expected, "the signature checks out");
 }
 
-/// The session's deliveries once the first has left `pending` (a database state with no
-/// event to wait on: read until it changes, within a safety deadline).
-async fn settled(app: &TestApp, session: &str) -> Value {
-    let path = format!("/api/sessions/{session}/webhooks");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let (status, body) = app.get(&path).await;
-        assert_eq!(status, 200, "{body}");
-        if body["deliveries"][0]["state"] != "pending" || tokio::time::Instant::now() > deadline {
-            return body["deliveries"][0].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+/// The first delivery of `session` as the API shows it, once the deliverer has recorded
+/// its last attempt: another session is made to wait, and when its delivery (the
+/// `count`-th request) arrives, the deliverer, which records each attempt before it
+/// makes the next, has recorded the earlier one.
+async fn recorded(
+    app: &TestApp,
+    receiver: &mut ProviderServer,
+    count: usize,
+    session: &str,
+) -> Value {
+    let (other, mut socket) = app.open_session().await;
+    app.say(&other, "another release").await;
+    socket.until_run_end().await;
+    receiver.received(count).await;
+    let (status, body) = app.get(&format!("/api/sessions/{session}/webhooks")).await;
+    assert_eq!(status, 200, "{body}");
+    body["deliveries"][0].clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,6 +89,7 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
     let mut receiver = ProviderServer::start(vec![
         reply(500),
         Reply::Silent(Duration::from_secs(2)),
+        reply(204),
         reply(204),
     ])
     .await;
@@ -122,7 +127,7 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
     assert_eq!(body["interrupt"]["id"], interrupt.as_str());
     assert_eq!(body["interrupt"]["message"], "Ship it?");
 
-    let delivery = settled(&app, &session).await;
+    let delivery = recorded(&app, &mut receiver, 4, &session).await;
     assert_eq!(delivery["state"], "delivered", "{delivery}");
     assert_eq!(delivery["attempts"], 3);
     assert_eq!(delivery["lastStatus"], 204);
@@ -132,7 +137,7 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_owed_before_a_restart_is_made_after_it() {
     let (dir, url) = fresh_database();
-    let mut receiver = ProviderServer::start(vec![reply(503), reply(200)]).await;
+    let mut receiver = ProviderServer::start(vec![reply(503), reply(200), reply(200)]).await;
     let script = write_script(dir.path(), asking());
     let flags = flags(dir.path(), &receiver);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
@@ -153,7 +158,7 @@ async fn a_delivery_owed_before_a_restart_is_made_after_it() {
         "the restarted instance delivers the same delivery"
     );
     verify(&requests[1]);
-    let delivery = settled(&restarted.client(), &session).await;
+    let delivery = recorded(&restarted.client(), &mut receiver, 3, &session).await;
     assert_eq!(delivery["state"], "delivered", "{delivery}");
     // The kill may come before the first attempt's 503 is recorded: at least once.
     let attempts = delivery["attempts"].as_i64().unwrap();
