@@ -43,7 +43,9 @@ drop_scratch() {
 trap drop_scratch EXIT
 cargo test --workspace
 step "the integration suite again, on PostgreSQL"
-TANDEM_TEST_BACKEND=postgres cargo test -p tandem --test api
+# `--workspace` keeps the feature set of the run above: `-p tandem` alone would resolve
+# features differently and rebuild the whole graph (~4 minutes on two cores).
+TANDEM_TEST_BACKEND=postgres cargo test --workspace --test api
 step "benchmark smoke run (frames correct; figures not judged)"
 target/debug/tandem-bench --smoke
 step "fuzz smoke: every parser of outside input, a few thousand inputs each"
