@@ -5,6 +5,10 @@
 //! wherever they appear, then anything shaped like a credential (`Bearer …`, `sk-…`,
 //! `api_key=…`, Tandem's own `tdm_…` tokens, long opaque strings), turns control
 //! characters into spaces and caps the length.
+//!
+//! URLs may carry secrets too (a password before `@`, a token in the path or query):
+//! [`origin`] keeps only a URL's scheme, host and port, and [`hide_password`] masks the
+//! password of one that has it, for what is shown or logged about configured URLs.
 
 use std::sync::LazyLock;
 
@@ -76,9 +80,62 @@ impl Scrubber {
     }
 }
 
+/// The parts of a URL: scheme (with `://`), user info (without `@`), host and port, rest.
+fn url_parts(url: &str) -> Option<(&str, Option<&str>, &str, &str)> {
+    let at = url.find("://")? + 3;
+    let (scheme, after) = url.split_at(at);
+    let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+    let (authority, rest) = after.split_at(end);
+    Some(match authority.rsplit_once('@') {
+        Some((user, host)) => (scheme, Some(user), host, rest),
+        None => (scheme, None, authority, rest),
+    })
+}
+
+/// `scheme://host[:port]` of a URL, without user, password, path or query (what may be
+/// shown of a URL that could hold a secret); `***` for what is not a URL.
+pub fn origin(url: &str) -> String {
+    match url_parts(url) {
+        Some((scheme, _, host, _)) => format!("{scheme}{host}"),
+        None => "***".into(),
+    }
+}
+
+/// The URL with the password of its user info masked (`postgres://tandem:***@db/tandem`);
+/// unchanged without one.
+pub fn hide_password(url: &str) -> String {
+    match url_parts(url) {
+        Some((scheme, Some(user), host, rest)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}{name}:***@{host}{rest}")
+        }
+        _ => url.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_keep_their_origin_and_lose_their_secrets() {
+        let url = "https://hooks:pw@example.com:8443/t/s3cr3t?sig=abc#x";
+        assert_eq!(origin(url), "https://example.com:8443");
+        assert_eq!(origin("http://127.0.0.1:9"), "http://127.0.0.1:9");
+        assert_eq!(origin("not a url"), "***");
+        assert_eq!(
+            hide_password("postgres://tandem:pa@ss@db:5432/tandem"),
+            "postgres://tandem:***@db:5432/tandem"
+        );
+        assert_eq!(
+            hide_password("postgres://postgres@127.0.0.1/t"),
+            "postgres://postgres@127.0.0.1/t"
+        );
+        assert_eq!(
+            hide_password("sqlite://data/tandem.db"),
+            "sqlite://data/tandem.db"
+        );
+    }
 
     #[test]
     fn configured_secrets_and_credential_shapes_are_removed() {

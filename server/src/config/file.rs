@@ -4,7 +4,8 @@
 //! still wins: flags > environment > file > defaults in code.
 //!
 //! [`load`] also reports every effective setting and where it came from, for
-//! `--print-config`, with secrets masked.
+//! `--print-config`, with secrets masked: secret values, header values, URLs' passwords
+//! and all but the origin of webhook URLs.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -14,6 +15,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use super::Config;
+use crate::scrub::{hide_password, origin};
 
 /// Settings the file may not hold: they say where the file is or what to do with it.
 const NOT_IN_FILE: [&str; 4] = ["config", "print_config", "help", "version"];
@@ -147,6 +149,10 @@ fn settings(
             };
             let value = if is_secret(id) {
                 "***".to_string()
+            } else if id == "webhook_urls" {
+                // A receiver's URL may hold a secret (a token in its path or query).
+                let origins: Vec<String> = value.iter().map(|url| origin(url)).collect();
+                origins.join(",")
             } else if id == "extra_headers" {
                 // Header values may be credentials: show the names only.
                 let names: Vec<String> = value
@@ -155,7 +161,9 @@ fn settings(
                     .collect();
                 names.join(",")
             } else {
-                value.join(",")
+                // Any URL's password (`postgres://user:password@host/db`).
+                let values: Vec<String> = value.iter().map(|v| hide_password(v)).collect();
+                values.join(",")
             };
             Some(Setting {
                 key: arg.get_long().map_or(id.replace('_', "-"), str::to_string),
@@ -256,5 +264,18 @@ mod tests {
             ("X-Api-Key: ***".into(), "file")
         );
         assert!(!render(&loaded.settings).contains("sk-very-secret"));
+        let urls = "database-url = \"postgres://tandem:pg-secret@db/tandem\"\n\
+                    webhook-url = [\"https://hooks.example.com/t/hook-secret\"]\n";
+        let loaded = with_file(urls, &[]).unwrap();
+        assert_eq!(
+            source(&loaded, "database-url").0,
+            "postgres://tandem:***@db/tandem"
+        );
+        assert_eq!(
+            source(&loaded, "webhook-url").0,
+            "https://hooks.example.com"
+        );
+        let shown = render(&loaded.settings);
+        assert!(!shown.contains("pg-secret") && !shown.contains("hook-secret"));
     }
 }

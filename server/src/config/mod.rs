@@ -18,7 +18,7 @@ pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
-pub use webhooks::{WebhookArgs, WebhookError};
+pub use webhooks::{WebhookArgs, WebhookError, WebhookEvent};
 
 use crate::auth::cli::UsersCommand;
 

@@ -1,4 +1,5 @@
 //! `GET /api/sessions/{id}/webhooks`: where each webhook delivery about a session stands.
+//! A receiver's URL may hold a secret, so only its origin is shown.
 
 use actix_web::web;
 use serde_json::{json, Value};
@@ -7,8 +8,9 @@ use shared::api::ErrorBody;
 use super::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::scrub::origin;
 use crate::state::AppState;
-use crate::store::{DeliveryRow, Store};
+use crate::store::{DeliveryRow, Store, RUN_ENDED};
 
 /// `GET /api/sessions/{id}/webhooks` → `{deliveries: [...]}`, oldest first.
 #[utoipa::path(
@@ -17,7 +19,7 @@ use crate::store::{DeliveryRow, Store};
     tag = "sessions",
     params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
-        (status = 200, description = "`{deliveries:[{id, interruptId, url, state: pending|delivered|failed, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
+        (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended, interruptId? (session.waiting), runId? (run.ended), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
         (status = 400, description = "Not a session id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
@@ -39,13 +41,24 @@ pub async fn deliveries<S: Store>(
 fn delivery(row: &DeliveryRow) -> Value {
     let mut value = json!({
         "id": row.id,
-        "interruptId": row.interrupt_id,
-        "url": row.url,
+        "event": row.event,
+        "url": origin(&row.url),
         "state": row.state,
         "attempts": row.attempts,
         "nextAttemptAt": row.next_attempt_at,
         "createdAt": row.created_at,
     });
+    if row.event == RUN_ENDED {
+        let run = row.payload.as_deref().and_then(|p| {
+            let payload: Value = serde_json::from_str(p).ok()?;
+            payload["runId"].as_str().map(str::to_string)
+        });
+        if let Some(run) = run {
+            value["runId"] = json!(run);
+        }
+    } else {
+        value["interruptId"] = json!(row.interrupt_id);
+    }
     if let Some(status) = row.last_status {
         value["lastStatus"] = json!(status);
     }

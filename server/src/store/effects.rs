@@ -1,6 +1,6 @@
 //! What appending events does to a session besides the rows themselves: the status it
-//! leaves the session in, the interrupts it raises and the stop it asks for. Pure, so every backend derives
-//! the same state from the same log.
+//! leaves the session in, the interrupts it raises, the runs it ends and the stop it asks
+//! for. Pure, so every backend derives the same state from the same log.
 
 use shared::api::SessionStatus;
 use shared::{EventBody, Interrupt, Outcome};
@@ -16,6 +16,38 @@ pub struct Effects {
     pub interrupts: Vec<(String, Interrupt)>,
     /// The run a persisted stop request (`CUSTOM tandem.stop_requested`) asks to stop.
     pub stop_run: Option<String>,
+    /// Runs ended by these entries (`RUN_FINISHED`, `RUN_ERROR`), for the webhook outbox.
+    pub run_ends: Vec<RunEnd>,
+}
+
+/// A run's end, recorded with the event that ends it so that a webhook announcing it is
+/// owed durably (see `store/webhooks.rs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnd {
+    /// Which of the entries ends the run (its index).
+    pub index: usize,
+    /// The run, when the entries name it; `RUN_ERROR` does not, and the store then takes
+    /// the run the session's lease was taken for.
+    pub run_id: Option<String>,
+    /// `success`, `interrupt`, `cancelled` or `error` (as [`run_outcome`] names them).
+    pub outcome: &'static str,
+    /// `RUN_ERROR`'s `{message, code}`.
+    pub error: Option<serde_json::Value>,
+}
+
+/// How an event ends a run, if it does: `success`, `interrupt` (paused for a person),
+/// `cancelled` or `error`. A pause for an AG-UI client's own tools is a `success` with
+/// `pendingToolCallIds`, as AG-UI has it.
+pub fn run_outcome(body: &EventBody) -> Option<&'static str> {
+    match body {
+        EventBody::RunFinished { outcome, .. } => Some(match outcome {
+            Some(Outcome::Interrupt { .. }) => "interrupt",
+            Some(Outcome::Cancelled) => "cancelled",
+            Some(Outcome::Success { .. }) | None => "success",
+        }),
+        EventBody::RunError { .. } => Some("error"),
+        _ => None,
+    }
 }
 
 /// Derives the effects of `entries`, in order.
@@ -23,9 +55,28 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut effects = Effects::default();
     // The interrupt of a client-tools pause, raised by the `RUN_FINISHED` that follows it.
     let mut client_tools: Option<Interrupt> = None;
-    for entry in entries {
+    // The run these entries are about, once they name it.
+    let mut current_run: Option<&str> = None;
+    for (index, entry) in entries.iter().enumerate() {
+        if let Some(outcome) = run_outcome(&entry.event.body) {
+            let (run_id, error) = match &entry.event.body {
+                EventBody::RunFinished { run_id, .. } => (Some(run_id.as_str()), None),
+                EventBody::RunError { message, code } => (
+                    current_run,
+                    Some(serde_json::json!({"message": message, "code": code})),
+                ),
+                _ => (None, None),
+            };
+            effects.run_ends.push(RunEnd {
+                index,
+                run_id: run_id.map(str::to_string),
+                outcome,
+                error,
+            });
+        }
         match &entry.event.body {
             EventBody::RunStarted { run_id, .. } => {
+                current_run = Some(run_id.as_str());
                 effects.status = Some((SessionStatus::Running, Some(run_id.clone())));
             }
             EventBody::RunFinished {
@@ -91,6 +142,15 @@ mod tests {
         })]);
         assert_eq!(effects.status, Some((SessionStatus::AwaitingInput, None)));
         assert_eq!(effects.interrupts, vec![("r".to_string(), interrupt)]);
+        assert_eq!(
+            effects.run_ends,
+            vec![RunEnd {
+                index: 0,
+                run_id: Some("r".into()),
+                outcome: "interrupt",
+                error: None,
+            }]
+        );
     }
 
     #[test]
@@ -138,10 +198,27 @@ mod tests {
             }),
             entry(EventBody::RunError {
                 message: "x".into(),
-                code: None,
+                code: Some("c".into()),
             }),
         ]);
         assert_eq!(effects.status, Some((SessionStatus::Idle, None)));
+        let end = &effects.run_ends[..];
+        assert_eq!(end.len(), 1);
+        assert_eq!((end[0].index, end[0].outcome), (1, "error"));
+        assert_eq!(
+            end[0].run_id.as_deref(),
+            Some("r"),
+            "the run the entries started"
+        );
+        assert_eq!(
+            end[0].error,
+            Some(serde_json::json!({"message": "x", "code": "c"}))
+        );
+        let alone = derive_effects(&[entry(EventBody::RunError {
+            message: "x".into(),
+            code: None,
+        })]);
+        assert_eq!(alone.run_ends[0].run_id, None, "the store finds the run");
     }
 
     #[test]

@@ -23,6 +23,8 @@ mod shares;
 mod sql;
 mod sqlite;
 mod users;
+#[cfg(test)]
+pub(crate) mod webhook_contract;
 mod webhooks;
 
 /// The title of a session that has none yet.
@@ -32,7 +34,7 @@ use std::future::Future;
 
 pub use changes::Change;
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
-pub use effects::{derive_effects, Effects};
+pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
 pub use frame_page::FramePage;
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
@@ -43,7 +45,7 @@ pub use shares::ShareRow;
 pub(crate) use sqlite::test_support;
 pub use sqlite::SqliteStore;
 pub use users::UserRow;
-pub use webhooks::{Attempt, DeliveryRow, Target, WebhookOutbox};
+pub use webhooks::{Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, RUN_ENDED, WAITING};
 
 use shared::api::SessionStatus;
 

@@ -1,12 +1,16 @@
-//! The webhook outbox: deliveries owed for sessions waiting on a person, kept in the
-//! database so none is lost to a crash or restart.
+//! The webhook outbox: deliveries owed for sessions waiting on a person (and, when asked
+//! for, for runs that ended), kept in the database so none is lost to a crash or restart.
 //!
-//! Deliveries are derived from the `interrupts` table, which is written in the same
-//! transaction as the event that makes a session wait: every so often the deliverer asks
-//! the store to add a delivery for each pending interrupt and URL that has none yet (the
-//! id is the interrupt's and the URL's, so every instance adds the same row once), then
-//! takes the due ones. A separate trait from [`super::Store`] so each backend implements
-//! it in a file of its own; a store without an outbox (the benchmark's) owes nothing.
+//! Deliveries are derived from rows written in the same transaction as the event they
+//! announce: the `interrupts` table (a session starts waiting) and the `run_ends` table (a
+//! run ended). Every so often the deliverer asks the store to add a delivery for each of
+//! them and each URL that has none yet (the id is the source's and the URL's, so every
+//! instance adds the same row once), then claims the due ones: a claim moves the row's
+//! next attempt past the attempt's time limit and names the instance, in one statement
+//! that skips rows another instance is claiming, so one instance attempts a due delivery
+//! at a time, and an attempt is counted once, when claimed. A separate trait from
+//! [`super::Store`] so each backend implements it in a file of its own; a store without an
+//! outbox (the benchmark's) owes nothing.
 
 use std::future::Future;
 
@@ -14,16 +18,27 @@ use crate::domain::SessionId;
 
 use super::StoreError;
 
-/// One delivery: to one URL, about one interrupt.
+/// The event of a delivery about a waiting session.
+pub const WAITING: &str = "session.waiting";
+/// The event of a delivery about a run that ended.
+pub const RUN_ENDED: &str = "run.ended";
+
+/// One delivery: to one URL, about one interrupt or run end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeliveryRow {
-    /// The same on every attempt (`<interrupt id>@<url key>`).
+    /// The same on every attempt (`<interrupt or run end id>@<url key>`).
     pub id: String,
+    /// [`WAITING`] or [`RUN_ENDED`].
+    pub event: String,
+    /// The interrupt's id, or the run end's (`<session>:<seq>`).
     pub interrupt_id: String,
     pub session: SessionId,
     pub url: String,
-    /// `pending`, `delivered` or `failed` (gave up).
+    /// `pending`, `delivered`, `failed` (gave up), `superseded` (the interrupt was
+    /// settled before a delivery got through) or `cancelled` (its URL is no longer
+    /// configured).
     pub state: String,
+    /// Attempts made (or under way), counted when each is claimed.
     pub attempts: i64,
     /// The HTTP status of the last attempt, if one came back.
     pub last_status: Option<i64>,
@@ -31,7 +46,9 @@ pub struct DeliveryRow {
     pub next_attempt_at: i64,
     pub created_at: i64,
     pub delivered_at: Option<i64>,
-    /// The interrupt as JSON (for the body; filled by [`WebhookOutbox::due_webhooks`]).
+    /// A run end as JSON (`{runId, outcome, error?}`), for [`RUN_ENDED`].
+    pub payload: Option<String>,
+    /// The interrupt as JSON (for the body; filled by [`WebhookOutbox::claim_webhooks`]).
     pub interrupt: Option<String>,
 }
 
@@ -55,29 +72,46 @@ pub struct Target {
     pub key: String,
 }
 
+/// Which deliveries are owed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Wanted {
+    /// A session waits for a person (a question, an approval).
+    pub waiting: bool,
+    /// A session waits for an AG-UI client's own tools (no person is needed).
+    pub client_tools: bool,
+    /// A run ended.
+    pub run_ends: bool,
+}
+
 /// Storage of webhook deliveries.
 pub trait WebhookOutbox: Send + Sync + 'static {
-    /// Adds a delivery, due now, for every pending interrupt created at or after
-    /// `since_ms` and every target that has none; returns how many were added.
+    /// Adds a delivery, due now, for every pending interrupt (and recorded run end)
+    /// created at or after `since_ms` that `wanted` covers and every target that has
+    /// none, and forgets the run ends it has looked at; returns how many were added.
     fn enqueue_webhooks(
         &self,
         _targets: &[Target],
+        _wanted: Wanted,
         _since_ms: i64,
         _now_ms: i64,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send {
         async { Ok(0) }
     }
 
-    /// Pending deliveries due at `now_ms`, earliest first, with their interrupts.
-    fn due_webhooks(
+    /// Claims up to `limit` pending deliveries due at `now_ms` for this instance, earliest
+    /// first, with their interrupts: each one's attempt count goes up by one and its next
+    /// attempt moves to `hold_until_ms`, so no other instance takes it meanwhile.
+    fn claim_webhooks(
         &self,
         _now_ms: i64,
         _limit: u32,
+        _hold_until_ms: i64,
     ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send {
         async { Ok(Vec::new()) }
     }
 
-    /// Records an attempt's outcome.
+    /// Records an attempt's outcome, if this instance's claim still holds (a delivery is
+    /// recorded whoever holds it).
     fn record_webhook(
         &self,
         _id: &str,
@@ -87,11 +121,37 @@ pub trait WebhookOutbox: Send + Sync + 'static {
         async { Ok(()) }
     }
 
+    /// Stops the pending deliveries nobody needs any more: about interrupts settled
+    /// meanwhile (`superseded`), and, when `urls` is given, to URLs not among them
+    /// (`cancelled`). Returns how many.
+    fn settle_webhooks(
+        &self,
+        _urls: Option<&[String]>,
+        _now_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { Ok(0) }
+    }
+
+    /// Deletes the deliveries settled (delivered, failed, superseded, cancelled) before
+    /// `before_ms`; returns how many.
+    fn prune_webhooks(
+        &self,
+        _before_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { Ok(0) }
+    }
+
     /// A session's deliveries, oldest first.
     fn webhooks_of(
         &self,
         _session: SessionId,
     ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send {
         async { Ok(Vec::new()) }
+    }
+
+    /// How many interrupts wait for a person now, on every instance (an AG-UI client's
+    /// own tools are no person): what the deliveries announce, and a metric.
+    fn interrupts_waiting(&self) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { Ok(0) }
     }
 }

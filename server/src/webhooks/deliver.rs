@@ -1,4 +1,6 @@
-//! One delivery attempt: the body, its signature, the POST, and what came of it.
+//! One delivery attempt: the body, its signature, the POST, and what came of it. What
+//! an attempt reports (shown to the session's owner) never carries the URL: a receiver's
+//! URL may hold a secret.
 
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
@@ -7,16 +9,14 @@ use sha2::Sha256;
 use super::WebhookConfig;
 use crate::domain::now_ms;
 use crate::metrics::METRICS;
-use crate::store::{Attempt, DeliveryRow};
+use crate::store::{Attempt, DeliveryRow, RUN_ENDED};
 
 /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
 pub const SIGNATURE_HEADER: &str = "X-Tandem-Signature";
 /// The delivery's id, the same on every attempt.
 const DELIVERY_HEADER: &str = "X-Tandem-Delivery";
-/// What happened: `session.waiting`.
+/// What happened: `session.waiting` or `run.ended`.
 const EVENT_HEADER: &str = "X-Tandem-Event";
-/// The event a waiting session's delivery announces.
-const WAITING: &str = "session.waiting";
 
 /// The signature header's value for `body` sent at `timestamp` (unix seconds).
 pub fn signature(secret: &[u8], timestamp: i64, body: &str) -> String {
@@ -27,13 +27,13 @@ pub fn signature(secret: &[u8], timestamp: i64, body: &str) -> String {
     format!("t={timestamp},v1={hex}")
 }
 
-/// The JSON a receiver gets.
+/// The JSON a receiver gets: the delivery, its session and the interrupt it waits on
+/// (`session.waiting`) or the run that ended (`run.ended`).
 fn body(config: &WebhookConfig, row: &DeliveryRow, title: Option<&str>) -> Value {
-    let interrupt = row
-        .interrupt
-        .as_deref()
-        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .unwrap_or(Value::Null);
+    let json = |text: Option<&str>| {
+        text.and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .unwrap_or(Value::Null)
+    };
     let base = config.public_url.trim_end_matches('/');
     let mut session = json!({
         "id": row.session.to_string(),
@@ -42,14 +42,18 @@ fn body(config: &WebhookConfig, row: &DeliveryRow, title: Option<&str>) -> Value
     if let Some(title) = title {
         session["title"] = json!(title);
     }
-    json!({
+    let mut body = json!({
         "id": row.id,
-        "event": WAITING,
+        "event": row.event,
         "createdAt": row.created_at,
-        "attempt": row.attempts + 1,
+        "attempt": row.attempts,
         "session": session,
-        "interrupt": interrupt,
-    })
+    });
+    match row.event.as_str() {
+        RUN_ENDED => body["run"] = json(row.payload.as_deref()),
+        _ => body["interrupt"] = json(row.interrupt.as_deref()),
+    }
+    body
 }
 
 /// Posts one delivery and says what came of it.
@@ -65,7 +69,7 @@ pub async fn attempt(
         .post(&row.url)
         .header("Content-Type", "application/json")
         .header(DELIVERY_HEADER, &row.id)
-        .header(EVENT_HEADER, WAITING)
+        .header(EVENT_HEADER, &row.event)
         .header(
             SIGNATURE_HEADER,
             signature(&config.secret, timestamp, &text),
@@ -88,9 +92,9 @@ pub async fn attempt(
             None,
             format!("no answer within {} ms", config.timeout.as_millis()),
         ),
-        Err(error) => (None, format!("the request failed: {error}")),
+        Err(error) => (None, format!("the request failed: {}", without_url(error))),
     };
-    let attempts = row.attempts as u32 + 1;
+    let attempts = row.attempts.max(1) as u32;
     let retry_at = (attempts < config.max_attempts)
         .then(|| now_ms() + config.backoff(attempts).as_millis() as i64);
     METRICS.webhook(if retry_at.is_some() {
@@ -98,12 +102,24 @@ pub async fn attempt(
     } else {
         "failed"
     });
-    tracing::warn!(delivery = row.id, url = row.url, attempts, %error, "webhook not delivered");
     Attempt::Failed {
         status,
         error,
         retry_at,
     }
+}
+
+/// A failed request's error and its causes, without the URL reqwest puts in it.
+fn without_url(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]
@@ -121,5 +137,19 @@ mod tests {
             signed,
             "the timestamp is signed"
         );
+    }
+
+    #[tokio::test]
+    async fn a_failed_request_is_reported_without_its_url() {
+        // Nothing listens on port 9 of the loopback (discard), so the connection fails.
+        let url = "http://user:hunter2@127.0.0.1:9/hooks?token=hunter2";
+        let error = reqwest::Client::new().post(url).send().await.unwrap_err();
+        assert!(
+            error.to_string().contains("hunter2"),
+            "reqwest names the URL"
+        );
+        let text = without_url(error);
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains("error sending request"), "{text}");
     }
 }

@@ -1,31 +1,31 @@
-//! Webhooks when a session starts waiting for a person: a JSON POST to each configured
-//! URL, signed with HMAC-SHA256, delivered at least once from the database's outbox
+//! Webhooks when a session starts waiting for a person (and, with `--webhook-events
+//! run-ended`, when a run ends): a JSON POST to each configured URL, signed with
+//! HMAC-SHA256, delivered at least once from the database's outbox
 //! ([`crate::store::WebhookOutbox`]), retried with backoff, visible per session in the API.
 //!
-//! The deliverer adds the deliveries owed (one per pending interrupt and URL, derived from
-//! rows written with the event that made the session wait) every [`TICK`], then attempts
-//! the due ones. A delivery keeps its id across attempts and restarts, so a receiver can
-//! drop repeats. Several instances may each attempt a due delivery once: at least once,
-//! not exactly once.
+//! The deliverer ([`deliverer`]) adds the deliveries owed (derived from rows written with
+//! the event they announce) every [`TICK`], claims the due ones and attempts each in a
+//! task of its own, at most [`CONCURRENT`] at once, so a receiver that hangs delays only
+//! its own deliveries. A delivery keeps its id across attempts and restarts, so a receiver
+//! can drop repeats; a claim keeps other instances off a delivery while it is attempted.
+//! At least once, not exactly once: an instance that dies after a receiver answered but
+//! before recording it leaves the delivery to be attempted again.
 
 mod deliver;
+mod deliverer;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-
 pub use deliver::{signature, SIGNATURE_HEADER};
+pub use deliverer::spawn;
 
-use crate::domain::now_ms;
-use crate::store::{Store, Target};
+use crate::store::{Target, Wanted};
 
 /// How often the outbox is looked at.
 pub const TICK: Duration = Duration::from_millis(250);
-/// Deliveries attempted per look at most.
-const BATCH: u32 = 32;
-/// How far back a waiting session is still announced when the deliverer starts.
-const LOOK_BACK: Duration = Duration::from_secs(24 * 3600);
+/// Attempts under way at once at most.
+pub const CONCURRENT: usize = 16;
 /// The longest wait between attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
@@ -33,6 +33,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(300);
 #[derive(Clone)]
 pub struct WebhookConfig {
     pub targets: Vec<Target>,
+    /// What is announced.
+    pub events: Wanted,
     /// The HMAC key (the secret file's bytes, trimmed).
     pub secret: Arc<[u8]>,
     /// The page's address, for links in the body (`https://tandem.example.com`).
@@ -61,49 +63,37 @@ impl WebhookConfig {
             .collect()
     }
 
-    /// The wait before attempt `attempts + 1`, after `attempts` failures.
+    /// The wait before attempt `attempts + 1`, after `attempts` failures: the base,
+    /// doubled after each failure but the first, at most [`MAX_BACKOFF`].
     fn backoff(&self, attempts: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempts.saturating_sub(1).min(16));
         self.retry_base.saturating_mul(factor).min(MAX_BACKOFF)
     }
 }
 
-/// Starts the deliverer; it runs until `shutdown`.
-pub fn spawn<S: Store>(store: Arc<S>, config: WebhookConfig, shutdown: CancellationToken) {
-    let client = reqwest::Client::builder()
-        .timeout(config.timeout)
-        .build()
-        .expect("an HTTP client with a timeout builds");
-    let since = now_ms() - LOOK_BACK.as_millis() as i64;
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(TICK);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = tick.tick() => {}
-            }
-            if let Err(error) = round(&*store, &client, &config, since).await {
-                tracing::warn!(%error, "webhook deliveries failed this round; retrying");
-            }
-        }
-    });
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Adds what is owed and attempts what is due.
-async fn round<S: Store>(
-    store: &S,
-    client: &reqwest::Client,
-    config: &WebhookConfig,
-    since: i64,
-) -> Result<(), crate::store::StoreError> {
-    store
-        .enqueue_webhooks(&config.targets, since, now_ms())
-        .await?;
-    for row in store.due_webhooks(now_ms(), BATCH).await? {
-        let title = store.session(row.session).await?.map(|s| s.title);
-        let attempt = deliver::attempt(client, config, &row, title.as_deref()).await;
-        store.record_webhook(&row.id, &attempt, now_ms()).await?;
+    fn config(retry_base: Duration) -> WebhookConfig {
+        WebhookConfig {
+            targets: Vec::new(),
+            events: Wanted::default(),
+            secret: Arc::from(&b"s"[..]),
+            public_url: "http://127.0.0.1:8080".into(),
+            timeout: Duration::from_secs(1),
+            retry_base,
+            max_attempts: 12,
+        }
     }
-    Ok(())
+
+    #[test]
+    fn backoff_doubles_from_the_base_up_to_five_minutes() {
+        let doubling = config(Duration::from_secs(1));
+        let waits: Vec<u64> = (1..=11).map(|n| doubling.backoff(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]);
+        assert_eq!(doubling.backoff(u32::MAX), MAX_BACKOFF, "no overflow");
+        let zero = config(Duration::ZERO);
+        assert_eq!(zero.backoff(3), Duration::ZERO);
+    }
 }

@@ -128,6 +128,12 @@ impl Tandem {
         assert!(sent.success(), "SIG{name} is delivered");
     }
 
+    /// How many lines containing `text` it has logged so far.
+    pub fn count_logged(&self, text: &str) -> usize {
+        let log = self.log.lock().unwrap();
+        log.iter().filter(|line| line.contains(text)).count()
+    }
+
     /// Waits until it logs a line containing `text` (woken at each line it logs), up to
     /// `deadline`; whether it did.
     pub async fn logged(&self, text: &str, deadline: std::time::Duration) -> bool {

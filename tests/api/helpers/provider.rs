@@ -79,7 +79,12 @@ pub struct Recorded {
     pub path: String,
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
+    /// The body as JSON (`null` if it is not).
     pub body: Value,
+    /// The body's bytes as they arrived (what a signature covers).
+    pub raw: Vec<u8>,
+    /// When the request's head arrived.
+    pub at: std::time::Instant,
 }
 
 impl Recorded {
@@ -221,6 +226,7 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
             break at + 4;
         }
     };
+    let arrived = std::time::Instant::now();
     let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
     let mut lines = head.split("\r\n");
     let mut first = lines.next()?.split(' ');
@@ -241,12 +247,15 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         }
         buffer.extend_from_slice(&piece[..n]);
     }
-    let body = serde_json::from_slice(&buffer[head_end..head_end + length]).unwrap_or(Value::Null);
+    let raw = buffer[head_end..head_end + length].to_vec();
+    let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     Some(Recorded {
         method,
         path,
         headers,
         body,
+        raw,
+        at: arrived,
     })
 }
 

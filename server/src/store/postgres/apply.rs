@@ -186,6 +186,7 @@ async fn apply_appends<'a>(
         rows.push(&session, first_seq, command);
         touched.add(command, first_seq, effects);
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
+        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
         applied.push(Applied::Committed {
             first_seq: first_seq as u64,
         });
@@ -237,6 +238,7 @@ async fn apply_guarded<'a>(
         };
         let first_seq = last - count + 1;
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
+        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
         rows.push(&session, first_seq, command);
         touched.add(command, first_seq, &effects);
         applied.push(Applied::Committed {

@@ -1,7 +1,8 @@
-//! Recording the interrupts a command raised, in SQL both backends run.
+//! Recording what a command raised besides its events, in SQL both backends run: the
+//! interrupts it pauses on and the runs it ends (the webhook outbox's sources).
 
-/// Defines `insert_interrupts` for one backend (`$conn`: its connection type); see
-/// [`super::users`] for why a macro.
+/// Defines `insert_interrupts` and `insert_run_ends` for one backend (`$conn`: its
+/// connection type); see [`super::users`] for why a macro.
 macro_rules! interrupts_on {
     ($conn:ty) => {
         /// Records the interrupts a command raised.
@@ -15,8 +16,8 @@ macro_rules! interrupts_on {
                 let json = serde_json::to_string(interrupt).expect("interrupts serialise");
                 sqlx::query(
                     "INSERT INTO interrupts \
-                     (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                     (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at, reason) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                 )
                 .bind(&interrupt.id)
                 .bind(session)
@@ -25,6 +26,37 @@ macro_rules! interrupts_on {
                 .bind(json)
                 .bind(now_ms)
                 .bind(crate::domain::deadline_ms(interrupt))
+                .bind(&interrupt.reason)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok(())
+        }
+
+        /// Records the runs a command ended (its entries got `first_seq`, …), so that a
+        /// webhook announcing each is owed in the same transaction. A `RUN_ERROR` names
+        /// no run: the run the session's lease was last taken for is the one it ends.
+        pub(super) async fn insert_run_ends(
+            conn: &mut $conn,
+            session: &str,
+            first_seq: i64,
+            ends: &[crate::store::RunEnd],
+            now_ms: i64,
+        ) -> Result<(), crate::store::StoreError> {
+            for end in ends {
+                let seq = first_seq + end.index as i64;
+                sqlx::query(
+                    "INSERT INTO run_ends (id, session_id, run_id, outcome, error, created_at) \
+                     VALUES ($1, $2, coalesce($3, (SELECT run_id FROM run_leases WHERE session_id = $2)), \
+                       $4, $5, $6) \
+                     ON CONFLICT (id) DO NOTHING",
+                )
+                .bind(format!("{session}:{seq}"))
+                .bind(session)
+                .bind(end.run_id.as_deref())
+                .bind(end.outcome)
+                .bind(end.error.as_ref().map(|e| e.to_string()))
+                .bind(now_ms)
                 .execute(&mut *conn)
                 .await?;
             }

@@ -6,4 +6,5 @@ pub(crate) mod interrupts;
 pub(crate) mod leases;
 pub(crate) mod shares;
 pub(crate) mod users;
+pub(crate) mod webhook_sources;
 pub(crate) mod webhooks;

@@ -1,26 +1,34 @@
-//! The webhook outbox in SQL both backends run (`$n` placeholders, `||`, `ON CONFLICT`).
+//! The webhook outbox in SQL both backends run (`$n` placeholders, `||`, `ON CONFLICT`,
+//! `UPDATE … RETURNING`): claims, outcomes, settling, pruning and reads. What is owed is
+//! added by [`super::webhook_sources`].
 
 /// Defines the outbox functions for one backend and implements
 /// [`crate::store::WebhookOutbox`] for its store with them (`$conn`: its pool type,
-/// `$store`: the store, `$reads`: the store's pool for reads).
+/// `$store`: the store, `$reads`: the store's pool for reads, `$skip_locked`: what ends the
+/// claim's row selection so that concurrent claims skip each other's rows, empty where
+/// one writer at a time is all there is).
 macro_rules! webhooks_on {
-    ($conn:ty, $store:ty, $reads:ident) => {
+    ($conn:ty, $store:ty, $reads:ident, $skip_locked:literal) => {
         impl crate::store::WebhookOutbox for $store {
             async fn enqueue_webhooks(
                 &self,
                 targets: &[crate::store::Target],
+                wanted: crate::store::Wanted,
                 since_ms: i64,
                 now_ms: i64,
             ) -> Result<u64, crate::store::StoreError> {
-                enqueue_webhooks(&self.pool, targets, since_ms, now_ms).await
+                let mut added = enqueue_waiting(&self.pool, targets, wanted, since_ms, now_ms).await?;
+                added += enqueue_run_ends(&self.pool, targets, wanted, since_ms, now_ms).await?;
+                Ok(added)
             }
 
-            async fn due_webhooks(
+            async fn claim_webhooks(
                 &self,
                 now_ms: i64,
                 limit: u32,
+                hold_until_ms: i64,
             ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
-                due_webhooks(&self.$reads, now_ms, limit).await
+                claim_webhooks(&self.pool, &self.lease.owner, now_ms, limit, hold_until_ms).await
             }
 
             async fn record_webhook(
@@ -29,18 +37,61 @@ macro_rules! webhooks_on {
                 attempt: &crate::store::Attempt,
                 now_ms: i64,
             ) -> Result<(), crate::store::StoreError> {
-                record_webhook(&self.pool, id, attempt, now_ms).await
+                record_webhook(&self.pool, &self.lease.owner, id, attempt, now_ms).await
+            }
+
+            async fn settle_webhooks(
+                &self,
+                urls: Option<&[String]>,
+                now_ms: i64,
+            ) -> Result<u64, crate::store::StoreError> {
+                settle_webhooks(&self.pool, urls, now_ms).await
+            }
+
+            async fn prune_webhooks(&self, before_ms: i64) -> Result<u64, crate::store::StoreError> {
+                let done = sqlx::query(
+                    "DELETE FROM webhook_deliveries WHERE state IN ('delivered', 'failed', 'superseded', 'cancelled') \
+                     AND next_attempt_at < $1",
+                )
+                .bind(before_ms)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected())
             }
 
             async fn webhooks_of(
                 &self,
                 session: crate::domain::SessionId,
             ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
-                webhooks_of(&self.$reads, session).await
+                let sql = format!(
+                    "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries \
+                     WHERE session_id = $1 ORDER BY created_at, id"
+                );
+                let rows: Vec<DeliveryTuple> = sqlx::query_as(&sql)
+                    .bind(session.to_string())
+                    .fetch_all(&self.$reads)
+                    .await?;
+                rows.into_iter().map(delivery_from).collect()
+            }
+
+            async fn interrupts_waiting(&self) -> Result<u64, crate::store::StoreError> {
+                let (count,): (i64,) = sqlx::query_as(
+                    "SELECT count(*) FROM interrupts \
+                     WHERE status = 'pending' AND coalesce(reason, '') <> 'client_tools'",
+                )
+                .fetch_one(&self.$reads)
+                .await?;
+                Ok(count.max(0) as u64)
             }
         }
 
+        /// The columns a `DeliveryTuple` reads, in its order.
+        const DELIVERY_COLUMNS: &str = "id, event, interrupt_id, session_id, url, state, \
+            CAST(attempts AS BIGINT), CAST(last_status AS BIGINT), last_error, next_attempt_at, \
+            created_at, delivered_at, payload";
+
         type DeliveryTuple = (
+            String,
             String,
             String,
             String,
@@ -54,14 +105,28 @@ macro_rules! webhooks_on {
             Option<i64>,
             Option<String>,
         );
-        const DELIVERY_COLUMNS: &str = "d.id, d.interrupt_id, d.session_id, d.url, d.state, \
-            CAST(d.attempts AS BIGINT), CAST(d.last_status AS BIGINT), d.last_error, \
-            d.next_attempt_at, d.created_at, d.delivered_at";
 
-        fn delivery_from(row: DeliveryTuple) -> Result<crate::store::DeliveryRow, crate::store::StoreError> {
-            let (id, interrupt_id, session, url, state, attempts, last_status, last_error, next_attempt_at, created_at, delivered_at, interrupt) = row;
+        fn delivery_from(
+            row: DeliveryTuple,
+        ) -> Result<crate::store::DeliveryRow, crate::store::StoreError> {
+            let (
+                id,
+                event,
+                interrupt_id,
+                session,
+                url,
+                state,
+                attempts,
+                last_status,
+                last_error,
+                next_attempt_at,
+                created_at,
+                delivered_at,
+                payload,
+            ) = row;
             Ok(crate::store::DeliveryRow {
                 id,
+                event,
                 interrupt_id,
                 session: crate::domain::SessionId::parse(&session)
                     .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?,
@@ -73,68 +138,69 @@ macro_rules! webhooks_on {
                 next_attempt_at,
                 created_at,
                 delivered_at,
-                interrupt,
+                payload,
+                interrupt: None,
             })
         }
 
-        pub(super) async fn enqueue_webhooks(
+        /// The claim: the due rows (skipping those another claim holds), each given one
+        /// more attempt, this instance and a next attempt after the attempt's time limit.
+        async fn claim_webhooks(
             pool: &$conn,
-            targets: &[crate::store::Target],
-            since_ms: i64,
-            now_ms: i64,
-        ) -> Result<u64, crate::store::StoreError> {
-            let mut added = 0;
-            for target in targets {
-                let done = sqlx::query(
-                    "INSERT INTO webhook_deliveries (id, interrupt_id, session_id, url, next_attempt_at, created_at) \
-                     SELECT i.id || '@' || $1, i.id, i.session_id, $2, $3, $3 FROM interrupts i \
-                     WHERE i.status = 'pending' AND i.created_at >= $4 \
-                     ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(&target.key)
-                .bind(&target.url)
-                .bind(now_ms)
-                .bind(since_ms)
-                .execute(pool)
-                .await?;
-                added += done.rows_affected();
-            }
-            Ok(added)
-        }
-
-        pub(super) async fn due_webhooks(
-            pool: &$conn,
+            instance: &str,
             now_ms: i64,
             limit: u32,
+            hold_until_ms: i64,
         ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
             let sql = format!(
-                "SELECT {DELIVERY_COLUMNS}, i.interrupt FROM webhook_deliveries d \
-                 LEFT JOIN interrupts i ON i.id = d.interrupt_id \
-                 WHERE d.state = 'pending' AND d.next_attempt_at <= $1 \
-                 ORDER BY d.next_attempt_at, d.id LIMIT $2"
+                "UPDATE webhook_deliveries SET attempts = attempts + 1, claimed_by = $1, \
+                   next_attempt_at = $2 \
+                 WHERE id IN (SELECT id FROM webhook_deliveries \
+                   WHERE state = 'pending' AND next_attempt_at <= $3 \
+                   ORDER BY next_attempt_at, id LIMIT $4 {}) \
+                 RETURNING {DELIVERY_COLUMNS}",
+                $skip_locked
             );
             let rows: Vec<DeliveryTuple> = sqlx::query_as(&sql)
+                .bind(instance)
+                .bind(hold_until_ms)
                 .bind(now_ms)
                 .bind(i64::from(limit))
                 .fetch_all(pool)
                 .await?;
-            rows.into_iter().map(delivery_from).collect()
+            let mut claimed = rows
+                .into_iter()
+                .map(delivery_from)
+                .collect::<Result<Vec<_>, _>>()?;
+            claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+            for row in claimed.iter_mut().filter(|r| r.event == crate::store::webhooks::WAITING) {
+                let interrupt: Option<(String,)> =
+                    sqlx::query_as("SELECT interrupt FROM interrupts WHERE id = $1")
+                        .bind(&row.interrupt_id)
+                        .fetch_optional(pool)
+                        .await?;
+                row.interrupt = interrupt.map(|(json,)| json);
+            }
+            Ok(claimed)
         }
 
-        pub(super) async fn record_webhook(
+        async fn record_webhook(
             pool: &$conn,
+            instance: &str,
             id: &str,
             attempt: &crate::store::Attempt,
             now_ms: i64,
         ) -> Result<(), crate::store::StoreError> {
+            use crate::store::Attempt;
             let (state, status, error, next, delivered) = match attempt {
-                crate::store::Attempt::Delivered { status } => ("delivered", Some(*status), None, now_ms, Some(now_ms)),
-                crate::store::Attempt::Failed { status, error, retry_at: Some(at) } => ("pending", *status, Some(error.as_str()), *at, None),
-                crate::store::Attempt::Failed { status, error, retry_at: None } => ("failed", *status, Some(error.as_str()), now_ms, None),
+                Attempt::Delivered { status } => ("delivered", Some(*status), None, now_ms, Some(now_ms)),
+                Attempt::Failed { status, error, retry_at: Some(at) } => ("pending", *status, Some(error.as_str()), *at, None),
+                Attempt::Failed { status, error, retry_at: None } => ("failed", *status, Some(error.as_str()), now_ms, None),
             };
             sqlx::query(
-                "UPDATE webhook_deliveries SET state = $1, attempts = attempts + 1, last_status = $2, \
-                 last_error = $3, next_attempt_at = $4, delivered_at = $5 WHERE id = $6 AND state = 'pending'",
+                "UPDATE webhook_deliveries SET state = $1, last_status = $2, last_error = $3, \
+                   next_attempt_at = $4, delivered_at = $5, claimed_by = NULL \
+                 WHERE id = $6 AND state = 'pending' AND (claimed_by = $7 OR $1 = 'delivered')",
             )
             .bind(state)
             .bind(status.map(|s| s as i32))
@@ -142,24 +208,43 @@ macro_rules! webhooks_on {
             .bind(next)
             .bind(delivered)
             .bind(id)
+            .bind(instance)
             .execute(pool)
             .await?;
             Ok(())
         }
 
-        pub(super) async fn webhooks_of(
+        async fn settle_webhooks(
             pool: &$conn,
-            session: crate::domain::SessionId,
-        ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
+            urls: Option<&[String]>,
+            now_ms: i64,
+        ) -> Result<u64, crate::store::StoreError> {
+            let superseded = sqlx::query(
+                "UPDATE webhook_deliveries SET state = 'superseded', next_attempt_at = $1, \
+                   claimed_by = NULL, last_error = 'not sent: the interrupt was settled first' \
+                 WHERE state = 'pending' AND event = 'session.waiting' AND NOT EXISTS \
+                   (SELECT 1 FROM interrupts i WHERE i.id = webhook_deliveries.interrupt_id \
+                      AND i.status = 'pending')",
+            )
+            .bind(now_ms)
+            .execute(pool)
+            .await?
+            .rows_affected();
+            let Some(urls) = urls.filter(|urls| !urls.is_empty()) else {
+                return Ok(superseded);
+            };
+            let placeholders: Vec<String> = (0..urls.len()).map(|n| format!("${}", n + 2)).collect();
             let sql = format!(
-                "SELECT {DELIVERY_COLUMNS}, CAST(NULL AS TEXT) FROM webhook_deliveries d \
-                 WHERE d.session_id = $1 ORDER BY d.created_at, d.id"
+                "UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at = $1, \
+                   claimed_by = NULL, last_error = 'not sent: its URL is no longer configured' \
+                 WHERE state = 'pending' AND url NOT IN ({})",
+                placeholders.join(", ")
             );
-            let rows: Vec<DeliveryTuple> = sqlx::query_as(&sql)
-                .bind(session.to_string())
-                .fetch_all(pool)
-                .await?;
-            rows.into_iter().map(delivery_from).collect()
+            let mut query = sqlx::query(&sql).bind(now_ms);
+            for url in urls {
+                query = query.bind(url);
+            }
+            Ok(superseded + query.execute(pool).await?.rows_affected())
         }
     };
 }

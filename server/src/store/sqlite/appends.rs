@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
-use super::apply::{insert_interrupts, insert_rows, shaped_chunks};
+use super::apply::{insert_interrupts, insert_rows, insert_run_ends, shaped_chunks};
 use crate::store::advances::{advances, Advance};
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
@@ -60,6 +60,7 @@ pub(super) async fn apply_appends(
             ));
         }
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
+        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
         applied.push(Applied::Committed {
             first_seq: first_seq as u64,
         });

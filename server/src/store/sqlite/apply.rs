@@ -126,6 +126,7 @@ async fn advance_session(
         return Ok(None);
     };
     insert_interrupts(conn, session, &effects.interrupts, now_ms).await?;
+    insert_run_ends(conn, session, last - count + 1, &effects.run_ends, now_ms).await?;
     Ok(Some(last - count + 1))
 }
 

@@ -44,3 +44,9 @@ async fn one_batch_of_appends_keeps_each_sessions_order() {
     let (_dir, store) = temp_store().await;
     contract::one_batch_of_appends_keeps_each_sessions_order(&store).await;
 }
+
+#[tokio::test]
+async fn the_webhook_outbox_owes_claims_and_settles() {
+    let (_dir, store) = temp_store().await;
+    crate::store::webhook_contract::the_outbox_owes_claims_and_settles(&store).await;
+}

@@ -1,8 +1,10 @@
-//! The webhook outbox on SQLite (the SQL and the impl are shared: `store/sql/webhooks.rs`);
-//! reads use the read-only pool.
+//! The webhook outbox on SQLite (the SQL and the impl are shared: `store/sql/webhooks.rs`,
+//! `store/sql/webhook_sources.rs`); reads use the read-only pool. One writer at a time,
+//! so a claim needs no row locks.
 
 use sqlx::SqlitePool;
 
 use super::SqliteStore;
 
-crate::store::sql::webhooks::webhooks_on!(SqlitePool, SqliteStore, reads);
+crate::store::sql::webhook_sources::webhook_sources_on!(SqlitePool);
+crate::store::sql::webhooks::webhooks_on!(SqlitePool, SqliteStore, reads, "");
