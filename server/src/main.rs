@@ -35,7 +35,9 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let app = Application::build(config).await?;
-    tracing::info!(address = %app.address(), "Tandem is listening: open http://{}", app.address());
+    // A target of its own, so a quieter filter can keep it: `RUST_LOG=warn,tandem::listening=info`.
+    let address = app.address();
+    tracing::info!(target: "tandem::listening", %address, "Tandem is listening: open http://{address}");
     app.run_until_stopped().await?;
     Ok(())
 }

@@ -1,12 +1,41 @@
-//! `--log-format json`: every line the binary logs is a JSON object, and the lines about a
-//! run carry its session and run ids as fields.
+//! `--log-format json`: every line the binary logs is a JSON object, and every line logged
+//! inside a run carries its session and run ids, inside a socket its session, also when
+//! `RUST_LOG=warn` filters out everything but warnings and errors.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::helpers::child::Tandem;
-use crate::helpers::{fresh_database, write_script};
+use crate::helpers::provider::{ProviderServer, Reply};
+use crate::helpers::{fresh_database, key_file, write_script};
+
+/// Every line it logged, each parsed (a line that is not JSON fails the test).
+fn parsed(tandem: &Tandem) -> Vec<Value> {
+    let lines = tandem.log();
+    let parsed: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    for line in &parsed {
+        for field in ["timestamp", "level", "target"] {
+            assert!(line[field].is_string(), "no {field}: {line}");
+        }
+    }
+    parsed
+}
+
+/// Whether a line comes from code that only runs inside a run.
+fn inside_a_run(line: &Value) -> bool {
+    let target = line["target"].as_str().unwrap_or_default();
+    [
+        "tandem::agent::run",
+        "tandem::agent::engines",
+        "tandem::agent::tools",
+    ]
+    .iter()
+    .any(|inside| target.starts_with(inside))
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_lines_parse_and_carry_the_session_and_run() {
@@ -18,26 +47,32 @@ async fn json_lines_parse_and_carry_the_session_and_run() {
     let run = app.say(&session, "hello").await;
     socket.until_run_end().await;
     assert!(tandem.logged("run ended", Duration::from_secs(10)).await);
+    socket.close().await;
+    assert!(tandem.logged("socket ended", Duration::from_secs(10)).await);
 
-    let lines = tandem.log();
-    assert!(lines.len() >= 3, "{lines:?}");
-    let parsed: Vec<Value> = lines
+    let parsed = parsed(&tandem);
+    let about_the_run: Vec<&Value> = parsed.iter().filter(|l| inside_a_run(l)).collect();
+    let messages: Vec<&str> = about_the_run
         .iter()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .map(|l| l["message"].as_str().unwrap())
         .collect();
-    for line in &parsed {
-        for field in ["timestamp", "level", "target"] {
-            assert!(line[field].is_string(), "no {field}: {line}");
-        }
-    }
-    let about_the_run: Vec<&Value> = parsed
-        .iter()
-        .filter(|line| line["message"] == "run started" || line["message"] == "run ended")
-        .collect();
-    assert_eq!(about_the_run.len(), 2, "{parsed:?}");
-    for line in about_the_run {
+    assert!(messages.contains(&"run started") && messages.contains(&"run ended"));
+    for line in &about_the_run {
         assert_eq!(line["session"], session.as_str(), "{line}");
         assert_eq!(line["run"], run.as_str(), "{line}");
+    }
+    let ended = about_the_run
+        .iter()
+        .find(|l| l["message"] == "run ended")
+        .unwrap();
+    assert!(ended["seconds"].is_f64(), "a duration is a number: {ended}");
+    let sockets: Vec<&Value> = parsed
+        .iter()
+        .filter(|l| l["target"].as_str().unwrap().starts_with("tandem::ws"))
+        .collect();
+    assert!(!sockets.is_empty(), "the socket's end is logged");
+    for line in sockets {
+        assert_eq!(line["session"], session.as_str(), "{line}");
     }
     let listening = parsed.iter().find(|l| {
         l["message"]
@@ -45,4 +80,47 @@ async fn json_lines_parse_and_carry_the_session_and_run() {
             .is_some_and(|m| m.starts_with("Tandem is listening"))
     });
     assert!(listening.is_some(), "the listening line is JSON too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warnings_inside_a_run_keep_its_ids_when_only_warnings_are_logged() {
+    let (dir, url) = fresh_database();
+    let broken = Reply::status(500, &[], "openai/server_error.json");
+    let server = ProviderServer::start(vec![broken, Reply::sse("openai/text.sse")]).await;
+    let script = write_script(dir.path(), json!([]));
+    let base = format!("{}/v1", server.url);
+    let key = key_file("sk-test-123");
+    let flags = [
+        "--log-format",
+        "json",
+        "--engine",
+        "openai",
+        "--openai-base-url",
+        &base,
+        "--openai-api-key-file",
+        &key,
+        "--retry-base-ms",
+        "10",
+    ];
+    let quiet = [("RUST_LOG", "warn,tandem::listening=info")];
+    let tandem = Tandem::spawn_with_env(&url, &script, &flags, &quiet);
+    let app = tandem.client();
+    let (session, mut socket) = app.open_session().await;
+    let run = app.say(&session, "hello").await;
+    socket.until_run_end().await;
+    assert!(tandem.logged("retrying", Duration::from_secs(10)).await);
+
+    let parsed = parsed(&tandem);
+    let retry = parsed
+        .iter()
+        .find(|l| l["message"] == "model call failed; retrying")
+        .expect("the retry is logged");
+    assert_eq!(retry["level"], "WARN");
+    assert_eq!(retry["session"], session.as_str(), "{retry}");
+    assert_eq!(retry["run"], run.as_str(), "{retry}");
+    assert!(retry["wait_ms"].is_u64(), "numbers stay numbers: {retry}");
+    let info = parsed
+        .iter()
+        .filter(|l| l["level"] == "INFO" && l["target"] != "tandem::listening");
+    assert_eq!(info.count(), 0, "RUST_LOG=warn filters");
 }

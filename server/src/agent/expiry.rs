@@ -45,10 +45,10 @@ impl<S: Store> Runner<S> {
             response: json!({"status": "expired"}),
             run_id: run_id.clone(),
         };
-        match self.start(session, run_id, guard, events).await {
+        match self.start(session, run_id.clone(), guard, events).await {
             Ok(_) => {
                 crate::metrics::METRICS.answered("expired");
-                tracing::info!(%session, interrupt = row.id, "interrupt expired; the run goes on");
+                tracing::info!(%session, run = run_id, interrupt = row.id, "interrupt expired; the run goes on");
                 Ok(())
             }
             Err(ApiError::InterruptAnswered(_) | ApiError::InterruptExpired(_)) => Ok(()),

@@ -271,12 +271,15 @@ impl<S: Store> Runner<S> {
             self.deps.limits.max_run_events,
         );
         let (deps, runner) = (self.deps.clone(), self.clone());
-        let span = tracing::info_span!("run", session = %session, run = %run_id);
+        // At ERROR level so that no filter (`RUST_LOG=warn`) drops the ids from the lines
+        // logged inside the run.
+        let span = tracing::error_span!("run", session = %session, run = %run_id);
         let drive = async move {
             tracing::info!("run started");
+            let started = std::time::Instant::now();
             run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
-            tracing::info!("run ended");
+            tracing::info!(seconds = started.elapsed().as_secs_f64(), "run ended");
         };
         self.deps
             .runtime

@@ -5,7 +5,8 @@
 //! events before the run is started, reads what the log holds after a seq known to be
 //! before the run, then takes live events, reading the log again for any gap (so there is
 //! no gap and no duplicate). Events before the run's own `RUN_STARTED` are skipped. A
-//! client that goes away drops the feed; the run goes on.
+//! client that goes away drops the feed; the run goes on. What the feed logs carries
+//! its session and run (an `agui` span, at ERROR level so no filter drops the ids).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use std::time::Duration;
 use actix_web::web::Bytes;
 use shared::{Event, EventBody};
 use tokio::sync::broadcast::error::RecvError;
+use tracing::Instrument;
 
 use crate::domain::SessionId;
 use crate::eventlog::{event_of, Subscription};
@@ -37,6 +39,7 @@ pub struct RunFeed<S> {
     caught_up: bool,
     started: bool,
     done: bool,
+    span: tracing::Span,
 }
 
 impl<S: Store> RunFeed<S> {
@@ -49,6 +52,7 @@ impl<S: Store> RunFeed<S> {
         after: u64,
         live: Subscription,
     ) -> Self {
+        let span = tracing::error_span!("agui", session = %session, run = %run_id);
         Self {
             state,
             session,
@@ -58,12 +62,18 @@ impl<S: Store> RunFeed<S> {
             caught_up: false,
             started: false,
             done: false,
+            span,
         }
     }
 
     /// The next part of the response body: SSE frames, a keep-alive comment, or `None`
     /// once the run's terminal event has been sent (or the session was deleted).
     pub async fn next_chunk(&mut self) -> Option<Bytes> {
+        let span = self.span.clone();
+        self.chunk().instrument(span).await
+    }
+
+    async fn chunk(&mut self) -> Option<Bytes> {
         let mut out = String::new();
         while !self.done {
             if !self.caught_up {
@@ -92,7 +102,7 @@ impl<S: Store> RunFeed<S> {
         let rows = match page.await {
             Ok(rows) => rows,
             Err(error) => {
-                tracing::error!(%error, session = %self.session, "cannot read the log for an AG-UI stream");
+                tracing::error!(%error, "cannot read the log for an AG-UI stream");
                 return false;
             }
         };

@@ -64,6 +64,13 @@ impl Visit for Fields<'_> {
         self.0.insert(field.name().into(), value.into());
     }
 
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        // JSON has no NaN or infinity: those stay text.
+        let number = serde_json::Number::from_f64(value)
+            .map_or_else(|| Value::String(value.to_string()), Value::Number);
+        self.0.insert(field.name().into(), number);
+    }
+
     fn record_bool(&mut self, field: &Field, value: bool) {
         self.0.insert(field.name().into(), value.into());
     }

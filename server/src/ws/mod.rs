@@ -167,7 +167,8 @@ fn upgrade<S: Store>(
         _place: place,
         shared,
     };
-    let span = tracing::info_span!("socket", session = %row.id);
+    // At ERROR level so that no filter drops the session from the socket's lines.
+    let span = tracing::error_span!("socket", session = %row.id);
     let serve = socket::serve(state.into_inner(), viewer, after, outbox, stream);
     actix_web::rt::spawn(tracing::Instrument::instrument(serve, span));
     Ok(response)

@@ -82,15 +82,19 @@ pub async fn serve<S: Store>(
     mut outbox: Outbox,
     mut stream: AggregatedMessageStream,
 ) {
-    let _live = crate::metrics::LiveSocket::opened();
-    let reason = match run(&state, &viewer, after, &mut outbox, &mut stream).await {
-        Ok(reason) => reason,
-        Err(Gone) => return,
+    let live = crate::metrics::LiveSocket::opened();
+    let ended = run(&state, &viewer, after, &mut outbox, &mut stream).await;
+    drop(live);
+    let Ok(reason) = ended else {
+        tracing::info!("socket ended: the client went away");
+        return;
     };
     // The user's socket place is free before the close is answered, so a client that
     // waited for the close can open another at once.
     drop(viewer);
+    let code = reason.as_ref().map(|r| u16::from(r.code));
     let _ = outbox.close(reason).await;
+    tracing::info!(code, "socket ended: closed");
 }
 
 async fn run<S: Store>(

@@ -241,7 +241,9 @@ impl ToolRegistry {
             return self.mcp.call(name, arguments).await;
         }
         let call = self.registered(name)?.tool.call(arguments, context);
-        // A separate task isolates a panicking tool: the panic becomes a JoinError.
+        // A separate task isolates a panicking tool: the panic becomes a JoinError. It runs
+        // in the run's span, so what it logs carries the session and run.
+        let call = tracing::Instrument::in_current_span(call);
         match tokio::time::timeout(TOOL_TIMEOUT, tokio::spawn(call)).await {
             Err(_) => Err(format!("`{name}` did not finish within {TOOL_TIMEOUT:?}")),
             Ok(Err(join)) if join.is_panic() => Err(format!("`{name}` failed unexpectedly")),
