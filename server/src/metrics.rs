@@ -16,7 +16,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
-use shared::{EventBody, Outcome};
+use shared::EventBody;
 
 /// The process's metrics.
 pub static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
@@ -151,7 +151,7 @@ impl Metrics {
         );
         r.register(
             "interrupts_waiting",
-            "Interrupts waiting for an answer (read from the database when scraped)",
+            "Interrupts waiting for a person's answer, on every instance (an AG-UI client's own tools are no person; read from the database when scraped)",
             self.interrupts_waiting.clone(),
         );
         r.register(
@@ -190,20 +190,10 @@ impl Metrics {
         let mut events = 0u64;
         for body in bodies {
             events += 1;
-            match body {
-                EventBody::RunStarted { .. } => {
-                    self.runs_started.inc();
-                }
-                EventBody::RunFinished { outcome, .. } => {
-                    let outcome = match outcome {
-                        Some(Outcome::Interrupt { .. }) => "interrupt",
-                        Some(Outcome::Cancelled) => "cancelled",
-                        _ => "success",
-                    };
-                    self.finished(outcome);
-                }
-                EventBody::RunError { .. } => self.finished("error"),
-                _ => {}
+            if matches!(body, EventBody::RunStarted { .. }) {
+                self.runs_started.inc();
+            } else if let Some(outcome) = crate::store::run_outcome(body) {
+                self.finished(outcome);
             }
         }
         self.events_appended.inc_by(events);
@@ -301,10 +291,44 @@ mod tests {
     #[test]
     fn every_family_is_tandems_and_counters_end_in_total() {
         METRICS.provider_retry("openai");
+        METRICS.provider_error("openai", "provider_unavailable");
+        METRICS.answered("resolved");
+        METRICS.webhook("delivered");
+        METRICS.finished("success");
+        let tokens = TokenLabels {
+            provider: "openai".into(),
+            model: "m".into(),
+            kind: "input".into(),
+        };
+        METRICS.model_tokens.get_or_create(&tokens).inc();
         let text = METRICS.encode();
+        let mut counters = Vec::new();
         for line in text.lines().filter(|l| l.starts_with("# TYPE")) {
-            let name = line.split_whitespace().nth(2).unwrap();
+            let mut words = line.split_whitespace().skip(2);
+            let (name, kind) = (words.next().unwrap(), words.next().unwrap());
             assert!(name.starts_with("tandem_"), "{line}");
+            assert!(
+                !name.ends_with("_total"),
+                "the suffix is the sample's: {line}"
+            );
+            if kind == "counter" {
+                counters.push(name);
+            }
+        }
+        assert!(counters.len() >= 9, "{counters:?}");
+        for counter in &counters {
+            let samples: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| l.split(['{', ' ']).next().unwrap())
+                .filter(|name| *name == *counter || name.starts_with(&format!("{counter}_")))
+                .collect();
+            assert!(!samples.is_empty(), "{counter} has a sample");
+            let total = format!("{counter}_total");
+            assert!(
+                samples.iter().all(|s| *s == total),
+                "{counter}: {samples:?}"
+            );
         }
         assert!(
             text.contains("tandem_provider_retries_total{provider=\"openai\"}"),

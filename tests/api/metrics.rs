@@ -1,13 +1,19 @@
 //! `GET /metrics`: every family is `tandem_…`, and each value moves when its thing
-//! happens. The binary runs as a child process so its registry holds this test's work only.
+//! happens (and the gauges come back down). The binary runs as a child process so its
+//! registry holds this test's work only.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
+use shared::EventBody;
 
 use crate::helpers::child::Tandem;
+use crate::helpers::provider::{ProviderServer, Reply};
+use crate::helpers::socket::interrupt_id;
 use crate::helpers::{fresh_database, write_script, Socket, TestApp};
+
+const PATIENCE: Duration = Duration::from_secs(10);
 
 /// The samples of a scrape: `name{labels}` → value.
 async fn scrape(app: &TestApp) -> BTreeMap<String, f64> {
@@ -44,7 +50,21 @@ async fn every_family_moves_when_its_thing_happens() {
     ]);
     let (dir, url) = fresh_database();
     let script = write_script(dir.path(), turns);
-    let tandem = Tandem::spawn_with(&url, &script, &["--token-delay-ms", "0"]);
+    let fails_once = vec![status(500), status(204)];
+    let receiver = ProviderServer::start(fails_once).await;
+    let secret = dir.path().join("webhook-secret");
+    std::fs::write(&secret, "s3cr3t").unwrap();
+    let hook = format!("{}/hook", receiver.url);
+    let flags = [
+        "--token-delay-ms",
+        "0",
+        "--webhook-url",
+        &hook,
+        "--webhook-retry-ms",
+        "10",
+    ];
+    let secret_flag = ["--webhook-secret-file", secret.to_str().unwrap()];
+    let tandem = Tandem::spawn_with(&url, &script, &[&flags[..], &secret_flag].concat());
     let app = tandem.client();
     let before = scrape(&app).await;
     assert_eq!(get(&before, "tandem_runs_started_total"), 0.0);
@@ -77,7 +97,15 @@ async fn every_family_moves_when_its_thing_happens() {
     );
     assert_eq!(get(&now, &script_model), 1.0);
 
-    let interrupt = crate::helpers::socket::interrupt_id(&paused);
+    // The waiting session is announced: one attempt to retry, then one delivered.
+    assert!(tandem.logged("webhook delivered", PATIENCE).await);
+    let now = scrape(&app).await;
+    let attempts =
+        |outcome: &str| format!("tandem_webhook_attempts_total{{outcome=\"{outcome}\"}}");
+    assert_eq!(get(&now, &attempts("retry")), 1.0, "{now:?}");
+    assert_eq!(get(&now, &attempts("delivered")), 1.0, "{now:?}");
+
+    let interrupt = interrupt_id(&paused);
     let answer = json!({"status": "resolved", "payload": {"text": "Ada"}});
     let path = format!("/api/sessions/{session}/interrupts/{interrupt}");
     assert_eq!(app.post(&path, answer.clone()).await.0, 202);
@@ -118,6 +146,8 @@ async fn every_family_moves_when_its_thing_happens() {
     assert_eq!(get(&now, "tandem_sockets_live"), 2.0);
     slow.close().await;
     socket.close().await;
+    assert!(tandem.logged_times("socket ended", 2, PATIENCE).await);
+    assert_eq!(get(&scrape(&app).await, "tandem_sockets_live"), 0.0);
     assert!(tandem.logged("run ended", Duration::from_secs(5)).await);
 
     app.say(&session, "one more").await;
@@ -137,4 +167,68 @@ async fn every_family_moves_when_its_thing_happens() {
         get(&now, "tandem_runs_finished_total{outcome=\"error\"}"),
         1.0
     );
+}
+
+fn status(code: u16) -> Reply {
+    Reply::Status {
+        status: code,
+        headers: Vec::new(),
+        body: "{}".into(),
+    }
+}
+
+fn ask(timeout_seconds: Option<u64>) -> Value {
+    let mut arguments = json!({"prompt": "Name?", "kind": "text"});
+    if let Some(seconds) = timeout_seconds {
+        arguments["timeoutSeconds"] = json!(seconds);
+    }
+    json!({"toolCalls": [{"name": "request_input", "arguments": arguments}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_by_every_outcome_and_stopped_runs_are_counted() {
+    let long = "word ".repeat(2_000);
+    let turns =
+        json!([ask(Some(1)), {"text": "Nobody."}, ask(None), {"text": "Fine."}, {"text": long}]);
+    let (dir, url) = fresh_database();
+    let script = write_script(dir.path(), turns);
+    let tandem = Tandem::spawn_with(&url, &script, &["--token-delay-ms", "5"]);
+    let app = tandem.client();
+    let (session, mut socket) = app.open_session().await;
+    let answers = |outcome: &str| format!("tandem_answers_total{{outcome=\"{outcome}\"}}");
+
+    // Nobody answers within the second: the server expires it, and an answer after that
+    // is too late.
+    app.say(&session, "ask with a deadline").await;
+    let expiring = interrupt_id(&socket.until_run_end().await);
+    socket.until_run_end().await;
+    let path = format!("/api/sessions/{session}/interrupts/{expiring}");
+    let late = json!({"status": "resolved", "payload": {"text": "Ada"}});
+    assert_eq!(app.post(&path, late).await.0, 410);
+
+    // Cancelled by the person.
+    app.say(&session, "ask again").await;
+    let cancelled = interrupt_id(&socket.until_run_end().await);
+    let path = format!("/api/sessions/{session}/interrupts/{cancelled}");
+    assert_eq!(app.post(&path, json!({"status": "cancelled"})).await.0, 202);
+    socket.until_run_end().await;
+    let now = scrape(&app).await;
+    assert_eq!(get(&now, &answers("expired")), 1.0, "{now:?}");
+    assert_eq!(get(&now, &answers("too_late")), 1.0, "{now:?}");
+    assert_eq!(get(&now, &answers("cancelled")), 1.0, "{now:?}");
+    assert_eq!(get(&now, "tandem_interrupts_waiting"), 0.0);
+
+    // Stopped while it streams.
+    app.say(&session, "talk").await;
+    let streaming = |e: &shared::Event| matches!(&e.body, EventBody::TextMessageContent { .. });
+    socket.until(streaming).await;
+    let (code, body) = app
+        .post(&format!("/api/sessions/{session}/cancel"), json!({}))
+        .await;
+    assert_eq!(code, 202, "{body}");
+    socket.until_run_end().await;
+    let now = scrape(&app).await;
+    let cancelled_runs = "tandem_runs_finished_total{outcome=\"cancelled\"}";
+    assert_eq!(get(&now, cancelled_runs), 1.0, "{now:?}");
+    assert_eq!(get(&now, "tandem_runs_started_total"), 5.0, "{now:?}");
 }

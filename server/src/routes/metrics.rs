@@ -1,7 +1,7 @@
 //! `GET /metrics`: the Prometheus scrape endpoint.
 
 use actix_web::{web, HttpResponse};
-use shared::api::{ErrorBody, SessionStatus};
+use shared::api::ErrorBody;
 
 use crate::error::ApiError;
 use crate::metrics::METRICS;
@@ -23,13 +23,11 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
     )
 )]
 pub async fn metrics<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResponse, ApiError> {
-    // The database knows every instance's waiting sessions; a session waits on one
-    // interrupt at a time.
-    let waiting = state
-        .store
-        .sessions_with_status(SessionStatus::AwaitingInput)
-        .await?;
-    METRICS.interrupts_waiting.set(waiting.len() as i64);
+    // The database knows what every instance's sessions wait for.
+    let waiting = state.store.interrupts_waiting().await?;
+    METRICS
+        .interrupts_waiting
+        .set(i64::try_from(waiting).unwrap_or(i64::MAX));
     Ok(HttpResponse::Ok()
         .content_type(OPENMETRICS)
         .body(METRICS.encode()))
