@@ -79,7 +79,7 @@ impl Application {
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
             system_prompt: config.system_prompt()?.map(Arc::from),
-            context_budget: config.context_budget(),
+            context: config.context_policy(),
             models: models(&config, &engine.info().model),
             shutdown: shutdown.clone(),
         });

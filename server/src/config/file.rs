@@ -257,4 +257,21 @@ mod tests {
         );
         assert!(!render(&loaded.settings).contains("sk-very-secret"));
     }
+
+    #[test]
+    fn context_settings_come_from_the_file_too() {
+        let text = "context-strategy = \"summarise\"\nmodel-context-tokens = [\"gpt-4o=5\", \"claude-*=9\"]\n";
+        let loaded = with_file(text, &["--engine", "openai"]).unwrap();
+        let policy = loaded.config.context_policy();
+        use crate::agent::context::policy::Strategy;
+        assert_eq!(policy.strategy, Strategy::Summarise);
+        assert_eq!(policy.budget_for("gpt-4o"), Some(5));
+        assert_eq!(policy.budget_for("claude-opus-4"), Some(9));
+        assert_eq!(
+            source(&loaded, "context-strategy"),
+            ("summarise".into(), "file")
+        );
+        let bad = with_file("model-context-tokens = [\"gpt-4o\"]", &[]).unwrap_err();
+        assert!(bad.to_string().contains("MODEL=TOKENS"), "{bad}");
+    }
 }

@@ -8,9 +8,20 @@ use leptos::prelude::*;
 use crate::markdown;
 use crate::state::{usage, Item, ItemBody};
 
-/// A message the person sent.
+/// A message the person sent; above it, when the model's view begins here, a note saying
+/// so and the summary of the earlier turns the model is sent instead, if one was made.
 #[component]
 pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
+    let summary = move || {
+        item.with(|item| match &item.body {
+            ItemBody::User {
+                summary: Some(text),
+                view_start: true,
+                ..
+            } => Some(text.clone()),
+            _ => None,
+        })
+    };
     let view_start = move || {
         item.with(|item| {
             matches!(
@@ -27,6 +38,12 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
             <div class="context-start" role="note" data-testid="context-start">
                 "The model sees the conversation from here on; earlier messages no longer fit its context window."
             </div>
+            {move || summary().map(|text| view! {
+                <p class="context-summary" role="note" data-testid="context-summary">
+                    <strong>"What the model is told of them: "</strong>
+                    {text}
+                </p>
+            })}
         </Show>
         <div class="row row-user">
             <div class="bubble bubble-user" data-testid="user-message">

@@ -80,8 +80,13 @@ impl Item {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemBody {
     /// A message the person sent; `view_start` when the model's view of a long
-    /// conversation begins here (earlier turns are no longer sent to it).
-    User { text: String, view_start: bool },
+    /// conversation begins here (earlier turns are no longer sent to it), with the
+    /// `summary` of those turns the model is sent instead, if one was made.
+    User {
+        text: String,
+        view_start: bool,
+        summary: Option<String>,
+    },
     /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`.
     Assistant { text: String, streaming: bool },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
