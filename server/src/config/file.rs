@@ -4,7 +4,8 @@
 //! still wins: flags > environment > file > defaults in code.
 //!
 //! [`load`] also reports every effective setting and where it came from, for
-//! `--print-config`, with secrets masked.
+//! `--print-config`, with secrets masked (secret settings, header values, and the
+//! user-info of any URL, such as a database password).
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -155,7 +156,8 @@ fn settings(
                     .collect();
                 names.join(",")
             } else {
-                value.join(",")
+                let masked: Vec<String> = value.iter().map(|v| mask_user_info(v)).collect();
+                masked.join(",")
             };
             Some(Setting {
                 key: arg.get_long().map_or(id.replace('_', "-"), str::to_string),
@@ -171,6 +173,21 @@ fn is_secret(id: &str) -> bool {
     let secretive = ["key", "token", "secret", "password"];
     let mut words = id.split('_');
     words.any(|word| secretive.contains(&word)) && !id.ends_with("_file")
+}
+
+/// A URL's user-info (`postgres://user:password@host/db`) masked as `***`; any other
+/// text as it is.
+fn mask_user_info(value: &str) -> String {
+    let Some(scheme_end) = value.find("://") else {
+        return value.to_string();
+    };
+    let start = scheme_end + 3;
+    let rest = &value[start..];
+    let authority = rest.find(['/', '?', '#']).map_or(rest, |end| &rest[..end]);
+    match authority.rfind('@') {
+        Some(at) => format!("{}***{}", &value[..start], &rest[at..]),
+        None => value.to_string(),
+    }
 }
 
 /// The settings as TOML a person can read (and paste into a `tandem.toml`).
@@ -273,5 +290,25 @@ mod tests {
         );
         let bad = with_file("model-context-tokens = [\"gpt-4o\"]", &[]).unwrap_err();
         assert!(bad.to_string().contains("MODEL=TOKENS"), "{bad}");
+    }
+
+    #[test]
+    fn user_info_in_urls_is_masked() {
+        let masked = mask_user_info("postgres://tandem:s3cret@db:5432/tandem?sslmode=require");
+        assert_eq!(masked, "postgres://***@db:5432/tandem?sslmode=require");
+        assert_eq!(
+            mask_user_info("https://token@example.com"),
+            "https://***@example.com"
+        );
+        assert_eq!(
+            mask_user_info("https://example.com/a@b"),
+            "https://example.com/a@b",
+            "an @ in the path is not user-info"
+        );
+        assert_eq!(
+            mask_user_info("sqlite://data/tandem.db"),
+            "sqlite://data/tandem.db"
+        );
+        assert_eq!(mask_user_info("ada@example.com"), "ada@example.com");
     }
 }
