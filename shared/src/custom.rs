@@ -10,6 +10,7 @@
 //! | [`CONTEXT_TRIMMED`] | `{firstUserMessage, droppedMessages, budgetTokens, estimatedTokens}`: the model's view now begins at the person's n-th message (0 = the first) |
 //! | [`CONTEXT_SUMMARY`] | `{firstUserMessage, summary, summarisedMessages}`: what the model is told of the turns before the person's n-th message (`--context-strategy summarise`) |
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
+//! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 
 /// A persisted stop request.
@@ -47,3 +48,9 @@ pub const CONTEXT_SUMMARY: &str = "tandem.context_summary";
 /// The person picked a model (one of `GET /api/models`) with their message: committed with
 /// the run's `RUN_STARTED`, it holds for this run and the session's later ones.
 pub const MODEL_SELECTED: &str = "tandem.model_selected";
+
+/// A tool call of an MCP server found the server not connected: it failed to start, died
+/// (before or during the call), or did not answer in time and is being restarted.
+/// Recorded just before the call's error result so viewers see more than the card;
+/// `message` is the sentence the page shows.
+pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";

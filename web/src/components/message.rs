@@ -1,5 +1,5 @@
 //! Transcript rows that are text: the person's messages, the agent's streamed answers,
-//! reasoning spans, run errors, cancel markers and usage lines.
+//! reasoning spans, run errors, cancel markers, usage lines and notices.
 //!
 //! Each reads its one item signal, so a new token re-renders one text node.
 
@@ -119,6 +119,21 @@ pub fn RunUsage(item: Signal<Item>) -> impl IntoView {
     view! {
         <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
             {usage::summary(&totals)}
+        </div>
+    }
+}
+
+/// A notice in the run: an MCP server a call found down, and when Tandem tries it again.
+#[component]
+pub fn RunNotice(item: Signal<Item>) -> impl IntoView {
+    let text = item.with_untracked(|item| match &item.body {
+        ItemBody::Notice { text } => text.clone(),
+        _ => String::new(),
+    });
+    view! {
+        <div class="run-notice" data-testid="run-notice" role="status">
+            <span aria-hidden="true">"⚠ "</span>
+            {text}
         </div>
     }
 }

@@ -34,6 +34,7 @@ pub enum ItemKind {
     RunError,
     Cancelled,
     Usage,
+    Notice,
 }
 
 impl Item {
@@ -48,6 +49,7 @@ impl Item {
             ItemBody::RunError { .. } => ItemKind::RunError,
             ItemBody::Cancelled => ItemKind::Cancelled,
             ItemBody::Usage(_) => ItemKind::Usage,
+            ItemBody::Notice { .. } => ItemKind::Notice,
         }
     }
 
@@ -104,6 +106,9 @@ pub enum ItemBody {
     Cancelled,
     /// What a finished run's model calls used and cost.
     Usage(UsageTotals),
+    /// Something the person should know that is not a message: an MCP server a call
+    /// found down (`tandem.mcp_server_unavailable`).
+    Notice { text: String },
 }
 
 /// A tool call card's data.

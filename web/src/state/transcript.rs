@@ -176,6 +176,14 @@ impl Transcript {
                     .map(str::to_string);
                 Vec::new()
             }
+            EventBody::Custom { name, value } if name == shared::custom::MCP_SERVER_UNAVAILABLE => {
+                let text = value.get("message").and_then(|m| m.as_str());
+                let text = text.unwrap_or("An MCP server is down.").to_string();
+                vec![self.push(
+                    format!("notice:{}", self.last_seq),
+                    ItemBody::Notice { text },
+                )]
+            }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_SUMMARY => {
                 let first = value.get("firstUserMessage").and_then(|n| n.as_u64());
                 let text = value.get("summary").and_then(|t| t.as_str());

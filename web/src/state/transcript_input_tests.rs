@@ -128,3 +128,25 @@ fn the_summary_of_the_left_out_turns_shows_where_the_view_begins() {
         "a view drawn without a summary shows none"
     );
 }
+
+#[test]
+fn a_down_mcp_server_is_a_notice_of_its_own() {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["use it"]));
+    events.push(json!({"type": "CUSTOM", "name": "tandem.mcp_server_unavailable",
+        "value": {"server": "notes", "toolCallId": "c1", "reason": "it died",
+                  "message": "The MCP server `notes` is down (it died); Tandem starts it again in 1 s."}}));
+    let transcript = fold(&events);
+    let notices: Vec<&ItemBody> = transcript
+        .items()
+        .iter()
+        .map(|item| &item.body)
+        .filter(|body| matches!(body, ItemBody::Notice { .. }))
+        .collect();
+    assert_eq!(
+        notices,
+        [&ItemBody::Notice {
+            text: "The MCP server `notes` is down (it died); Tandem starts it again in 1 s.".into()
+        }]
+    );
+}
