@@ -7,8 +7,9 @@
 //! characters into spaces and caps the length.
 //!
 //! URLs may carry secrets too (a password before `@`, a token in the path or query):
-//! [`origin`] keeps only a URL's scheme, host and port, and [`hide_password`] masks the
-//! password of one that has it, for what is shown or logged about configured URLs.
+//! [`origin`] keeps only a URL's scheme, host and port, and [`hide_user_info`] masks the
+//! user info (a password, or a token as the user name) of one that has it, for what is
+//! shown or logged about configured URLs.
 
 use std::sync::LazyLock;
 
@@ -101,14 +102,11 @@ pub fn origin(url: &str) -> String {
     }
 }
 
-/// The URL with the password of its user info masked (`postgres://tandem:***@db/tandem`);
-/// unchanged without one.
-pub fn hide_password(url: &str) -> String {
+/// The URL with its user info masked (`postgres://***@db/tandem`): a password, or a
+/// token given as the user name; unchanged without user info.
+pub fn hide_user_info(url: &str) -> String {
     match url_parts(url) {
-        Some((scheme, Some(user), host, rest)) if user.contains(':') => {
-            let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}{name}:***@{host}{rest}")
-        }
+        Some((scheme, Some(_), host, rest)) => format!("{scheme}***@{host}{rest}"),
         _ => url.to_string(),
     }
 }
@@ -123,18 +121,23 @@ mod tests {
         assert_eq!(origin(url), "https://example.com:8443");
         assert_eq!(origin("http://127.0.0.1:9"), "http://127.0.0.1:9");
         assert_eq!(origin("not a url"), "***");
-        assert_eq!(
-            hide_password("postgres://tandem:pa@ss@db:5432/tandem"),
-            "postgres://tandem:***@db:5432/tandem"
-        );
-        assert_eq!(
-            hide_password("postgres://postgres@127.0.0.1/t"),
-            "postgres://postgres@127.0.0.1/t"
-        );
-        assert_eq!(
-            hide_password("sqlite://data/tandem.db"),
-            "sqlite://data/tandem.db"
-        );
+        let hidden = [
+            (
+                "postgres://tandem:pa@ss@db:5432/tandem",
+                "postgres://***@db:5432/tandem",
+            ),
+            (
+                "postgres://postgres@127.0.0.1/t?sslmode=require",
+                "postgres://***@127.0.0.1/t?sslmode=require",
+            ),
+            ("https://token@example.com", "https://***@example.com"),
+            ("https://example.com/a@b", "https://example.com/a@b"),
+            ("sqlite://data/tandem.db", "sqlite://data/tandem.db"),
+            ("ada@example.com", "ada@example.com"),
+        ];
+        for (url, shown) in hidden {
+            assert_eq!(hide_user_info(url), shown, "{url}");
+        }
     }
 
     #[test]

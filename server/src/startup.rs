@@ -61,7 +61,8 @@ impl Application {
         let engine = engine(&config)?;
         let hub = Hub::default();
         let shutdown = tokio_util::sync::CancellationToken::new();
-        let mcp = mcp_tools(&config, &shutdown).await?;
+        let (tools, approval_flags) = tools(&config)?;
+        let mcp = mcp_tools(&config, &approval_flags, &shutdown).await?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
         let limits = &config.limits;
@@ -69,7 +70,7 @@ impl Application {
             store: store.clone(),
             writer,
             engine: engine.clone(),
-            tools: Arc::new(tools(&config)?.with_mcp(mcp)),
+            tools: Arc::new(tools.with_mcp(mcp)),
             limits: run_limits(&config),
             input_timeout_secs: config.input_timeout_secs,
             slots: RunSlots::new(
@@ -79,7 +80,7 @@ impl Application {
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
             system_prompt: config.system_prompt()?.map(Arc::from),
-            context_budget: config.context_budget(),
+            context: config.context_policy(),
             models: models(&config, &engine.info().model),
             shutdown: shutdown.clone(),
         });
@@ -224,20 +225,29 @@ fn run_limits(config: &Config) -> RunLimits {
     }
 }
 
-/// The built-in tools with the configured approval settings.
-fn tools(config: &Config) -> anyhow::Result<ToolRegistry> {
+/// The built-in tools with the configured approval settings; the settings that name MCP
+/// tools (`server__tool`) are returned for their servers ([`mcp_tools`]).
+fn tools(config: &Config) -> anyhow::Result<(ToolRegistry, Vec<(String, bool)>)> {
     let workspaces = Workspaces::new(
         config.workspace_dir.clone(),
         config.limits.workspace_quota_bytes,
     );
     let mut tools = ToolRegistry::builtin(Arc::new(workspaces));
-    for name in config.require_approval.iter().filter(|n| !n.is_empty()) {
-        tools.set_approval(name.trim(), true)?;
+    let mut for_mcp = Vec::new();
+    let required = config.require_approval.iter().map(|name| (name, true));
+    let skipped = config.skip_approval.iter().map(|name| (name, false));
+    for (name, needed) in required.chain(skipped) {
+        let name = name.trim();
+        if name.is_empty() {
+            continue;
+        }
+        if name.contains("__") {
+            for_mcp.push((name.to_string(), needed));
+        } else {
+            tools.set_approval(name, needed)?;
+        }
     }
-    for name in config.skip_approval.iter().filter(|n| !n.is_empty()) {
-        tools.set_approval(name.trim(), false)?;
-    }
-    Ok(tools)
+    Ok((tools, for_mcp))
 }
 
 /// The models sessions may pick: the engine's own, then `--models` (each once).
@@ -251,15 +261,21 @@ fn models(config: &Config, default: &str) -> Vec<String> {
     models
 }
 
-/// The MCP servers of `--mcp-config`, started (none without it).
+/// The MCP servers of `--mcp-config`, with the approval settings that name their tools,
+/// started (none without it).
 async fn mcp_tools(
     config: &Config,
+    approval_flags: &[(String, bool)],
     shutdown: &tokio_util::sync::CancellationToken,
 ) -> anyhow::Result<McpTools> {
-    let Some(path) = &config.mcp_config else {
-        return Ok(McpTools::default());
+    let mut servers = match &config.mcp_config {
+        Some(path) => crate::mcp::config::load(path)?,
+        None => Vec::new(),
     };
-    let servers = crate::mcp::config::load(path)?;
+    crate::mcp::config::apply_approval_flags(&mut servers, approval_flags)?;
+    if servers.is_empty() {
+        return Ok(McpTools::default());
+    }
     // rmcp's HTTP client (reqwest 0.13) brings rustls without a crypto provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
     Ok(McpTools::start(servers, shutdown.clone()).await)

@@ -8,7 +8,9 @@
 //! | [`RUN_QUEUED`] | `{runId, position}`: the run waits for a free slot |
 //! | [`USAGE`] | [`crate::usage::CallUsage`]: one model call's tokens and cost |
 //! | [`CONTEXT_TRIMMED`] | `{firstUserMessage, droppedMessages, budgetTokens, estimatedTokens}`: the model's view now begins at the person's n-th message (0 = the first) |
+//! | [`CONTEXT_SUMMARY`] | `{firstUserMessage, summary, summarisedMessages}`: what the model is told of the turns before the person's n-th message (`--context-strategy summarise`) |
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
+//! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 
 /// A persisted stop request.
@@ -35,6 +37,20 @@ pub const CLIENT_TOOLS_PENDING: &str = "tandem.client_tools_pending";
 /// log keeps everything). Appended before a model call when that point moves.
 pub const CONTEXT_TRIMMED: &str = "tandem.context_trimmed";
 
+/// A summary of the turns that left the model's view (`--context-strategy summarise`):
+/// the model calls that send the conversation from the person's `firstUserMessage`-th
+/// message on send `summary` ahead of it. Made by one model call when the view moves and
+/// committed with the `CONTEXT_TRIMMED` it belongs to, so replays, restarts and recovery
+/// reuse it and never ask the model for it again. `summarisedMessages` is how many of the
+/// conversation's messages it stands for.
+pub const CONTEXT_SUMMARY: &str = "tandem.context_summary";
+
 /// The person picked a model (one of `GET /api/models`) with their message: committed with
 /// the run's `RUN_STARTED`, it holds for this run and the session's later ones.
 pub const MODEL_SELECTED: &str = "tandem.model_selected";
+
+/// A tool call of an MCP server found the server not connected: it failed to start, died
+/// (before or during the call), or did not answer in time and is being restarted.
+/// Recorded just before the call's error result so viewers see more than the card;
+/// `message` is the sentence the page shows.
+pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";

@@ -2,6 +2,7 @@
 //! exactly as the log holds them. The real `@ag-ui/client` drives the same route in
 //! `tests/conformance/http_agent.test.mjs`.
 
+mod answers;
 mod client_tools;
 
 use serde_json::{json, Value};
@@ -74,6 +75,10 @@ async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
     let first = input(&thread, vec![user("u1", "Hi")]);
     let streamed = events(post(&app, &first).await).await;
     assert_eq!(streamed[0]["type"], "RUN_STARTED");
+    assert_eq!(
+        streamed[0]["runId"], first["runId"],
+        "the client's runId is the run's id"
+    );
     assert_eq!(outcome(&streamed)["type"], "success");
     assert_eq!(
         streamed,

@@ -6,6 +6,7 @@
 //! This file holds what they share: settings, stream collection and the request check.
 
 mod app;
+mod context;
 mod engine;
 mod failures;
 
@@ -51,6 +52,7 @@ pub fn request(conversation: Vec<ChatMessage>) -> ModelRequest {
     ModelRequest {
         system: None,
         model: None,
+        summary: None,
         conversation,
         tools: vec![request_input::spec()],
         model_call_index: 0,

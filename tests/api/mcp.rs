@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use shared::{Event, EventBody, Outcome};
 
+mod process;
+
 use crate::helpers::child::Tandem;
 use crate::helpers::mcp::{config_file, everything_stdio, notes, HttpEverything};
 use crate::helpers::{assert_valid_session, fresh_database, spawn_app_with, write_script, TestApp};
@@ -141,16 +143,31 @@ async fn latest_run(app: &TestApp, session: &str) -> Vec<(u64, Event)> {
     app.socket(session, start).await.until_run_end().await
 }
 
+/// The `tandem.mcp_server_unavailable` notices of `events`, by the call they are about.
+fn notices(events: &[(u64, Event)]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|(_, e)| match &e.body {
+            EventBody::Custom { name, value } if name == "tandem.mcp_server_unavailable" => {
+                Some(value.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
     let turns = json!([
         {"toolCalls": [
+            call("notes__greet", json!({})),
             call("notes__fail", json!({})),
             call("notes__hang", json!({"ms": 3000})),
-            call("notes__greet", json!({})),
-            call("notes__crash", json!({})),
+            call("notes__count_notes", json!({})),
         ]},
         {"text": "Noted."},
+        {"toolCalls": [call("notes__add_note", json!({"text": "x"})), call("notes__crash", json!({}))]},
+        {"text": "Crashed."},
         {"toolCalls": [call("notes__count_notes", json!({}))]},
         {"text": "Back."},
     ]);
@@ -160,35 +177,63 @@ async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
     app.say(&session, "try everything").await;
     let run = socket.until_run_end().await;
     let first = results(&run);
-    assert_eq!(first[0]["error"], "the disk is on fire");
-    assert!(first[1]["error"]
-        .as_str()
-        .unwrap()
-        .contains("did not answer within 1 s"));
     assert_eq!(
-        first[2]["text"], "hello from the config",
+        first[0]["text"], "hello from the config",
         "the config's env reached it"
     );
+    assert_eq!(first[1]["error"], "the disk is on fire");
+    let timed_out = first[2]["error"].as_str().unwrap();
     assert!(
-        first[3]["error"].is_string(),
-        "a server that dies mid-call: {}",
-        first[3]
+        timed_out.contains("did not answer within 1 s") && timed_out.contains("restarts it"),
+        "{timed_out}"
     );
+    let after = first[3]["error"].as_str().unwrap();
+    assert!(
+        after.contains("`notes` is not available"),
+        "a timed-out server is not trusted with the next call: {after}"
+    );
+    let seen = notices(&run);
+    assert_eq!(
+        seen.len(),
+        2,
+        "one notice per call that found it down: {seen:?}"
+    );
+    assert!(
+        seen[0]["message"].as_str().unwrap().contains("is down"),
+        "{seen:?}"
+    );
+    assert_eq!(seen[0]["server"], "notes");
     assert_eq!(
         run.last().unwrap().1.type_name(),
         "RUN_FINISHED",
         "the run went on"
     );
-
     assert!(
         tandem
             .logged_times("MCP server connected", 2, DEADLINE)
+            .await,
+        "the server that timed out was started again"
+    );
+
+    app.say(&session, "crash it").await;
+    let crashed = socket.until_run_end().await;
+    let second = results(&crashed);
+    assert_eq!(second[0]["text"], "added; 1 notes");
+    assert!(
+        second[1]["error"].as_str().unwrap().contains("restarts it"),
+        "a server that dies mid-call: {}",
+        second[1]
+    );
+    assert_eq!(notices(&crashed).len(), 1, "the death is a notice too");
+    assert!(
+        tandem
+            .logged_times("MCP server connected", 3, DEADLINE)
             .await,
         "the server was started again"
     );
     app.say(&session, "again").await;
     let again = results(&socket.until_run_end().await);
-    assert_eq!(again[0]["text"], "0 notes");
+    assert_eq!(again[0]["text"], "0 notes", "a fresh process");
     assert_valid_session(&app.log(&session).await, true);
 }
 

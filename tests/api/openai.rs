@@ -56,6 +56,7 @@ pub(super) fn hello() -> ModelRequest {
     ModelRequest {
         system: None,
         model: None,
+        summary: None,
         conversation: vec![ChatMessage::User { text: "Hi".into() }],
         tools: vec![],
         model_call_index: 0,

@@ -162,6 +162,32 @@ fn a_config_file_sets_defaults_that_the_environment_and_flags_override() {
     }
     assert!(!printed.contains("sk-in-a-header"));
 
+    let output = Command::new(env!("CARGO_BIN_EXE_tandem"))
+        .args([
+            "--print-config",
+            "--openai-base-url",
+            "http://proxy:px-pw@127.0.0.1:9/v1",
+        ])
+        .env(
+            "TANDEM_DATABASE_URL",
+            "postgres://tandem:pg-pw-42@db.example:5432/tandem",
+        )
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        printed
+            .lines()
+            .any(|l| l == "database-url = \"postgres://***@db.example:5432/tandem\"  # env"),
+        "{printed}"
+    );
+    assert!(printed.contains("http://***@127.0.0.1:9/v1"), "{printed}");
+    assert!(
+        !printed.contains("pg-pw-42") && !printed.contains("px-pw"),
+        "{printed}"
+    );
+
     std::fs::write(&file, "max-tokenz = 1\n").unwrap();
     let (ok, text) = start_with(&["--config", file.to_str().unwrap()]);
     assert!(!ok);

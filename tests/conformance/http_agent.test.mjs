@@ -1,9 +1,11 @@
 // The real `@ag-ui/client` HttpAgent, unmodified, drives one thread of the live binary over
 // AG-UI's HTTP transport (`POST /api/agui`): a text run, an interrupt answered with
 // `resume`, a round trip through a tool the client declares and runs itself, and a
-// restart of Tandem between a pause and its answer. A page viewer's socket on the same
-// session then replays exactly the events the agent received, and those pass the AG-UI
-// packages' own checks.
+// restart of Tandem between a pause and its answer. Each run's `RUN_STARTED.runId` is the
+// `runId` the client sent. A page viewer's socket, open on the session before the first
+// run, sees live exactly the events the agent received (reconnecting after the restart
+// from the last seq it had, as the page does), and those pass the AG-UI packages' own
+// checks.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -47,9 +49,13 @@ let agent;
 const received = [];
 /** What each run's `RUN_FINISHED` said, in order. */
 const finishes = [];
+/** Each run's `[runId the client sent, RUN_STARTED.runId]`. */
+const runIds = [];
+/** The page viewer's sockets on the thread: the first, then one per reconnection. */
+const viewers = [];
 
-const newAgent = () => {
-  const next = new HttpAgent({ url: `${tandem.url}/api/agui`, threadId: agent?.threadId ?? randomUUID() });
+const newAgent = (threadId) => {
+  const next = new HttpAgent({ url: `${tandem.url}/api/agui`, threadId: agent?.threadId ?? threadId });
   if (agent) next.setMessages(agent.messages);
   next.subscribe({
     onEvent: ({ event }) => {
@@ -57,6 +63,9 @@ const newAgent = () => {
     },
     onRunFinishedEvent: ({ event }) => {
       finishes.push(event.outcome);
+    },
+    onRunStartedEvent: ({ event, input }) => {
+      runIds.push([input.runId, event.runId]);
     },
   });
   return next;
@@ -69,7 +78,18 @@ const lastAssistantText = () =>
 describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
   before(async () => {
     tandem = await startTandem({ args: ['--engine', 'script', '--script', scriptPath, '--token-delay-ms', '0'] });
-    agent = newAgent();
+    // The thread is a session made first, so a viewer can watch it before the first run.
+    const created = await fetch(`${tandem.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(created.status, 201);
+    const { id } = await created.json();
+    agent = newAgent(id);
+    const viewer = await SessionSocket.open(tandem.url, id, 0);
+    await viewer.waitFor((f) => f.kind === 'caught_up', { what: 'caught_up' });
+    viewers.push(viewer);
   });
   after(() => tandem?.stop());
 
@@ -121,7 +141,11 @@ describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
     await agent.runAgent();
     const [interrupt] = agent.pendingInterrupts;
     assert.equal(interrupt.message, 'Your name?');
+    const viewer = viewers.at(-1);
+    await viewer.waitFor((f) => f.kind === 'event' && f.seq === received.length, { what: 'the pause, live' });
     await tandem.restart();
+    await viewer.closed;
+    viewers.push(await SessionSocket.open(tandem.url, agent.threadId, viewer.lastSeq));
     // A new client object, as after a page reload: the thread and messages it kept.
     agent = newAgent();
     agent.pendingInterrupts = [interrupt];
@@ -131,15 +155,26 @@ describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
     assert.equal(lastAssistantText(), 'Welcome back, Ada.');
   });
 
-  it('gives a page viewer on the socket exactly the events the agent received', async () => {
-    const viewer = await SessionSocket.open(tandem.url, agent.threadId, 0);
-    await viewer.waitFor((f) => f.kind === 'caught_up', { what: 'caught_up' });
-    viewer.ws.close();
-    const rows = viewer.events;
+  it('gives a page viewer on the socket, live, exactly the events the agent received', async () => {
+    const [first, again] = viewers;
+    await again.waitFor((f) => f.kind === 'event' && f.seq === received.length, { what: 'the last run' });
+    again.ws.close();
+    const caughtUp = first.frames.findIndex((f) => f.kind === 'caught_up');
+    assert.ok(
+      first.frames.slice(0, caughtUp).every((f) => f.kind !== 'event'),
+      'the first viewer had nothing to replay: every event it got came live',
+    );
+    const rows = [...first.events, ...again.events];
     assert.deepEqual(rows.map((r) => r.event), received);
     assert.deepEqual(rows.map((r) => r.seq), rows.map((_, i) => i + 1), 'gap-free seqs');
     assert.deepEqual(check.schemaProblems(rows), []);
     assert.deepEqual(await check.verifyProblems(rows), []);
     assert.equal(received.filter((e) => e.type === 'RUN_STARTED').length, 7);
+  });
+
+  it('names each run by the runId its client sent', () => {
+    assert.equal(runIds.length, 7);
+    for (const [sent, started] of runIds) assert.equal(started, sent);
+    assert.equal(new Set(runIds.map(([sent]) => sent)).size, 7, 'one id per run');
   });
 });

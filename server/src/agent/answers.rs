@@ -67,7 +67,7 @@ impl<S: Store> Runner<S> {
                 .map_err(ApiError::InvalidPayload)?;
         }
         self.check_room()?;
-        let run_id = new_id("run");
+        let run_id = super::new_message::run_id_for(input.as_ref());
         // Results an AG-UI client sent as `tool` messages travel in its input, which
         // the client holds already; only the rest become events.
         let carried: Vec<String> = input_messages(input.as_ref())

@@ -1,14 +1,18 @@
 //! Client tools (AG-UI's "frontend tools"): tools an AG-UI client declares in its
 //! `RunAgentInput`, offered to the model beside the server's own and run by the client.
 //!
-//! A model turn's calls of them end the run with `RUN_FINISHED` outcome success and
-//! `pendingToolCallIds`. The session then waits as it waits for a question: one
-//! interrupt (reason [`REASON`]) covers every such call of the turn, raised by a
-//! `CUSTOM tandem.client_tools_pending` committed with that `RUN_FINISHED`, so a restart,
-//! a stop and the expiry sweeper treat it like any other interrupt. Its answer carries
-//! the results (`{"results": [{toolCallId, content, messageId?}]}`, what the client's
-//! `tool` messages become), each recorded as its call's `TOOL_CALL_RESULT` when the run
-//! resumes. This module runs nothing and pauses nothing itself.
+//! Once the server's own calls of a model turn have run, the turn's calls of them end the
+//! run with `RUN_FINISHED` outcome success and `pendingToolCallIds`. The session then
+//! waits as it waits for a question: one interrupt (reason [`REASON`]) covers every such
+//! call of the turn, raised by a `CUSTOM tandem.client_tools_pending` committed with that
+//! `RUN_FINISHED`, so a restart, a stop and the expiry sweeper treat it like any other
+//! interrupt. Its answer carries the results (`{"results": [{toolCallId, content,
+//! messageId?}]}`, what the client's `tool` messages become; every call needs exactly
+//! one). Results that came as the client's `tool` messages are not recorded again as
+//! `TOOL_CALL_RESULT`s: they travel in the resuming run's `RUN_STARTED.input` (the client
+//! holds them already), where the conversation reads them. Results given over REST, and
+//! the ones a cancelled or expired wait gives every call, are recorded as
+//! `TOOL_CALL_RESULT`s. This module runs nothing and pauses nothing itself.
 
 use serde_json::{json, Value};
 use shared::{EventBody, Interrupt, ResumeStatus, ToolRole};

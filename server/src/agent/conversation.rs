@@ -10,11 +10,12 @@
 //! AG-UI client started carries the client's new messages (and tool results) and the
 //! tools it declared in its `RUN_STARTED.input`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use shared::run_input::{input_messages, InputMessage};
 use shared::{Event, EventBody, TextRole};
 
+use self::calls::{answer_every_call, pending_calls};
 use super::approval::{Approval, APPROVAL_EVENT};
 use super::client_tools;
 use super::tools::ToolSpec;
@@ -84,6 +85,15 @@ pub struct History {
     /// The person's message the model's view begins at, as last recorded
     /// (`CUSTOM tandem.context_trimmed`; 0 = the first).
     pub view_start: usize,
+    /// The latest summary of the turns before the view (`CUSTOM tandem.context_summary`).
+    pub summary: Option<ContextSummary>,
+}
+
+/// A recorded summary of the conversation before the person's `first_user`-th message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSummary {
+    pub first_user: usize,
+    pub text: String,
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -173,6 +183,12 @@ impl Fold {
             }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
                 self.history.view_start = value["firstUserMessage"].as_u64().unwrap_or(0) as usize;
+            }
+            EventBody::Custom { name, value } if name == shared::custom::CONTEXT_SUMMARY => {
+                self.history.summary = Some(ContextSummary {
+                    first_user: value["firstUserMessage"].as_u64().unwrap_or(0) as usize,
+                    text: value["summary"].as_str().unwrap_or_default().to_string(),
+                });
             }
             EventBody::Custom { name, value } if name == APPROVAL_EVENT => {
                 if let Some(approval) = Approval::from_event(value) {
@@ -333,68 +349,6 @@ impl Fold {
     }
 }
 
-/// The last assistant turn's calls without a result, unless a person wrote after it.
-fn pending_calls(messages: &[ChatMessage]) -> Vec<ToolCallRecord> {
-    let mut answered = HashSet::new();
-    for message in messages.iter().rev() {
-        match message {
-            ChatMessage::Tool { tool_call_id, .. } => {
-                answered.insert(tool_call_id.as_str());
-            }
-            ChatMessage::User { .. } => return Vec::new(),
-            ChatMessage::Assistant { tool_calls, .. } => {
-                return tool_calls
-                    .iter()
-                    .filter(|call| !answered.contains(call.id.as_str()))
-                    .cloned()
-                    .collect()
-            }
-        }
-    }
-    Vec::new()
-}
-
-/// Gives every tool call that has no result a synthetic error result, placed with the
-/// other results of its turn, so providers that require an answer to every call accept
-/// the history.
-fn answer_every_call(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
-    let answered: HashSet<String> = messages
-        .iter()
-        .filter_map(|m| match m {
-            ChatMessage::Tool { tool_call_id, .. } => Some(tool_call_id.clone()),
-            _ => None,
-        })
-        .collect();
-    let mut out = Vec::with_capacity(messages.len());
-    let mut owed: Vec<ToolCallRecord> = Vec::new();
-    for message in messages {
-        if !matches!(message, ChatMessage::Tool { .. }) {
-            pay(&mut out, &mut owed);
-        }
-        if let ChatMessage::Assistant { tool_calls, .. } = &message {
-            owed.extend(
-                tool_calls
-                    .iter()
-                    .filter(|c| !answered.contains(&c.id))
-                    .cloned(),
-            );
-        }
-        out.push(message);
-    }
-    pay(&mut out, &mut owed);
-    out
-}
-
-fn pay(out: &mut Vec<ChatMessage>, owed: &mut Vec<ToolCallRecord>) {
-    for call in owed.drain(..) {
-        out.push(ChatMessage::Tool {
-            tool_call_id: call.id,
-            name: call.name,
-            content: r#"{"error":"no result was recorded for this call (the run was stopped or interrupted before it finished)"}"#
-                .into(),
-        });
-    }
-}
-
+mod calls;
 #[cfg(test)]
 mod tests;

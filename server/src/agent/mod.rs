@@ -22,6 +22,7 @@ mod runner;
 pub mod slots;
 mod tool_phase;
 pub mod tools;
+mod view;
 
 use std::sync::Arc;
 
@@ -47,8 +48,8 @@ pub struct RunDeps<S> {
     pub runtime: tokio::runtime::Handle,
     /// The system prompt every model call starts with (`None`: none).
     pub system_prompt: Option<Arc<str>>,
-    /// Tokens the conversation a model call sends may take (`None`: all of it).
-    pub context_budget: Option<usize>,
+    /// How much of a conversation each model is sent, and what becomes of the rest.
+    pub context: context::policy::ContextPolicy,
     /// The models a session may pick (the engine's own first).
     pub models: Vec<String>,
     /// What model calls cost (`--prices`).

@@ -101,6 +101,17 @@ fn check_message(
     Ok(())
 }
 
+/// The id of a run an input starts: the AG-UI client's `runId` (checked when the input
+/// was read), so the client can correlate `RUN_STARTED.runId` with its own; a new
+/// `run_…` id for the page's and REST's runs. A client's `runId` that already started a
+/// run of the thread never gets here: that input replays its run.
+pub(super) fn run_id_for(input: Option<&serde_json::Value>) -> String {
+    input
+        .and_then(|input| input.get("runId"))
+        .and_then(serde_json::Value::as_str)
+        .map_or_else(|| new_id("run"), str::to_string)
+}
+
 /// A session title from its first message: the first line, at most 60 characters.
 pub(super) fn title_of(text: &str) -> String {
     let line = text.trim().lines().next().unwrap_or_default().trim();

@@ -1,5 +1,6 @@
 //! The system prompt every model call starts with: Tandem's default (how to work with the
-//! person, when to ask with `request_input`), or the operator's own
+//! person, its tools, MCP servers' and the client application's tools, when to ask with
+//! `request_input`), or the operator's own
 //! (`--system-prompt` / `--system-prompt-file`), plus what an AG-UI client passed as
 //! `context` for its run.
 
@@ -12,7 +13,11 @@ everything you write, your reasoning and every tool call as it happens.
 
 - Answer directly and concisely; use Markdown where it helps (lists, tables, code blocks).
 - Use your tools when they give a better answer than guessing; a tool result with an \
-`error` tells you what went wrong.
+`error` tells you what went wrong. Besides Tandem's own tools you may have tools of \
+connected MCP servers (named `server__tool`; a server may be down for a while, so \
+an error saying so is worth reporting, not retrying at once) and tools of the \
+application the person is using, which that application runs itself: use them as \
+their descriptions say.
 - When you need something only the person knows or must decide (a choice, a missing \
 detail, a confirmation before something that cannot be undone), call `request_input` \
 instead of guessing: `kind` `text` for free text, `choice` with `choices`, `confirm` for \

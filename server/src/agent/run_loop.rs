@@ -9,7 +9,8 @@
 //! with `RUN_ERROR internal`, one that reaches its event limit with `max_run_events`.
 //!
 //! Before its first model call a run takes one of the server's run slots and learns whom
-//! it works for ([`super::run_setup`]).
+//! it works for ([`super::run_setup`]); before each, it draws the model's view of the
+//! conversation ([`super::view`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -19,7 +20,6 @@ use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
 use super::client_tools;
-use super::context;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::prompt;
@@ -27,6 +27,7 @@ use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
 use super::slots::Admission;
 use super::tool_phase::{self, Pause};
+use super::view;
 use super::RunDeps;
 use crate::metrics::{ModelLabels, METRICS};
 use crate::store::Store;
@@ -162,31 +163,33 @@ async fn run<S: Store>(
         }
         model_calls += 1;
         let mut tools = deps.tools.specs();
-        tools.extend(history.client_tools);
+        tools.extend(history.client_tools.clone());
         let system = prompt::for_call(
             deps.system_prompt.as_deref(),
             history.client_context.as_ref(),
         );
-        let budget = deps.context_budget;
-        let conversation = history.messages;
-        let fitted = context::fit(conversation.clone(), budget, system.as_deref(), &tools);
-        let first_user = context::users_in(&conversation, fitted.dropped);
-        if first_user != history.view_start {
-            let (dropped, estimated) = (fitted.dropped, fitted.estimated_tokens);
-            let event = context::trimmed_event(first_user, dropped, budget.unwrap_or(0), estimated);
-            recorder.emit(event).await?;
-        }
         // A model picked earlier that is no longer configured falls back to the default.
-        let model = history.model.filter(|m| deps.models.contains(m));
+        let model = history.model.clone().filter(|m| deps.models.contains(m));
+        let info = deps.engine.info();
+        let call = view::Call {
+            system: system.as_deref(),
+            tools: &tools,
+            model: model.as_deref().unwrap_or(&info.model),
+            picked: model.clone(),
+        };
+        let view = match view::prepare(deps, recorder, &history, call, cancel).await? {
+            Ok(view) => view,
+            Err(_) => return finish_cancelled(recorder).await,
+        };
         let request = ModelRequest {
             model,
             system,
-            conversation: fitted.messages,
+            conversation: view.conversation,
             tools,
             model_call_index: history.model_calls,
+            summary: view.summary,
         };
         recorder.begin_model_call(MODEL_CALL_STEP).await?;
-        let info = deps.engine.info();
         let labels = ModelLabels {
             model: request.model.clone().unwrap_or(info.model),
             provider: info.kind,

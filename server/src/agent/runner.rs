@@ -12,11 +12,11 @@ use shared::api::{RunAccepted, SessionStatus};
 use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
-use super::new_message::{title_of, NewMessage};
+use super::new_message::{run_id_for, title_of, NewMessage};
 use super::recorder::Recorder;
 use super::recovery;
 use super::{run_loop, RunDeps};
-use crate::domain::{new_id, now_ms, SessionId, UserId};
+use crate::domain::{now_ms, SessionId, UserId};
 use crate::error::ApiError;
 use crate::eventlog::{SessionDone, SessionOp};
 use crate::store::{
@@ -64,7 +64,7 @@ impl<S: Store> Runner<S> {
     ) -> Result<RunAccepted, ApiError> {
         message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
         self.check_room()?;
-        let run_id = new_id("run");
+        let run_id = run_id_for(message.input.as_ref());
         let title = title_of(&message.text);
         let client_message_id = message.client_message_id.clone();
         let started = self.run_started_with(session, &run_id, message.input.clone());

@@ -3,7 +3,8 @@
 //! `request_input` and calls that need approval (without a recorded decision) pause the
 //! run: this returns the interrupt and the loop ends the run with it. Approved calls run
 //! with the person's edits, rejected ones get their rejection, everything else runs
-//! through the registry. A stop cancels a running tool at once. Calls of the tools an
+//! through the registry. A stop cancels a running tool at once. An MCP call that found
+//! its server down is recorded with a notice the page shows. Calls of the tools an
 //! AG-UI client declared are the client's to run: once the server's own calls are done,
 //! the run pauses on them all at once ([`Pause::ClientTools`]).
 
@@ -13,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval;
 use super::client_tools;
-use super::conversation::History;
+use super::conversation::{History, ToolCallRecord};
 use super::recorder::{Recorder, RunAbort};
 use super::run_loop::{Halt, STOPPED};
 use super::tools::{self, request_input, ToolContext};
@@ -39,7 +40,6 @@ pub(super) async fn run_tools<S: Store>(
     context: &ToolContext,
     cancel: &CancellationToken,
 ) -> Result<Result<Option<Pause>, Halt>, RunAbort> {
-    let max_result = deps.limits.max_tool_result_bytes;
     let mut for_client = Vec::new();
     let first_question = history
         .turn_calls
@@ -72,7 +72,8 @@ pub(super) async fn run_tools<S: Store>(
             let arguments = match deps.tools.check(&call.name, &call.arguments) {
                 Ok(arguments) => arguments,
                 Err(message) => {
-                    record_result(recorder, &call.id, error_content(&message), max_result).await?;
+                    let content = error_content(&message);
+                    record_result(deps, recorder, call, content).await?;
                     continue;
                 }
             };
@@ -105,7 +106,7 @@ pub(super) async fn run_tools<S: Store>(
                 }
             }
         };
-        record_result(recorder, &call.id, content, max_result).await?;
+        record_result(deps, recorder, call, content).await?;
     }
     if for_client.is_empty() {
         return Ok(Ok(None));
@@ -127,19 +128,27 @@ fn error_content(message: &str) -> String {
     json!({ "error": message }).to_string()
 }
 
-/// Records a call's result, truncated to `max_bytes` with a marker if longer.
-async fn record_result(
+/// Records a call's result, truncated to `--max-tool-result-bytes` with a marker if
+/// longer; an error result of an MCP tool whose server is down comes after the notice
+/// that says so (`CUSTOM tandem.mcp_server_unavailable`), in the same commit.
+async fn record_result<S: Store>(
+    deps: &RunDeps<S>,
     recorder: &mut Recorder,
-    tool_call_id: &str,
+    call: &ToolCallRecord,
     content: String,
-    max_bytes: usize,
 ) -> Result<(), RunAbort> {
+    let failed = serde_json::from_str::<serde_json::Value>(&content)
+        .is_ok_and(|value| value.get("error").is_some());
+    let notice = failed
+        .then(|| deps.tools.mcp().notice(&call.name, &call.id))
+        .flatten();
+    let result = EventBody::ToolCallResult {
+        message_id: new_id("msg"),
+        tool_call_id: call.id.clone(),
+        content: tools::truncate_result(content, deps.limits.max_tool_result_bytes),
+        role: Some(ToolRole::Tool),
+    };
     recorder
-        .emit(EventBody::ToolCallResult {
-            message_id: new_id("msg"),
-            tool_call_id: tool_call_id.into(),
-            content: tools::truncate_result(content, max_bytes),
-            role: Some(ToolRole::Tool),
-        })
+        .emit_all(notice.into_iter().chain([result]).collect())
         .await
 }

@@ -113,7 +113,7 @@ pub fn from_value(raw: Value) -> Result<(RunAgentInput, Map<String, Value>), Api
 }
 
 fn check(input: &RunAgentInput) -> Result<(), ApiError> {
-    check_id("runId", &input.run_id)?;
+    check_run_id(&input.run_id)?;
     for message in &input.messages {
         check_id("message id", &message.id)?;
         const ROLES: [&str; 7] = [
@@ -192,6 +192,22 @@ fn check_id(what: &str, id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// A client's `runId` becomes the id of the run it starts (so the client can correlate
+/// `RUN_STARTED.runId`): 1 to 128 letters, digits, `-`, `_`, `.` or `:` (a UUID fits).
+fn check_run_id(id: &str) -> Result<(), ApiError> {
+    let fits = !id.is_empty()
+        && id.len() <= MAX_ID
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    if !fits {
+        return Err(ApiError::BadRequest(format!(
+            "runId must be 1 to {MAX_ID} letters, digits, `-`, `_`, `.` or `:` (it becomes the run's id)"
+        )));
+    }
+    Ok(())
+}
+
 fn invalid(message: String) -> ApiError {
     ApiError::InvalidMessage(message)
 }
@@ -245,6 +261,10 @@ mod tests {
             ),
             (
                 json!({"threadId": "t", "runId": "", "messages": []}),
+                "runId",
+            ),
+            (
+                json!({"threadId": "t", "runId": "a run", "messages": []}),
                 "runId",
             ),
             (

@@ -117,9 +117,18 @@ impl Known {
                 .is_some_and(|call| message.role == "tool" && self.answered_calls.contains(call))
     }
 
-    /// The run an input with this client `runId` already started, if one did.
+    /// The run of the thread an input with this client `runId` names, if there is one:
+    /// the run an earlier input with it started (its id, now that a client's `runId` is
+    /// the run's id, or the server's id it got before), or a run of the thread by that id.
     pub fn run_of_client(&self, client_run_id: &str) -> Option<&str> {
-        self.client_runs.get(client_run_id).map(String::as_str)
+        self.client_runs
+            .get(client_run_id)
+            .map(String::as_str)
+            .or_else(|| {
+                self.run_starts
+                    .get_key_value(client_run_id)
+                    .map(|(id, _)| id.as_str())
+            })
     }
 
     /// A seq at or before `run_id`'s `RUN_STARTED`: just before it if the log read held

@@ -4,8 +4,8 @@
 //! still wins: flags > environment > file > defaults in code.
 //!
 //! [`load`] also reports every effective setting and where it came from, for
-//! `--print-config`, with secrets masked: secret values, header values, URLs' passwords
-//! and all but the origin of webhook URLs.
+//! `--print-config`, with secrets masked: secret values, header values, URLs' user info (a
+//! password or token) and all but the origin of webhook URLs.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -15,7 +15,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use super::Config;
-use crate::scrub::{hide_password, origin};
+use crate::scrub::{hide_user_info, origin};
 
 /// Settings the file may not hold: they say where the file is or what to do with it.
 const NOT_IN_FILE: [&str; 4] = ["config", "print_config", "help", "version"];
@@ -161,8 +161,8 @@ fn settings(
                     .collect();
                 names.join(",")
             } else {
-                // Any URL's password (`postgres://user:password@host/db`).
-                let values: Vec<String> = value.iter().map(|v| hide_password(v)).collect();
+                // Any URL's user info (`postgres://user:password@host/db`).
+                let values: Vec<String> = value.iter().map(|v| hide_user_info(v)).collect();
                 values.join(",")
             };
             Some(Setting {
@@ -269,7 +269,7 @@ mod tests {
         let loaded = with_file(urls, &[]).unwrap();
         assert_eq!(
             source(&loaded, "database-url").0,
-            "postgres://tandem:***@db/tandem"
+            "postgres://***@db/tandem"
         );
         assert_eq!(
             source(&loaded, "webhook-url").0,
@@ -277,5 +277,22 @@ mod tests {
         );
         let shown = render(&loaded.settings);
         assert!(!shown.contains("pg-secret") && !shown.contains("hook-secret"));
+    }
+
+    #[test]
+    fn context_settings_come_from_the_file_too() {
+        let text = "context-strategy = \"summarise\"\nmodel-context-tokens = [\"gpt-4o=5\", \"claude-*=9\"]\n";
+        let loaded = with_file(text, &["--engine", "openai"]).unwrap();
+        let policy = loaded.config.context_policy();
+        use crate::agent::context::policy::Strategy;
+        assert_eq!(policy.strategy, Strategy::Summarise);
+        assert_eq!(policy.budget_for("gpt-4o"), Some(5));
+        assert_eq!(policy.budget_for("claude-opus-4"), Some(9));
+        assert_eq!(
+            source(&loaded, "context-strategy"),
+            ("summarise".into(), "file")
+        );
+        let bad = with_file("model-context-tokens = [\"gpt-4o\"]", &[]).unwrap_err();
+        assert!(bad.to_string().contains("MODEL=TOKENS"), "{bad}");
     }
 }

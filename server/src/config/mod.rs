@@ -3,6 +3,7 @@
 //! once at start with messages that say what to fix.
 
 mod access;
+mod context;
 mod file;
 mod limits;
 mod prices;
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError};
+pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
@@ -158,11 +160,9 @@ pub struct Config {
     /// other models of the same provider.
     #[arg(long, env = "TANDEM_MODELS", value_delimiter = ',')]
     pub models: Vec<String>,
-    /// Tokens the conversation a model call sends may take; older turns are left out
-    /// (the log keeps them). Default: the model's known window less `--max-tokens`
-    /// (OpenAI and Anthropic models Tandem knows), else everything.
-    #[arg(long, env = "TANDEM_CONTEXT_TOKENS")]
-    pub context_tokens: Option<usize>,
+    /// The context window: budgets and what becomes of the turns that no longer fit.
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// A file holding the system prompt.
     #[arg(
         long,
@@ -252,19 +252,12 @@ impl Config {
         Ok((!text.trim().is_empty()).then_some(text))
     }
 
-    /// The context budget: `--context-tokens`, or the engine's model's known window less
-    /// the tokens kept for its answer.
-    pub fn context_budget(&self) -> Option<usize> {
-        if self.context_tokens.is_some() {
-            return self.context_tokens;
-        }
-        let settings = match self.engine {
-            EngineKind::Openai => self.provider.openai().ok()?,
-            EngineKind::Anthropic => self.provider.anthropic().ok()?,
-            EngineKind::Demo | EngineKind::Script | EngineKind::Bench => return None,
-        };
-        let window = crate::agent::context::known_window(&settings.model)?;
-        Some(window.saturating_sub(settings.max_tokens as usize))
+    /// The context policy of the runs: budgets per model (known windows for the real
+    /// providers' models) and the strategy.
+    pub fn context_policy(&self) -> crate::agent::context::policy::ContextPolicy {
+        let known = matches!(self.engine, EngineKind::Openai | EngineKind::Anthropic);
+        let answer = self.provider.max_tokens as usize;
+        self.context.policy(answer, known)
     }
 
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the

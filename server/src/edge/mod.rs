@@ -8,6 +8,8 @@
 //!   upgrade, is refused with 403 when it comes from a browser page of another origin
 //!   (its `Origin`, or `Sec-Fetch-Site` without one) that `--allowed-origins` does not
 //!   list. Cross-site WebSocket hijacking and CSRF stop here, whatever the credentials.
+//! - **CORS** ([`cors`]): pages of the origins `--allowed-origins` lists may call the API
+//!   from the browser (a preflight is answered here); other origins get no CORS header.
 //! - **Headers** ([`headers`]): CSP, `nosniff`, `Referrer-Policy`, framing refused; API
 //!   responses are not cached.
 //! - **Panics** ([`panics`]): a panicking handler answers 500 `internal`; the worker and
@@ -16,6 +18,7 @@
 //! It must not know about sessions or users: authentication is the handlers' [`Caller`]
 //! argument (crate::auth).
 
+mod cors;
 mod headers;
 mod hosts;
 mod origins;
@@ -67,10 +70,21 @@ pub async fn guard(
         .expect("the edge policy is registered")
         .clone();
     let api = request.path().starts_with("/api/");
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string);
+    let listed = cors::listed(&policy.origins, origin.as_deref()).map(str::to_string);
+    let preflight = cors::is_preflight(request.method(), request.headers());
     let mut response = match refusal(&policy, &request) {
         Some(error) => request.into_response(error.error_response()),
+        None if preflight => request.into_response(cors::preflight(listed.as_deref())),
         None => panics::call_catching(request, next).await?,
     };
+    if let Some(origin) = &listed {
+        cors::allow(response.headers_mut(), origin);
+    }
     headers::secure(response.headers_mut(), &policy.csp, api);
     Ok(response)
 }

@@ -81,6 +81,42 @@ pub struct ServerConfig {
     pub approval: Approval,
     pub timeout: Duration,
     pub tools: BTreeMap<String, ToolPolicy>,
+    /// Whether a tool needs approval, by its offered name (`server__tool`), as
+    /// `--require-approval`/`--skip-approval` say; wins over `approval` and `tools`.
+    pub approval_flags: BTreeMap<String, bool>,
+}
+
+/// A name in `--require-approval`/`--skip-approval` of the `server__tool` shape whose
+/// server is not configured.
+#[derive(Debug, thiserror::Error)]
+#[error("`{name}` names no configured MCP server's tool (tools of MCP servers are `server__tool`); the servers are: {servers}")]
+pub struct UnknownServer {
+    pub name: String,
+    pub servers: String,
+}
+
+/// Applies the approval flags that name MCP tools (`server__tool`) to their servers'
+/// configs. A tool the server does not list (yet) is accepted: lists change.
+pub fn apply_approval_flags(
+    servers: &mut [ServerConfig],
+    flags: &[(String, bool)],
+) -> Result<(), UnknownServer> {
+    for (name, needed) in flags {
+        let prefix = name.split_once("__").map_or("", |(server, _)| server);
+        let Some(server) = servers.iter_mut().find(|s| s.name == prefix) else {
+            let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+            return Err(UnknownServer {
+                name: name.clone(),
+                servers: if names.is_empty() {
+                    "none (no --mcp-config)".into()
+                } else {
+                    names.join(", ")
+                },
+            });
+        };
+        server.approval_flags.insert(name.clone(), *needed);
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -172,6 +208,7 @@ fn server(name: String, entry: Entry) -> Result<ServerConfig, String> {
         approval: entry.approval,
         timeout,
         tools: entry.tools,
+        approval_flags: BTreeMap::new(),
     })
 }
 

@@ -1,6 +1,7 @@
 //! One MCP server's life: connect (start the process, or open the HTTP session), list its
 //! tools, keep the list fresh on `notifications/tools/list_changed`, and when the server
-//! fails to start or goes away, say why and try again with backoff until Tandem stops.
+//! fails to start, goes away or is hung up on (a call timed out or found the connection
+//! broken), say why and try again with backoff until Tandem stops.
 //!
 //! The state callers see is a snapshot ([`Status`]): the peer and its tools while
 //! connected, the reason and the next attempt while not. Nothing here waits on a call.
@@ -33,6 +34,9 @@ pub enum Status {
     Connected {
         peer: Peer<RoleClient>,
         tools: Arc<Vec<Arc<McpTool>>>,
+        /// Cancelled to drop this connection (and stop its process) so the supervisor
+        /// starts the server again: a call timed out, or the connection broke.
+        hang_up: CancellationToken,
     },
     Down {
         reason: String,
@@ -65,6 +69,22 @@ impl Server {
     fn set(&self, status: Status) {
         *self.status.write().expect("status lock poisoned") = status;
         self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// Gives up on the current connection (a call to it timed out or found it broken): the
+    /// server is down for callers at once, and the supervisor drops the connection
+    /// (stopping a process it started) and starts it again with backoff.
+    pub fn hang_up(&self, reason: String) {
+        let mut status = self.status.write().expect("status lock poisoned");
+        if let Status::Connected { hang_up, .. } = &*status {
+            hang_up.cancel();
+            *status = Status::Down {
+                reason,
+                retry_at: Instant::now() + FIRST_BACKOFF,
+            };
+            drop(status);
+            self.changes.send_modify(|n| *n += 1);
+        }
     }
 
     /// Waits until the first attempt to connect has ended (either way) or `limit` passed.
@@ -104,7 +124,9 @@ async fn supervise(server: Arc<Server>, shutdown: CancellationToken) {
     let mut backoff = FIRST_BACKOFF;
     loop {
         let tools_changed = Arc::new(Notify::new());
-        let attempt = tokio::time::timeout(CONNECT_TIMEOUT, connect(&server, &tools_changed));
+        let hang_up = CancellationToken::new();
+        let attempt =
+            tokio::time::timeout(CONNECT_TIMEOUT, connect(&server, &tools_changed, &hang_up));
         let reason = tokio::select! {
             _ = shutdown.cancelled() => return,
             attempt = attempt => match attempt {
@@ -113,7 +135,7 @@ async fn supervise(server: Arc<Server>, shutdown: CancellationToken) {
                 Ok(Ok(service)) => {
                     backoff = FIRST_BACKOFF;
                     tracing::info!(server = %name, "MCP server connected");
-                    match serve(&server, service, &tools_changed, &shutdown).await {
+                    match serve(&server, service, &tools_changed, &hang_up, &shutdown).await {
                         Some(reason) => reason,
                         None => return,
                     }
@@ -136,14 +158,22 @@ async fn supervise(server: Arc<Server>, shutdown: CancellationToken) {
 type Service = RunningService<RoleClient, Handler>;
 
 /// Starts or opens the server, shakes hands and reads its tools.
-async fn connect(server: &Server, tools_changed: &Arc<Notify>) -> Result<Service, String> {
+async fn connect(
+    server: &Server,
+    tools_changed: &Arc<Notify>,
+    hang_up: &CancellationToken,
+) -> Result<Service, String> {
     let handler = Handler {
         tools_changed: tools_changed.clone(),
     };
     let service = match &server.config.transport {
         Transport::Stdio { command, args, env } => {
             let mut process = tokio::process::Command::new(command);
-            process.args(args).envs(env).kill_on_drop(true);
+            // `vars_os`: `vars` panics on a variable that is not UTF-8.
+            let own = std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+            let env = super::environment::for_server(own, env);
+            process.args(args).env_clear().envs(env).kill_on_drop(true);
             let transport = TokioChildProcess::new(process)
                 .map_err(|e| format!("`{command}` could not be started: {e}"))?;
             handler.serve(transport).await
@@ -167,15 +197,17 @@ async fn connect(server: &Server, tools_changed: &Arc<Notify>) -> Result<Service
         }
     }
     .map_err(|e| format!("the MCP handshake failed: {e}"))?;
-    refresh(server, service.peer()).await?;
+    refresh(server, service.peer(), hang_up).await?;
     Ok(service)
 }
 
-/// Serves a connected server until it goes away (`Some(why)`) or Tandem stops (`None`).
+/// Serves a connected server until it goes away or is hung up on (`Some(why)`) or
+/// Tandem stops (`None`). Dropping the service stops a process it started.
 async fn serve(
     server: &Server,
     service: Service,
     tools_changed: &Notify,
+    hang_up: &CancellationToken,
     shutdown: &CancellationToken,
 ) -> Option<String> {
     let peer = service.peer().clone();
@@ -184,12 +216,19 @@ async fn serve(
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return None,
+            _ = hang_up.cancelled() => {
+                let reason = match server.status() {
+                    Status::Down { reason, .. } => reason,
+                    _ => "Tandem hung up on it".to_string(),
+                };
+                return Some(reason);
+            }
             quit = &mut ended => return Some(match quit {
                 Ok(reason) => format!("the server went away ({reason:?})"),
                 Err(error) => format!("the connection failed: {error}"),
             }),
             _ = tools_changed.notified() => {
-                if let Err(reason) = refresh(server, &peer).await {
+                if let Err(reason) = refresh(server, &peer, hang_up).await {
                     tracing::warn!(server = %server.config.name, %reason, "could not refresh the tool list");
                 }
             }
@@ -198,7 +237,11 @@ async fn serve(
 }
 
 /// Reads the server's tools and publishes them.
-async fn refresh(server: &Server, peer: &Peer<RoleClient>) -> Result<(), String> {
+async fn refresh(
+    server: &Server,
+    peer: &Peer<RoleClient>,
+    hang_up: &CancellationToken,
+) -> Result<(), String> {
     let listed = peer
         .list_all_tools()
         .await
@@ -210,9 +253,13 @@ async fn refresh(server: &Server, peer: &Peer<RoleClient>) -> Result<(), String>
         .collect();
     let tools: Vec<Arc<McpTool>> = tools;
     tracing::info!(server = %server.config.name, tools = tools.len(), "MCP tool list read");
+    if hang_up.is_cancelled() {
+        return Ok(());
+    }
     server.set(Status::Connected {
         peer: peer.clone(),
         tools: Arc::new(tools),
+        hang_up: hang_up.clone(),
     });
     Ok(())
 }

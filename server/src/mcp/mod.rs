@@ -6,18 +6,22 @@
 //! `notifications/tools/list_changed`, and restarts it with backoff when it fails to start
 //! or dies. A call to a server that is down, that dies during the call or that does not
 //! answer within its timeout comes back as an error result (the page shows it on the
-//! call's card); a run never waits on a server beyond that timeout. Annotations decide
+//! call's card, and the run records a [`McpTools::notice`] the page shows as a line of
+//! its own); a run never waits on a server beyond that timeout, and a server that timed
+//! out or broke during a call is hung up on and started again with backoff. Annotations decide
 //! the policy ([`tools`]): `readOnlyHint`/`destructiveHint` whether a call waits for a
 //! person's approval, `idempotentHint` whether crash recovery may run it again.
 
 pub mod config;
 mod connection;
+pub mod environment;
 mod tools;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
+use rmcp::ServiceError;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -131,7 +135,7 @@ impl McpTools {
             .server_of(name)
             .ok_or_else(|| format!("unknown tool `{name}`"))?;
         let server_name = &server.config.name;
-        let Status::Connected { peer, tools } = server.status() else {
+        let Status::Connected { peer, tools, .. } = server.status() else {
             return Err(self.unavailable(name));
         };
         let tool = tools
@@ -141,16 +145,61 @@ impl McpTools {
         let params = CallToolRequestParams::new(tool.remote_name.clone())
             .with_arguments(tools::arguments(arguments));
         let timeout = server.config.timeout;
+        tracing::info!(server = %server_name, tool = %tool.remote_name, "MCP tool call sent");
         match tokio::time::timeout(timeout, peer.call_tool(params)).await {
-            Err(_) => Err(format!(
-                "the MCP server `{server_name}` did not answer within {} s",
-                timeout.as_secs()
-            )),
-            Ok(Err(error)) => Err(format!(
+            Err(_) => {
+                let reason = format!("it did not answer a call within {} s", timeout.as_secs());
+                server.hang_up(reason.clone());
+                Err(format!(
+                    "the MCP server `{server_name}` did not answer within {} s; Tandem restarts it",
+                    timeout.as_secs()
+                ))
+            }
+            // The server answered with an error: it is alive.
+            Ok(Err(error @ ServiceError::McpError(_))) => Err(format!(
                 "the MCP server `{server_name}` failed the call: {error}"
             )),
+            Ok(Err(error)) => {
+                server.hang_up(format!("the connection broke during a call: {error}"));
+                Err(format!(
+                    "the MCP server `{server_name}` went away during the call ({error}); Tandem restarts it"
+                ))
+            }
             Ok(Ok(result)) => tools::result_value(result),
         }
+    }
+
+    /// The notice a run records when a call of `name` found its server not connected
+    /// (`CUSTOM tandem.mcp_server_unavailable`), so the page shows it; `None` while the
+    /// server is connected or `name` is no MCP tool.
+    pub fn notice(&self, name: &str, tool_call_id: &str) -> Option<shared::EventBody> {
+        let (server, _) = self.server_of(name)?;
+        let (reason, retry_at) = match server.status() {
+            Status::Connected { .. } => return None,
+            Status::Starting => ("it is still starting".to_string(), None),
+            Status::Down { reason, retry_at } => (reason, Some(retry_at)),
+        };
+        let retry_in = retry_at.map(|at| {
+            let wait = at.saturating_duration_since(std::time::Instant::now());
+            wait.as_secs_f64().ceil() as u64
+        });
+        let server_name = &server.config.name;
+        let message = match retry_in {
+            Some(secs) => format!(
+                "The MCP server `{server_name}` is down ({reason}); Tandem starts it again in {} s.",
+                secs.max(1)
+            ),
+            None => format!("The MCP server `{server_name}` is not connected yet ({reason})."),
+        };
+        Some(shared::EventBody::Custom {
+            name: shared::custom::MCP_SERVER_UNAVAILABLE.into(),
+            value: serde_json::json!({
+                "server": server_name,
+                "toolCallId": tool_call_id,
+                "reason": reason,
+                "message": message,
+            }),
+        })
     }
 
     /// Each server's name and whether it is connected (with its tool count) or why not.

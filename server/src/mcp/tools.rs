@@ -49,12 +49,14 @@ impl McpTool {
         let destructive = hints.and_then(|h| h.destructive_hint);
         let overrides = server.tools.get(&remote_name).cloned().unwrap_or_default();
         let approval = overrides.approval.unwrap_or(server.approval);
-        let needs_approval = match approval {
+        let by_annotations = match approval {
             Approval::Always => true,
             Approval::Never => false,
             // MCP's own default: a tool that is not read-only may be destructive.
             Approval::Auto => !read_only && destructive != Some(false),
         };
+        let flagged = server.approval_flags.get(&name).copied();
+        let needs_approval = flagged.unwrap_or(by_annotations);
         let idempotent = overrides
             .idempotent
             .unwrap_or(read_only || hints.and_then(|h| h.idempotent_hint) == Some(true));
@@ -165,6 +167,7 @@ mod tests {
                 .iter()
                 .map(|(name, policy)| (name.to_string(), policy.clone()))
                 .collect(),
+            approval_flags: BTreeMap::new(),
         }
     }
 
@@ -214,6 +217,34 @@ mod tests {
             "the server's `always` covers the rest"
         );
         assert_eq!(other.name, "srv__read");
+
+        let mut flagged = server(Approval::Always, &[]);
+        let flags = [
+            ("srv__read".to_string(), false),
+            ("srv__add".to_string(), true),
+        ];
+        crate::mcp::config::apply_approval_flags(std::slice::from_mut(&mut flagged), &flags)
+            .unwrap();
+        let read = McpTool::from_listed(&flagged, tool("read", None)).unwrap();
+        assert!(!read.needs_approval, "--skip-approval wins over the file");
+        let auto_read = server(Approval::Auto, &[]);
+        let mut auto_flagged = auto_read.clone();
+        let add = [("srv__add".to_string(), true)];
+        crate::mcp::config::apply_approval_flags(std::slice::from_mut(&mut auto_flagged), &add)
+            .unwrap();
+        let add = McpTool::from_listed(&auto_flagged, tool("add", Some((None, Some(false), None))));
+        assert!(
+            add.unwrap().needs_approval,
+            "--require-approval wins over the annotations"
+        );
+        let unknown = [("nope__x".to_string(), true)];
+        let error =
+            crate::mcp::config::apply_approval_flags(std::slice::from_mut(&mut flagged), &unknown)
+                .unwrap_err();
+        assert!(
+            error.to_string().contains("the servers are: srv"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -156,6 +156,91 @@ async fn listed_origins_may_drive_the_api() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listed_origins_page_may_call_agui_across_origins_and_no_other() {
+    let apps = crate::helpers::spawn_app_with_users(
+        json!([{"text": "Hi from afar."}]),
+        &["--allowed-origins", "https://app.example.com"],
+        &["dora"],
+    )
+    .await;
+    let dora = &apps[0];
+    let preflight = |origin: &str| {
+        dora.http
+            .request(reqwest::Method::OPTIONS, dora.url("/api/agui"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization,content-type",
+            )
+            .send()
+    };
+    let allowed = preflight("https://app.example.com").await.unwrap();
+    assert_eq!(allowed.status(), 204);
+    let headers = allowed.headers();
+    assert_eq!(
+        headers["access-control-allow-origin"],
+        "https://app.example.com"
+    );
+    assert!(headers["access-control-allow-methods"]
+        .to_str()
+        .unwrap()
+        .contains("POST"));
+    let asked = headers["access-control-allow-headers"].to_str().unwrap();
+    assert!(
+        asked.contains("authorization") && asked.contains("content-type"),
+        "{asked}"
+    );
+    assert_eq!(headers["vary"], "Origin");
+
+    let refused = preflight("https://evil.example").await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert!(refused
+        .headers()
+        .get("access-control-allow-origin")
+        .is_none());
+
+    let thread = uuid::Uuid::new_v4().to_string();
+    let input = json!({"threadId": thread, "runId": "r1", "state": {}, "tools": [],
+                       "context": [], "forwardedProps": {},
+                       "messages": [{"id": "u1", "role": "user", "content": "Hi"}]});
+    assert!(
+        dora.auth_header().is_some(),
+        "a bearer token, as an HttpAgent would send"
+    );
+    let response = dora
+        .http
+        .post(dora.url("/api/agui"))
+        .header("origin", "https://app.example.com")
+        .header("accept", "text/event-stream")
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "https://app.example.com"
+    );
+    let streamed = response.text().await.unwrap();
+    assert!(
+        streamed.contains(" afar.") && streamed.contains("RUN_FINISHED"),
+        "{streamed}"
+    );
+    let other = dora
+        .http
+        .get(dora.url("/api/sessions"))
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        other.headers().get("access-control-allow-origin").is_none(),
+        "an unlisted origin's page cannot read anything"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_response_carries_the_security_headers() {
     let app = spawn_app(json!([])).await;
     for path in ["/", "/api/sessions", "/api/nothing", "/healthz"] {

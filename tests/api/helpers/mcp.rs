@@ -62,6 +62,11 @@ impl HttpEverything {
             .local_addr()
             .unwrap()
             .port();
+        Self::start_on(port)
+    }
+
+    /// Starts it on `port` (a server killed before can be started again where it was).
+    pub fn start_on(port: u16) -> Self {
         let mut child = Command::new("node")
             .args([everything_script().as_str(), "streamableHttp"])
             .env("PORT", port.to_string())
@@ -87,6 +92,50 @@ impl HttpEverything {
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
     }
+}
+
+impl HttpEverything {
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.url
+            .trim_end_matches("/mcp")
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("the URL names a port")
+    }
+
+    /// Kills it (SIGKILL), as a crash would, and waits until it is gone.
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+/// The ids of the processes whose parent is `parent` and whose command line holds `marker`
+/// (read from `/proc`).
+pub fn children_of(parent: u32, marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid …`: the name may hold spaces, so read after its `)`.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 impl Drop for HttpEverything {

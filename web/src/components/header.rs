@@ -1,7 +1,7 @@
 //! The header of the main area: the drawer button (small screens), the open session's
 //! title (renamed in place), the connection indicator, export and share, what the
-//! session's model calls used and cost so far, the model label from `GET /api/info` (with
-//! a hint when the demo model is running) and, when the server signs people in, who is
+//! session's model calls used and cost so far, the MCP servers that were down and the model
+//! label from `GET /api/info` (with a hint when the demo model is running) and, when the server signs people in, who is
 //! signed in and a way out.
 
 use leptos::prelude::*;
@@ -51,6 +51,7 @@ pub fn Header() -> impl IntoView {
                     </span>
                 })
             }}
+            {move || info.get().and_then(mcp_down)}
             <div class="header-model">{move || info.get().map(model_label)}</div>
             <UserMenu />
         </header>
@@ -100,6 +101,39 @@ fn ExportMenu() -> impl IntoView {
             </div>
         </details>
     }
+}
+
+/// The MCP servers that were down when the page loaded, if any (a call that finds one
+/// down later says so in the transcript).
+fn mcp_down(info: ServerInfo) -> Option<impl IntoView> {
+    let down: Vec<_> = info
+        .mcp_servers
+        .into_iter()
+        .filter(|s| !s.connected)
+        .collect();
+    if down.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = down.iter().map(|s| s.name.clone()).collect();
+    let why: Vec<String> = down
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: {}",
+                s.name,
+                s.error.as_deref().unwrap_or("not connected")
+            )
+        })
+        .collect();
+    let label = match names.len() {
+        1 => format!("MCP server {} is down", names[0]),
+        _ => format!("MCP servers {} are down", names.join(", ")),
+    };
+    Some(view! {
+        <span class="mcp-down" data-testid="mcp-down" role="status" title=why.join("\n")>
+            {label}
+        </span>
+    })
 }
 
 fn model_label(info: ServerInfo) -> impl IntoView {

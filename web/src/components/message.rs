@@ -1,5 +1,5 @@
 //! Transcript rows that are text: the person's messages, the agent's streamed answers,
-//! reasoning spans, run errors, cancel markers and usage lines.
+//! reasoning spans, run errors, cancel markers, usage lines and notices.
 //!
 //! Each reads its one item signal, so a new token re-renders one text node.
 
@@ -8,9 +8,20 @@ use leptos::prelude::*;
 use crate::markdown;
 use crate::state::{usage, Item, ItemBody};
 
-/// A message the person sent.
+/// A message the person sent; above it, when the model's view begins here, a note saying
+/// so and the summary of the earlier turns the model is sent instead, if one was made.
 #[component]
 pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
+    let summary = move || {
+        item.with(|item| match &item.body {
+            ItemBody::User {
+                summary: Some(text),
+                view_start: true,
+                ..
+            } => Some(text.clone()),
+            _ => None,
+        })
+    };
     let view_start = move || {
         item.with(|item| {
             matches!(
@@ -27,6 +38,12 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
             <div class="context-start" role="note" data-testid="context-start">
                 "The model sees the conversation from here on; earlier messages no longer fit its context window."
             </div>
+            {move || summary().map(|text| view! {
+                <p class="context-summary" role="note" data-testid="context-summary">
+                    <strong>"What the model is told of them: "</strong>
+                    {text}
+                </p>
+            })}
         </Show>
         <div class="row row-user">
             <div class="bubble bubble-user" data-testid="user-message">
@@ -102,6 +119,21 @@ pub fn RunUsage(item: Signal<Item>) -> impl IntoView {
     view! {
         <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
             {usage::summary(&totals)}
+        </div>
+    }
+}
+
+/// A notice in the run: an MCP server a call found down, and when Tandem tries it again.
+#[component]
+pub fn RunNotice(item: Signal<Item>) -> impl IntoView {
+    let text = item.with_untracked(|item| match &item.body {
+        ItemBody::Notice { text } => text.clone(),
+        _ => String::new(),
+    });
+    view! {
+        <div class="run-notice" data-testid="run-notice" role="status">
+            <span aria-hidden="true">"⚠ "</span>
+            {text}
         </div>
     }
 }

@@ -5,7 +5,9 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::interrupt::InterruptCard;
-use super::message::{AssistantMessage, Reasoning, RunCancelled, RunError, RunUsage, UserMessage};
+use super::message::{
+    AssistantMessage, Reasoning, RunCancelled, RunError, RunNotice, RunUsage, UserMessage,
+};
 use super::tool_call::ToolCallCard;
 use crate::state::item::ItemKind;
 use crate::state::session::Row;
@@ -95,6 +97,7 @@ fn TranscriptItem(item: Signal<Item>) -> impl IntoView {
         ItemKind::RunError => view! { <RunError item /> }.into_any(),
         ItemKind::Cancelled => view! { <RunCancelled /> }.into_any(),
         ItemKind::Usage => view! { <RunUsage item /> }.into_any(),
+        ItemKind::Notice => view! { <RunNotice item /> }.into_any(),
     }
 }
 

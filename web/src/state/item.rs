@@ -34,6 +34,7 @@ pub enum ItemKind {
     RunError,
     Cancelled,
     Usage,
+    Notice,
 }
 
 impl Item {
@@ -48,6 +49,7 @@ impl Item {
             ItemBody::RunError { .. } => ItemKind::RunError,
             ItemBody::Cancelled => ItemKind::Cancelled,
             ItemBody::Usage(_) => ItemKind::Usage,
+            ItemBody::Notice { .. } => ItemKind::Notice,
         }
     }
 
@@ -80,8 +82,13 @@ impl Item {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemBody {
     /// A message the person sent; `view_start` when the model's view of a long
-    /// conversation begins here (earlier turns are no longer sent to it).
-    User { text: String, view_start: bool },
+    /// conversation begins here (earlier turns are no longer sent to it), with the
+    /// `summary` of those turns the model is sent instead, if one was made.
+    User {
+        text: String,
+        view_start: bool,
+        summary: Option<String>,
+    },
     /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`.
     Assistant { text: String, streaming: bool },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
@@ -99,6 +106,9 @@ pub enum ItemBody {
     Cancelled,
     /// What a finished run's model calls used and cost.
     Usage(UsageTotals),
+    /// Something the person should know that is not a message: an MCP server a call
+    /// found down (`tandem.mcp_server_unavailable`).
+    Notice { text: String },
 }
 
 /// A tool call card's data.

@@ -40,6 +40,9 @@ pub struct Transcript {
     last_seq: u64,
     /// The model the person last picked (`CUSTOM tandem.model_selected`).
     model: Option<String>,
+    /// The latest summary of the turns before the model's view
+    /// (`CUSTOM tandem.context_summary`): the person's message it stands before, and it.
+    summary: Option<(usize, String)>,
 }
 
 impl Transcript {
@@ -173,6 +176,20 @@ impl Transcript {
                     .map(str::to_string);
                 Vec::new()
             }
+            EventBody::Custom { name, value } if name == shared::custom::MCP_SERVER_UNAVAILABLE => {
+                let text = value.get("message").and_then(|m| m.as_str());
+                let text = text.unwrap_or("An MCP server is down.").to_string();
+                vec![self.push(
+                    format!("notice:{}", self.last_seq),
+                    ItemBody::Notice { text },
+                )]
+            }
+            EventBody::Custom { name, value } if name == shared::custom::CONTEXT_SUMMARY => {
+                let first = value.get("firstUserMessage").and_then(|n| n.as_u64());
+                let text = value.get("summary").and_then(|t| t.as_str());
+                self.summary = first.zip(text).map(|(n, t)| (n as usize, t.to_string()));
+                Vec::new()
+            }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_TRIMMED => {
                 let first = value.get("firstUserMessage").and_then(|n| n.as_u64());
                 self.mark_view_start(first.unwrap_or(0) as usize)
@@ -202,6 +219,7 @@ impl Transcript {
                             ItemBody::User {
                                 text,
                                 view_start: false,
+                                summary: None,
                             },
                         ));
                     }
@@ -217,15 +235,28 @@ impl Transcript {
     }
 
     /// Marks the person's `n`-th message (0: the first) as where the model's view begins,
-    /// clearing the mark it had before; the first message carries none.
+    /// with the summary recorded for it if any, clearing the mark it had before; the
+    /// first message carries none.
     fn mark_view_start(&mut self, n: usize) -> Vec<usize> {
         let mut touched = Vec::new();
         let mut users = 0;
+        let text = self
+            .summary
+            .as_ref()
+            .filter(|(first, _)| *first == n)
+            .map(|(_, text)| text.clone());
         for (at, item) in self.items.iter_mut().enumerate() {
-            if let ItemBody::User { view_start, .. } = &mut item.body {
+            if let ItemBody::User {
+                view_start,
+                summary,
+                ..
+            } = &mut item.body
+            {
                 let marked = users == n && n > 0;
-                if *view_start != marked {
+                let shown = text.clone().filter(|_| marked);
+                if *view_start != marked || *summary != shown {
                     *view_start = marked;
+                    *summary = shown;
                     touched.push(at);
                 }
                 users += 1;
@@ -250,6 +281,7 @@ impl Transcript {
             Some(TextRole::User) => ItemBody::User {
                 text: String::new(),
                 view_start: false,
+                summary: None,
             },
             _ => ItemBody::Assistant {
                 text: String::new(),

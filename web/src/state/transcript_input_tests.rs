@@ -95,3 +95,58 @@ fn the_persons_model_pick_is_remembered() {
     events.push(json!({"type": "CUSTOM", "name": "tandem.model_selected", "value": {"model": "gpt-4.1-mini"}}));
     assert_eq!(fold(&events).model(), Some("gpt-4.1-mini"));
 }
+
+#[test]
+fn the_summary_of_the_left_out_turns_shows_where_the_view_begins() {
+    let mut events = vec![started()];
+    for id in ["u1", "u2", "u3"] {
+        events.extend(message(id, "user", &["hi"]));
+    }
+    events.push(json!({"type": "CUSTOM", "name": "tandem.context_summary",
+        "value": {"firstUserMessage": 2, "summary": "They said hi twice.", "summarisedMessages": 2}}));
+    events.push(json!({"type": "CUSTOM", "name": "tandem.context_trimmed",
+        "value": {"firstUserMessage": 2, "droppedMessages": 2, "budgetTokens": 1, "estimatedTokens": 9}}));
+    let summaries = |transcript: &Transcript| -> Vec<Option<String>> {
+        transcript
+            .items()
+            .iter()
+            .filter_map(|item| match &item.body {
+                ItemBody::User { summary, .. } => Some(summary.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        summaries(&fold(&events)),
+        [None, None, Some("They said hi twice.".to_string())]
+    );
+    events.push(json!({"type": "CUSTOM", "name": "tandem.context_trimmed",
+        "value": {"firstUserMessage": 1, "droppedMessages": 1, "budgetTokens": 1, "estimatedTokens": 9}}));
+    assert_eq!(
+        summaries(&fold(&events)),
+        [None, None, None],
+        "a view drawn without a summary shows none"
+    );
+}
+
+#[test]
+fn a_down_mcp_server_is_a_notice_of_its_own() {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["use it"]));
+    events.push(json!({"type": "CUSTOM", "name": "tandem.mcp_server_unavailable",
+        "value": {"server": "notes", "toolCallId": "c1", "reason": "it died",
+                  "message": "The MCP server `notes` is down (it died); Tandem starts it again in 1 s."}}));
+    let transcript = fold(&events);
+    let notices: Vec<&ItemBody> = transcript
+        .items()
+        .iter()
+        .map(|item| &item.body)
+        .filter(|body| matches!(body, ItemBody::Notice { .. }))
+        .collect();
+    assert_eq!(
+        notices,
+        [&ItemBody::Notice {
+            text: "The MCP server `notes` is down (it died); Tandem starts it again in 1 s.".into()
+        }]
+    );
+}

@@ -86,7 +86,8 @@ fn streamed_text_accumulates_into_one_message() {
         vec![
             ItemBody::User {
                 text: "hi".into(),
-                view_start: false
+                view_start: false,
+                summary: None
             },
             ItemBody::Assistant {
                 text: "Hello there".into(),

@@ -123,6 +123,7 @@ mod tests {
         ModelRequest {
             system: None,
             model: None,
+            summary: None,
             conversation: texts
                 .iter()
                 .map(|t| ChatMessage::User {

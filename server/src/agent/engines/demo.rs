@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::{stream_turn, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall};
 use shared::usage::CallUsage;
 
+use crate::agent::context::summary::{self, SummaryRequest};
 use crate::agent::conversation::ChatMessage;
 
 mod notes;
@@ -41,6 +42,18 @@ impl Engine for DemoEngine {
         let mut turn = next_turn(&request.conversation);
         turn.usage = Some(estimated_usage(&request.conversation, &turn));
         stream_turn(turn, self.delay)
+    }
+
+    fn summarise(&self, request: SummaryRequest) -> EngineStream {
+        stream_turn(offline_summary(&request), Duration::ZERO)
+    }
+}
+
+/// The offline engines' answer to a summary call: a deterministic summary.
+pub(super) fn offline_summary(request: &SummaryRequest) -> Turn {
+    Turn {
+        text: Some(summary::offline(request)),
+        ..Turn::default()
     }
 }
 

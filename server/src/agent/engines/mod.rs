@@ -26,6 +26,7 @@ pub use openai::OpenAiEngine;
 pub use script::{ScriptEngine, ScriptError};
 pub use turn::{stream_turn, Turn, TurnToolCall};
 
+use super::context::summary::SummaryRequest;
 use super::conversation::ChatMessage;
 use super::tools::ToolSpec;
 
@@ -42,6 +43,9 @@ pub struct ModelRequest {
     pub system: Option<String>,
     /// The model the session picked, if not the engine's own.
     pub model: Option<String>,
+    /// A summary of the turns left out of `conversation` (`--context-strategy
+    /// summarise`), sent ahead of them in each provider's system shape.
+    pub summary: Option<String>,
 }
 
 /// Why the model stopped.
@@ -134,6 +138,12 @@ pub trait Engine: Send + Sync + 'static {
     fn info(&self) -> EngineInfo;
     /// Starts one model call.
     fn stream(&self, request: ModelRequest) -> EngineStream;
+    /// Starts the call that summarises turns that left the model's view; its text is the
+    /// summary. A provider makes it like any call ([`SummaryRequest::model_request`]);
+    /// offline engines answer at once.
+    fn summarise(&self, request: SummaryRequest) -> EngineStream {
+        self.stream(request.model_request())
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::agent::context::summary::SummaryRequest;
+
 use super::{stream_turn, Engine, EngineError, EngineInfo, EngineStream, ModelRequest, Turn};
 
 /// Why a script could not be loaded.
@@ -85,5 +87,10 @@ impl Engine for ScriptEngine {
                 Box::pin(futures_util::stream::once(async move { Err(error) }))
             }
         }
+    }
+
+    /// A script holds model turns only: its summaries are the demo's deterministic ones.
+    fn summarise(&self, request: SummaryRequest) -> EngineStream {
+        stream_turn(super::demo::offline_summary(&request), Duration::ZERO)
     }
 }

@@ -1,7 +1,8 @@
 //! The Messages API request body: a [`ModelRequest`] and the provider settings as the
 //! JSON `POST /v1/messages` expects.
 //!
-//! It owns the translation of the conversation into content blocks and the API's shape
+//! It owns the translation of the conversation into content blocks (the system prompt,
+//! with the summary of left-out turns as a second `system` text block) and the API's shape
 //! rules: roles alternate (consecutive same-role messages merge, so all tool results of
 //! a turn travel in one user message), no message is empty, signed thinking blocks come
 //! first in an assistant turn and unsigned ones (from another engine) are dropped. It
@@ -9,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ReasoningBlock, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
 use crate::agent::tools::ToolSpec;
@@ -21,8 +23,8 @@ pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(settings.max_tokens));
     body.insert("stream".into(), json!(true));
-    if let Some(system) = &request.system {
-        body.insert("system".into(), json!(system));
+    if let Some(system) = system(request) {
+        body.insert("system".into(), system);
     }
     body.insert(
         "messages".into(),
@@ -43,6 +45,21 @@ pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
         (None, None) => {}
     }
     Value::Object(body)
+}
+
+/// The system prompt as a string; with a summary of left-out turns, both as text blocks
+/// (the prompt first).
+fn system(request: &ModelRequest) -> Option<Value> {
+    let Some(summary) = request.summary.as_deref().map(summary::framed) else {
+        return request.system.as_ref().map(|prompt| json!(prompt));
+    };
+    let blocks: Vec<Value> = request
+        .system
+        .iter()
+        .chain(std::iter::once(&summary))
+        .map(|text| json!({"type": "text", "text": text}))
+        .collect();
+    Some(Value::Array(blocks))
 }
 
 /// `0.7f32` as `0.7`, not as the `0.699999988079071` a plain widening gives.

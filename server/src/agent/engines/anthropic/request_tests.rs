@@ -76,6 +76,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
     let request = ModelRequest {
         system: None,
         model: None,
+        summary: None,
         conversation: vec![user("hi")],
         tools: vec![tool],
         model_call_index: 0,
@@ -95,6 +96,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
     let request = ModelRequest {
         system: None,
         model: None,
+        summary: None,
         tools: vec![],
         ..request
     };

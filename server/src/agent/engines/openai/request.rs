@@ -1,12 +1,14 @@
 //! The Chat Completions request body: a [`ModelRequest`] as OpenAI-compatible JSON.
 //!
-//! It owns the mapping of the conversation to `messages` (user, assistant with
-//! `tool_calls`, `tool` results) and of the tool specs to `tools`. Reasoning is not sent
+//! It owns the mapping of the conversation to `messages` (the system prompt and the
+//! summary of left-out turns as `system` messages, user, assistant with `tool_calls`,
+//! `tool` results) and of the tool specs to `tools`. Reasoning is not sent
 //! back: Chat Completions has no field for it, and DeepSeek rejects `reasoning_content`
 //! in input messages. It must not send anything over the network or read headers.
 
 use serde_json::{json, Value};
 
+use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
 use crate::agent::tools::ToolSpec;
@@ -25,7 +27,7 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
     };
     let mut body = json!({
         "model": request.model.as_deref().unwrap_or(&settings.model),
-        "messages": with_system(request.system.as_deref(), messages(&request.conversation)),
+        "messages": with_system(request, messages(&request.conversation)),
         "stream": true,
         "stream_options": {"include_usage": true},
     });
@@ -39,14 +41,17 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
     body
 }
 
-/// The messages after a `system` message holding the prompt, if there is one.
-fn with_system(system: Option<&str>, messages: Vec<Value>) -> Vec<Value> {
-    match system {
-        Some(prompt) => std::iter::once(json!({"role": "system", "content": prompt}))
-            .chain(messages)
-            .collect(),
-        None => messages,
-    }
+/// The messages after a `system` message holding the prompt, if there is one, and a
+/// second one holding the summary of the turns left out, if there is one.
+fn with_system(request: &ModelRequest, messages: Vec<Value>) -> Vec<Value> {
+    let summary = request.summary.as_deref().map(summary::framed);
+    request
+        .system
+        .iter()
+        .chain(summary.iter())
+        .map(|text| json!({"role": "system", "content": text}))
+        .chain(messages)
+        .collect()
 }
 
 /// The conversation as Chat Completions messages, in order.

@@ -121,6 +121,7 @@ fn model_request() -> ModelRequest {
     ModelRequest {
         system: None,
         model: None,
+        summary: None,
         conversation,
         tools: vec![tool],
         model_call_index: 1,
@@ -157,6 +158,7 @@ fn tools_and_temperature_are_left_out_when_unset() {
     let bare = ModelRequest {
         system: None,
         model: None,
+        summary: None,
         tools: vec![],
         ..model_request()
     };

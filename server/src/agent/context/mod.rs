@@ -1,7 +1,8 @@
 //! The model's context window: what of a long conversation one model call sends.
 //!
-//! The log keeps everything; a call sends the newest whole turns that fit the budget
-//! (`--context-tokens`, or the model's known window less `--max-tokens`). A turn is a
+//! The log keeps everything; a call sends the newest whole turns that fit the budget of
+//! the model it calls ([`policy`]: an override of that model's, `--context-tokens`, or the
+//! model's known window less `--max-tokens`). A turn is a
 //! person's message and everything after it up to the next one, so a tool call always
 //! travels with its result and the conversation still starts with the person. The latest
 //! turn is always sent. When the oldest turn sent changes, the run records
@@ -10,6 +11,12 @@
 //! Sizes are estimated (UTF-8 bytes / 4, plus a few tokens per message): providers count
 //! differently, and an estimate that errs a little keeps this free of a tokenizer per
 //! provider.
+//!
+//! With `--context-strategy summarise` the turns left out are summarised by one model
+//! call ([`summary`]) and the summary travels ahead of the kept turns.
+
+pub mod policy;
+pub mod summary;
 
 use serde_json::json;
 use shared::EventBody;
@@ -100,6 +107,17 @@ pub fn users_in(messages: &[ChatMessage], dropped: usize) -> usize {
         .iter()
         .filter(|m| matches!(m, ChatMessage::User { .. }))
         .count()
+}
+
+/// Where the person's `n`-th message (0 for the first) stands in `messages`; the end when
+/// there are fewer.
+pub fn user_position(messages: &[ChatMessage], n: usize) -> usize {
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m, ChatMessage::User { .. }))
+        .nth(n)
+        .map_or(messages.len(), |(at, _)| at)
 }
 
 /// The context window of models Tandem knows, in tokens, by name prefix.
@@ -197,6 +215,8 @@ mod tests {
         assert!(fitted.dropped > 0 && fitted.estimated_tokens <= 600);
         assert!(matches!(fitted.messages[0], ChatMessage::User { .. }));
         assert_eq!(users_in(&messages, fitted.dropped), fitted.dropped / 4);
+        assert_eq!(user_position(&messages, fitted.dropped / 4), fitted.dropped);
+        assert_eq!(user_position(&messages, 9), messages.len());
         let tiny = fit(messages, Some(10), None, &[]);
         assert_eq!(tiny.messages.len(), 4, "the latest turn always goes, whole");
     }
