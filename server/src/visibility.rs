@@ -4,8 +4,10 @@
 //! REST reads), so what a link hides never reaches the viewer's browser. A link may hide
 //! the reasoning (every `REASONING_*` event) and the arguments of tool calls
 //! (`TOOL_CALL_ARGS`, and the arguments an approval question or its recorded decision
-//! carries). Encrypted reasoning (provider signatures) is never shown to a share viewer:
-//! it means nothing outside the model's conversation.
+//! carries). A link that hides either also hides the model's summaries of earlier turns
+//! (`tandem.context_summary`), which may retell them. Encrypted reasoning (provider
+//! signatures) is never shown to a share viewer: it means nothing outside the model's
+//! conversation.
 
 use bytestring::ByteString;
 use serde_json::Value;
@@ -44,6 +46,14 @@ impl Visibility {
                         metadata.remove("arguments");
                     }
                 }
+            }
+            // A summary of earlier turns is the model's own words about them: it may retell
+            // what a link hides, so it is shown only to links that hide nothing.
+            EventBody::Custom { name, .. }
+                if (self.hide_tool_arguments || self.hide_reasoning)
+                    && name == shared::custom::CONTEXT_SUMMARY =>
+            {
+                return None
             }
             EventBody::Custom {
                 name,
@@ -95,6 +105,21 @@ mod tests {
             assert_eq!(ALL_HIDDEN.apply(event(hidden.clone())), None, "{hidden}");
             assert!(Visibility::default().apply(event(hidden)).is_some());
         }
+        let summary = json!({"type": "CUSTOM", "name": "tandem.context_summary",
+            "value": {"firstUserMessage": 2, "summary": "wrote {\"path\":\"x\"}", "summarisedMessages": 3}});
+        for hides_one in [
+            Visibility {
+                hide_reasoning: true,
+                hide_tool_arguments: false,
+            },
+            Visibility {
+                hide_reasoning: false,
+                hide_tool_arguments: true,
+            },
+        ] {
+            assert_eq!(hides_one.apply(event(summary.clone())), None);
+        }
+        assert!(Visibility::default().apply(event(summary)).is_some());
         let signature = json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message",
                                "entityId": "m", "encryptedValue": "sig"});
         assert_eq!(Visibility::default().apply(event(signature)), None);
