@@ -156,7 +156,12 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
     assert_eq!(body["interrupt"]["message"], "Ship it?");
 
     assert!(tandem.logged("webhook delivered", PATIENCE).await);
-    let delivery = &deliveries(&app, &session).await[0];
+    let table = deliveries(&app, &session).await;
+    println!(
+        "webhook deliveries (GET /api/sessions/{{id}}/webhooks): {}",
+        serde_json::to_string_pretty(&table).unwrap()
+    );
+    let delivery = &table[0];
     assert_eq!(delivery["state"], "delivered", "{delivery}");
     assert_eq!(delivery["event"], "session.waiting");
     assert_eq!(delivery["interruptId"], interrupt.as_str());

@@ -5,7 +5,9 @@
 //! When it hits the one executing the runs, that instance either restarts at once (by
 //! its name it takes its runs back) or stays down until another instance took them over
 //! (their leases lapse after a second); a kill of another instance only moves its
-//! viewers. Either way every run continues exactly once.
+//! viewers. Either way every run continues exactly once. Whether a kill hit a session's
+//! run is read from the lease table at the kill, not assumed: on a loaded machine a
+//! restart can outlast a lease, and then another instance executes the runs.
 //!
 //! Every cycle posts a message to each session, waits a random 20–400 ms (the
 //! experiment's randomness, not synchronisation), kills, restarts and reconnects every
@@ -96,9 +98,13 @@ struct Harness {
     watching: Vec<usize>,
     rng: fastrand::Rng,
     tally: Tally,
-    /// When each kill since the last check happened (ms since the epoch), and whether
-    /// it hit the instance executing the runs.
-    kills_unchecked: Vec<(i64, bool)>,
+    /// When each kill since the last check happened (ms since the epoch), and for each
+    /// session whether it hit the instance executing its run.
+    kills_unchecked: Vec<(i64, Vec<bool>)>,
+    /// On PostgreSQL, a connection to the shared database, to read who holds each run's
+    /// lease: under load a restart can take longer than a lease, and then another
+    /// instance executes the runs the harness posted to the restarted one.
+    leases: Option<sqlx::PgConnection>,
     /// Broken continuation rules, reported at the end.
     problems: Vec<String>,
 }
@@ -141,8 +147,19 @@ impl Harness {
             rng,
             tally: Tally::default(),
             kills_unchecked: Vec::new(),
+            leases: None,
             problems: Vec::new(),
         }
+        .with_lease_reader()
+        .await
+    }
+
+    async fn with_lease_reader(mut self) -> Self {
+        if crate::helpers::on_postgres() {
+            let connection = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url);
+            self.leases = Some(connection.await.expect("the test database answers"));
+        }
+        self
     }
 
     /// A client of an instance that is up.
@@ -170,7 +187,15 @@ impl Harness {
         tokio::time::sleep(Duration::from_millis(self.rng.u64(millis))).await;
         let count = self.instances.len();
         let victim = if the_runner {
-            self.runner
+            // The instance that holds the runs' leases (the runner unless another took
+            // them over), so that a streak of kills hits the runs each time.
+            let holders = self.lease_holders().await;
+            holders
+                .iter()
+                .flatten()
+                .copied()
+                .next()
+                .unwrap_or(self.runner)
         } else {
             self.rng.usize(..count)
         };
@@ -178,7 +203,15 @@ impl Harness {
         let stay_down = hits_runner && !the_runner && count > 1 && self.rng.u8(..3) == 0;
         self.instances[victim].as_mut().unwrap().kill();
         self.instances[victim] = None;
-        self.kills_unchecked.push((now_ms(), hits_runner));
+        let killed_at = now_ms();
+        // Who executed each session's run when the victim died: its lease holder (it
+        // cannot change until the lease lapses, a second from now), else the runner.
+        let holders = self.lease_holders().await;
+        let hit = holders
+            .iter()
+            .map(|holder| holder.map_or(hits_runner, |slot| slot == victim))
+            .collect();
+        self.kills_unchecked.push((killed_at, hit));
         self.tally.kills += 1;
         if !stay_down {
             let restarted = launch(&self.url, &self.script, self.dir.path(), victim).await;
@@ -206,6 +239,30 @@ impl Harness {
         }
     }
 
+    /// For each session, the instance holding its running run's lease (PostgreSQL), by
+    /// the name its owner starts with; `None` on SQLite or when no lease names one.
+    async fn lease_holders(&mut self) -> Vec<Option<usize>> {
+        let Some(connection) = self.leases.as_mut() else {
+            return vec![None; self.viewers.len()];
+        };
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT l.session_id, l.owner FROM run_leases l \
+             JOIN sessions s ON s.id = l.session_id WHERE s.status = 'running'",
+        )
+        .fetch_all(connection)
+        .await
+        .expect("the lease table reads");
+        let owners: HashMap<String, String> = rows.into_iter().collect();
+        self.viewers
+            .iter()
+            .map(|viewer| {
+                let owner = owners.get(&viewer.session)?;
+                let (name, _) = owner.split_once('/')?;
+                name.strip_prefix("harness-")?.parse().ok()
+            })
+            .collect()
+    }
+
     /// Restarts an instance left down for a takeover.
     async fn restart_the_down(&mut self) {
         for slot in 0..self.instances.len() {
@@ -221,7 +278,7 @@ impl Harness {
     async fn check(&mut self) {
         let app = self.any_client();
         self.tally.checks += 1;
-        for viewer in &mut self.viewers {
+        for (at, viewer) in self.viewers.iter_mut().enumerate() {
             viewer.wait_run_end().await;
             let session = viewer.session.clone();
             let log = log_checks::raw_log(&app, &session).await;
@@ -230,7 +287,8 @@ impl Harness {
                 "session {session}: a run is still open"
             );
             log_checks::assert_contiguous_and_valid(&session, &log);
-            for &(killed_at, hit_runner) in &self.kills_unchecked {
+            for (killed_at, hit) in &self.kills_unchecked {
+                let (killed_at, hit_runner) = (*killed_at, hit[at]);
                 let problems = &mut self.problems;
                 let open = log_checks::continued_after_kill(
                     &session, &log, killed_at, hit_runner, problems,
