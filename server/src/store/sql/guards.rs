@@ -1,17 +1,48 @@
 //! Guards in SQL both backends run: read what a command's guard needs inside the write
 //! transaction (the facts the commands before it in the same batch left), let
-//! [`crate::store::guards::decide`] decide, and make the guard's own writes.
+//! [`crate::store::guards::decide`] decide, and make the guard's own writes. The SQL
+//! is shared as constants with the SQLite writer's direct port (`sqlite::guards`).
 
-/// Defines this module's functions for one backend: `$conn` is its pool or connection
-/// type. The SQL is the same on SQLite and PostgreSQL (`$1` placeholders, `TRUE` and
-/// `FALSE`, `ON CONFLICT`, `RETURNING`); a macro rather than functions generic over
-/// sqlx's `Database`, whose executor, encode and decode bounds would spread to every
-/// caller.
+/// A session's status and active run.
+pub(crate) const SESSION_FACTS: &str = "SELECT status, active_run_id FROM sessions WHERE id = $1";
+/// The run a client message id already started.
+pub(crate) const EARLIER_RUN: &str =
+    "SELECT run_id FROM client_messages WHERE session_id = $1 AND client_message_id = $2";
+/// Who holds a session's run lease.
+pub(crate) const LEASE_OWNER: &str = "SELECT owner FROM run_leases WHERE session_id = $1";
+/// An interrupt's state and answer.
+pub(crate) const INTERRUPT_FACTS: &str =
+    "SELECT status, response, resumed_run_id FROM interrupts WHERE id = $1 AND session_id = $2";
+/// Takes (or retakes, with a new epoch) a session's run lease: session, run, owner, expiry.
+pub(crate) const TAKE_LEASE: &str =
+    "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
+     VALUES ($1, $2, $3, 1, $4) \
+     ON CONFLICT (session_id) DO UPDATE SET run_id = excluded.run_id, \
+       owner = excluded.owner, epoch = run_leases.epoch + 1, expires_at = excluded.expires_at";
+/// Records which run a client message id started.
+pub(crate) const RECORD_CLIENT_MESSAGE: &str =
+    "INSERT INTO client_messages (session_id, client_message_id, run_id) VALUES ($1, $2, $3)";
+/// Names a session that still has its default title.
+pub(crate) const NAME_SESSION: &str =
+    "UPDATE sessions SET title = $1, auto_title = FALSE WHERE id = $2 AND auto_title";
+/// Records an interrupt's answer: state, response, resumed run, time, interrupt.
+pub(crate) const ANSWER_INTERRUPT: &str =
+    "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
+     WHERE id = $5";
+
+/// Defines this module's functions for a backend that runs them through sqlx (`$conn`:
+/// its connection type; PostgreSQL's today, SQLite's writer runs the same constants
+/// through rusqlite). The SQL is the same on SQLite and PostgreSQL (`$1` placeholders,
+/// `TRUE` and `FALSE`, `ON CONFLICT`, `RETURNING`); a macro rather than functions
+/// generic over sqlx's `Database`, whose executor, encode and decode bounds would spread
+/// to every caller.
 macro_rules! guards_on {
     ($conn:ty) => {
         use shared::api::SessionStatus;
 
-        use crate::store::guards::{decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict};
+        use crate::store::guards::{
+            decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict,
+        };
         use crate::store::leases::LeaseTerms;
         use crate::store::{Command, Guard, InterruptState, Rejection, StoreError};
 
@@ -43,7 +74,7 @@ macro_rules! guards_on {
             session: &str,
         ) -> Result<Facts, StoreError> {
             let row: Option<(String, Option<String>)> =
-                sqlx::query_as("SELECT status, active_run_id FROM sessions WHERE id = $1")
+                sqlx::query_as(crate::store::sql::guards::SESSION_FACTS)
                     .bind(session)
                     .fetch_optional(&mut *conn)
                     .await?;
@@ -59,13 +90,12 @@ macro_rules! guards_on {
                     client_message_id: Some(client_id),
                     ..
                 } => {
-                    let seen: Option<(String,)> = sqlx::query_as(
-                        "SELECT run_id FROM client_messages WHERE session_id = $1 AND client_message_id = $2",
-                    )
-                    .bind(session)
-                    .bind(client_id)
-                    .fetch_optional(&mut *conn)
-                    .await?;
+                    let seen: Option<(String,)> =
+                        sqlx::query_as(crate::store::sql::guards::EARLIER_RUN)
+                            .bind(session)
+                            .bind(client_id)
+                            .fetch_optional(&mut *conn)
+                            .await?;
                     facts.earlier_run = seen.map(|(run_id,)| run_id);
                 }
                 Guard::Resume { interrupt_id, .. } => {
@@ -73,7 +103,7 @@ macro_rules! guards_on {
                 }
                 Guard::Append => {
                     let owner: Option<(String,)> =
-                        sqlx::query_as("SELECT owner FROM run_leases WHERE session_id = $1")
+                        sqlx::query_as(crate::store::sql::guards::LEASE_OWNER)
                             .bind(session)
                             .fetch_optional(&mut *conn)
                             .await?;
@@ -89,13 +119,12 @@ macro_rules! guards_on {
             session: &str,
             interrupt_id: &str,
         ) -> Result<Option<InterruptFacts>, StoreError> {
-            let row: Option<(String, Option<String>, Option<String>)> = sqlx::query_as(
-                "SELECT status, response, resumed_run_id FROM interrupts WHERE id = $1 AND session_id = $2",
-            )
-            .bind(interrupt_id)
-            .bind(session)
-            .fetch_optional(&mut *conn)
-            .await?;
+            let row: Option<(String, Option<String>, Option<String>)> =
+                sqlx::query_as(crate::store::sql::guards::INTERRUPT_FACTS)
+                    .bind(interrupt_id)
+                    .bind(session)
+                    .fetch_optional(&mut *conn)
+                    .await?;
             let Some((state, response, resumed_run_id)) = row else {
                 return Ok(None);
             };
@@ -120,41 +149,31 @@ macro_rules! guards_on {
         ) -> Result<(), StoreError> {
             match write {
                 GuardWrite::TakeLease { run_id } => {
-                    sqlx::query(
-                        "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
-                         VALUES ($1, $2, $3, 1, $4) \
-                         ON CONFLICT (session_id) DO UPDATE SET run_id = excluded.run_id, \
-                           owner = excluded.owner, epoch = run_leases.epoch + 1, \
-                           expires_at = excluded.expires_at",
-                    )
-                    .bind(session)
-                    .bind(run_id)
-                    .bind(&lease.owner)
-                    .bind(lease.expires_at(now_ms))
-                    .execute(&mut *conn)
-                    .await?;
+                    sqlx::query(crate::store::sql::guards::TAKE_LEASE)
+                        .bind(session)
+                        .bind(run_id)
+                        .bind(&lease.owner)
+                        .bind(lease.expires_at(now_ms))
+                        .execute(&mut *conn)
+                        .await?;
                 }
                 GuardWrite::RecordClientMessage {
                     client_message_id,
                     run_id,
                 } => {
-                    sqlx::query(
-                        "INSERT INTO client_messages (session_id, client_message_id, run_id) VALUES ($1, $2, $3)",
-                    )
-                    .bind(session)
-                    .bind(client_message_id)
-                    .bind(run_id)
-                    .execute(&mut *conn)
-                    .await?;
+                    sqlx::query(crate::store::sql::guards::RECORD_CLIENT_MESSAGE)
+                        .bind(session)
+                        .bind(client_message_id)
+                        .bind(run_id)
+                        .execute(&mut *conn)
+                        .await?;
                 }
                 GuardWrite::NameSession { title } => {
-                    sqlx::query(
-                        "UPDATE sessions SET title = $1, auto_title = FALSE WHERE id = $2 AND auto_title",
-                    )
-                    .bind(title)
-                    .bind(session)
-                    .execute(&mut *conn)
-                    .await?;
+                    sqlx::query(crate::store::sql::guards::NAME_SESSION)
+                        .bind(title)
+                        .bind(session)
+                        .execute(&mut *conn)
+                        .await?;
                 }
                 GuardWrite::AnswerInterrupt {
                     interrupt_id,
@@ -162,17 +181,14 @@ macro_rules! guards_on {
                     response,
                     run_id,
                 } => {
-                    sqlx::query(
-                        "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
-                         WHERE id = $5",
-                    )
-                    .bind(state.as_str())
-                    .bind(response.to_string())
-                    .bind(run_id)
-                    .bind(now_ms)
-                    .bind(interrupt_id)
-                    .execute(&mut *conn)
-                    .await?;
+                    sqlx::query(crate::store::sql::guards::ANSWER_INTERRUPT)
+                        .bind(state.as_str())
+                        .bind(response.to_string())
+                        .bind(run_id)
+                        .bind(now_ms)
+                        .bind(interrupt_id)
+                        .execute(&mut *conn)
+                        .await?;
                 }
             }
             Ok(())

@@ -1,8 +1,21 @@
 //! Recording what a command raised besides its events, in SQL both backends run: the
 //! interrupts it pauses on and the runs it ends (the webhook outbox's sources).
 
-/// Defines `insert_interrupts` and `insert_run_ends` for one backend (`$conn`: its
-/// connection type); see [`super::users`] for why a macro.
+/// Records a raised interrupt: id, session, run, tool call, JSON, time, deadline, reason.
+pub(crate) const INSERT_INTERRUPT: &str = "INSERT INTO interrupts \
+     (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at, reason) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+/// Records a run's end: id (`session:seq`), session, run (else the lease's), outcome,
+/// error, time.
+pub(crate) const INSERT_RUN_END: &str = "INSERT INTO run_ends \
+     (id, session_id, run_id, outcome, error, created_at) \
+     VALUES ($1, $2, coalesce($3, (SELECT run_id FROM run_leases WHERE session_id = $2)), \
+       $4, $5, $6) \
+     ON CONFLICT (id) DO NOTHING";
+
+/// Defines `insert_interrupts` and `insert_run_ends` for a backend that runs them through
+/// sqlx (`$conn`: its connection type; SQLite's writer runs the same constants through
+/// rusqlite, `sqlite::apply`); see [`super::users`] for why a macro.
 macro_rules! interrupts_on {
     ($conn:ty) => {
         /// Records the interrupts a command raised.
@@ -14,21 +27,17 @@ macro_rules! interrupts_on {
         ) -> Result<(), crate::store::StoreError> {
             for (run_id, interrupt) in interrupts {
                 let json = serde_json::to_string(interrupt).expect("interrupts serialise");
-                sqlx::query(
-                    "INSERT INTO interrupts \
-                     (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at, reason) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                )
-                .bind(&interrupt.id)
-                .bind(session)
-                .bind(run_id)
-                .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
-                .bind(json)
-                .bind(now_ms)
-                .bind(crate::domain::deadline_ms(interrupt))
-                .bind(&interrupt.reason)
-                .execute(&mut *conn)
-                .await?;
+                sqlx::query(crate::store::sql::interrupts::INSERT_INTERRUPT)
+                    .bind(&interrupt.id)
+                    .bind(session)
+                    .bind(run_id)
+                    .bind(interrupt.tool_call_id.as_deref().unwrap_or_default())
+                    .bind(json)
+                    .bind(now_ms)
+                    .bind(crate::domain::deadline_ms(interrupt))
+                    .bind(&interrupt.reason)
+                    .execute(&mut *conn)
+                    .await?;
             }
             Ok(())
         }
@@ -45,20 +54,15 @@ macro_rules! interrupts_on {
         ) -> Result<(), crate::store::StoreError> {
             for end in ends {
                 let seq = first_seq + end.index as i64;
-                sqlx::query(
-                    "INSERT INTO run_ends (id, session_id, run_id, outcome, error, created_at) \
-                     VALUES ($1, $2, coalesce($3, (SELECT run_id FROM run_leases WHERE session_id = $2)), \
-                       $4, $5, $6) \
-                     ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(format!("{session}:{seq}"))
-                .bind(session)
-                .bind(end.run_id.as_deref())
-                .bind(end.outcome)
-                .bind(end.error.as_ref().map(|e| e.to_string()))
-                .bind(now_ms)
-                .execute(&mut *conn)
-                .await?;
+                sqlx::query(crate::store::sql::interrupts::INSERT_RUN_END)
+                    .bind(format!("{session}:{seq}"))
+                    .bind(session)
+                    .bind(end.run_id.as_deref())
+                    .bind(end.outcome)
+                    .bind(end.error.as_ref().map(|e| e.to_string()))
+                    .bind(now_ms)
+                    .execute(&mut *conn)
+                    .await?;
             }
             Ok(())
         }

@@ -1,13 +1,15 @@
-//! Applying a batch of commands inside one transaction: guards, seq allocation, derived
-//! status and interrupts, then the event rows with multi-row INSERTs. A batch of plain
-//! appends (the token path) takes [`super::appends`], which advances every session of
-//! the batch with one statement.
+//! Applying a batch of commands inside one transaction, on the writer's direct
+//! connection ([`super::direct`]): guards, seq allocation, derived status and
+//! interrupts, then the event rows with multi-row INSERTs. A batch of plain appends (the
+//! token path) takes [`super::appends`], which advances every session of the batch with
+//! one statement. Statements come from rusqlite's cache of prepared statements.
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, ToSql};
 
 use super::guards::check_guard;
 use crate::store::leases::LeaseTerms;
-use crate::store::{derive_effects, Applied, Command, Guard, Rejection, StoreError};
+use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
+use crate::store::{derive_effects, Applied, Command, Guard, Rejection, RunEnd, StoreError};
 
 /// Rows per multi-row INSERT at most (3 parameters each, far below SQLite's limit).
 const INSERT_CHUNK: usize = 256;
@@ -29,10 +31,36 @@ pub(super) fn shaped_chunks<T>(items: &[T], max: usize) -> impl Iterator<Item = 
     })
 }
 
+/// `(?, ?, …), (?, ?, …), …`: `rows` groups of `columns` placeholders.
+pub(super) fn value_rows(rows: usize, columns: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    vec![row; rows].join(", ")
+}
+
+/// One batch in one `BEGIN IMMEDIATE … COMMIT` transaction; rolled back on error.
+pub(super) fn apply_batch(
+    conn: &Connection,
+    lease: &LeaseTerms,
+    batch: &[Command],
+    now_ms: i64,
+) -> Result<Vec<Applied>, StoreError> {
+    conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+    let applied = apply_in_transaction(conn, lease, batch, now_ms).and_then(|applied| {
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        Ok(applied)
+    });
+    if applied.is_err() && !conn.is_autocommit() {
+        // Nothing was committed; leave the connection outside any transaction. A failed
+        // rollback shows at the next batch's BEGIN.
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    applied
+}
+
 /// Checks each guard and applies the commands that pass; rows are inserted at the end,
 /// many per statement.
-pub(super) async fn apply_in_transaction(
-    conn: &mut SqliteConnection,
+fn apply_in_transaction(
+    conn: &Connection,
     lease: &LeaseTerms,
     batch: &[Command],
     now_ms: i64,
@@ -41,17 +69,17 @@ pub(super) async fn apply_in_transaction(
         .iter()
         .all(|command| matches!(command.guard, Guard::Append))
     {
-        return super::appends::apply_appends(conn, lease, batch, now_ms).await;
+        return super::appends::apply_appends(conn, lease, batch, now_ms);
     }
     let mut applied = Vec::with_capacity(batch.len());
     let mut rows: Vec<(String, i64, &str)> = Vec::new();
     for command in batch {
-        if let Some(rejection) = check_guard(conn, lease, command, now_ms).await? {
+        let session = command.session.to_string();
+        if let Some(rejection) = check_guard(conn, lease, command, &session, now_ms)? {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
-        let session = command.session.to_string();
-        let Some(first_seq) = advance_session(conn, command, &session, now_ms).await? else {
+        let Some(first_seq) = advance_session(conn, command, &session, now_ms)? else {
             applied.push(Applied::Rejected(Rejection::SessionMissing));
             continue;
         };
@@ -66,67 +94,66 @@ pub(super) async fn apply_in_transaction(
             first_seq: first_seq as u64,
         });
     }
-    insert_rows(conn, &rows).await?;
+    insert_rows(conn, &rows)?;
     Ok(applied)
 }
 
 /// Inserts event rows `(session, seq, json)`, many per statement.
-pub(super) async fn insert_rows(
-    conn: &mut SqliteConnection,
+pub(super) fn insert_rows(
+    conn: &Connection,
     rows: &[(String, i64, &str)],
 ) -> Result<(), StoreError> {
     for chunk in shaped_chunks(rows, INSERT_CHUNK) {
-        let mut insert =
-            QueryBuilder::<Sqlite>::new("INSERT INTO events (session_id, seq, event) ");
-        insert.push_values(chunk, |mut row, (session, seq, json)| {
-            row.push_bind(session.as_str())
-                .push_bind(*seq)
-                .push_bind(*json);
-        });
-        insert.build().execute(&mut *conn).await?;
+        let sql = format!(
+            "INSERT INTO events (session_id, seq, event) VALUES {}",
+            value_rows(chunk.len(), 3)
+        );
+        let values = chunk
+            .iter()
+            .flat_map(|(session, seq, json)| [session as &dyn ToSql, seq, json]);
+        conn.prepare_cached(&sql)?
+            .execute(params_from_iter(values))?;
     }
     Ok(())
 }
 
 /// Bumps `last_seq` (and the derived status), records raised interrupts; returns the
 /// first seq of the command's entries, or `None` if the session does not exist.
-async fn advance_session(
-    conn: &mut SqliteConnection,
+fn advance_session(
+    conn: &Connection,
     command: &Command,
     session: &str,
     now_ms: i64,
 ) -> Result<Option<i64>, StoreError> {
     let effects = derive_effects(&command.entries);
     let count = command.entries.len() as i64;
-    let last: Option<(i64,)> = match &effects.status {
-        Some((status, run_id)) => {
-            sqlx::query_as(
+    let last: Option<i64> = match &effects.status {
+        Some((status, run_id)) => conn
+            .prepare_cached(
                 "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ?, status = ?, \
-             active_run_id = ? WHERE id = ? RETURNING last_seq",
+                 active_run_id = ? WHERE id = ? RETURNING last_seq",
+            )?
+            .query_row(
+                params![count, now_ms, status.as_str(), run_id, session],
+                |row| row.get(0),
             )
-            .bind(count)
-            .bind(now_ms)
-            .bind(status.as_str())
-            .bind(run_id.as_deref())
-            .bind(session)
-            .fetch_optional(&mut *conn)
-            .await?
-        }
-        None => sqlx::query_as(
-            "UPDATE sessions SET last_seq = last_seq + ?, updated_at = coalesce(?, updated_at) \
+            .optional()?,
+        None => conn
+            .prepare_cached(
+                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = coalesce(?, updated_at) \
                  WHERE id = ? RETURNING last_seq",
-        )
-        .bind(count)
-        .bind(touches(command).then_some(now_ms))
-        .bind(session)
-        .fetch_optional(&mut *conn)
-        .await?,
+            )?
+            .query_row(
+                params![count, touches(command).then_some(now_ms), session],
+                |row| row.get(0),
+            )
+            .optional()?,
     };
-    let Some((last,)) = last else {
+    let Some(last) = last else {
         return Ok(None);
     };
-    insert_interrupts(conn, session, &effects.interrupts, now_ms).await?;
-    insert_run_ends(conn, session, last - count + 1, &effects.run_ends, now_ms).await?;
+    insert_interrupts(conn, session, &effects.interrupts, now_ms)?;
+    insert_run_ends(conn, session, last - count + 1, &effects.run_ends, now_ms)?;
     Ok(Some(last - count + 1))
 }
 
@@ -136,7 +163,51 @@ fn touches(command: &Command) -> bool {
     !matches!(command.guard, Guard::Append)
 }
 
-crate::store::sql::interrupts::interrupts_on!(SqliteConnection);
+/// Records the interrupts a command raised.
+pub(super) fn insert_interrupts(
+    conn: &Connection,
+    session: &str,
+    interrupts: &[(String, shared::Interrupt)],
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    for (run_id, interrupt) in interrupts {
+        let json = serde_json::to_string(interrupt).expect("interrupts serialise");
+        conn.prepare_cached(INSERT_INTERRUPT)?.execute(params![
+            interrupt.id,
+            session,
+            run_id,
+            interrupt.tool_call_id.as_deref().unwrap_or_default(),
+            json,
+            now_ms,
+            crate::domain::deadline_ms(interrupt),
+            interrupt.reason,
+        ])?;
+    }
+    Ok(())
+}
+
+/// Records the runs a command ended (its entries got `first_seq`, …), so that a webhook
+/// announcing each is owed in the same transaction.
+pub(super) fn insert_run_ends(
+    conn: &Connection,
+    session: &str,
+    first_seq: i64,
+    ends: &[RunEnd],
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    for end in ends {
+        let seq = first_seq + end.index as i64;
+        conn.prepare_cached(INSERT_RUN_END)?.execute(params![
+            format!("{session}:{seq}"),
+            session,
+            end.run_id,
+            end.outcome,
+            end.error.as_ref().map(|e| e.to_string()),
+            now_ms,
+        ])?;
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

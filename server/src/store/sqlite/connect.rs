@@ -6,10 +6,10 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{ConnectOptions, Connection};
 use tokio::sync::Mutex;
 
 use super::checkpoints::{self, WalState};
+use super::direct::WriterConnection;
 use super::SqliteStore;
 use crate::store::leases::LeaseTerms;
 use crate::store::{StoreError, StoreOptions};
@@ -53,12 +53,8 @@ impl SqliteStore {
             .max_connections(READERS)
             .connect_with(options.clone().read_only(true))
             .await?;
-        let writer = options
-            .clone()
-            .pragma("cache_size", WRITER_CACHE_SIZE)
-            .connect()
-            .await?;
-        let writer = Arc::new(Mutex::new(writer));
+        let writer_options = options.clone().pragma("cache_size", WRITER_CACHE_SIZE);
+        let writer = Arc::new(Mutex::new(WriterConnection::open(&writer_options).await?));
         let wal_path = wal_path_of(options.get_filename());
         let wal = Arc::new(WalState::default());
         let checkpointer = checkpoints::spawn(pool.clone(), wal_path.clone(), wal.clone());
@@ -70,7 +66,7 @@ impl SqliteStore {
             pool,
             reads,
             writer,
-            options,
+            options: writer_options,
             lease,
             wal,
             wal_path,
@@ -84,7 +80,7 @@ impl SqliteStore {
         self.pool.close().await;
         self.reads.close().await;
         if let Ok(writer) = Arc::try_unwrap(self.writer) {
-            let _ = writer.into_inner().close().await;
+            writer.into_inner().close().await;
         }
     }
 }

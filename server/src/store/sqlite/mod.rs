@@ -2,8 +2,8 @@
 //!
 //! Log writes come only through [`Store::apply`], called by the single log writer, on a
 //! connection of its own for the store's lifetime (no pool to wait for), in `BEGIN
-//! IMMEDIATE` transactions so the write lock is taken up front; creating and deleting
-//! sessions (also the writer's) use it too. Reads (replay, REST) use a pool of read-only
+//! IMMEDIATE` transactions so the write lock is taken up front, each batch in one hop
+//! ([`direct`]); creating and deleting sessions (also the writer's) use it too. Reads (replay, REST) use a pool of read-only
 //! connections and never queue behind the writer; the few other writes (users, share
 //! links, leases, retention) have a small pool of their own. `synchronous = NORMAL`: a
 //! commit survives a process crash; a power cut may lose the last moments.
@@ -12,13 +12,14 @@ use shared::api::SessionStatus;
 use std::sync::Arc;
 
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{ConnectOptions, Connection, SqliteConnection, SqlitePool};
+use sqlx::{Connection, SqlitePool};
 use tokio::sync::Mutex;
 
 mod appends;
 mod apply;
 mod checkpoints;
 mod connect;
+mod direct;
 mod guards;
 mod housekeeping;
 mod leases;
@@ -31,7 +32,7 @@ mod webhooks;
 use super::rows::{
     interrupt_from, session_from, InterruptTuple, SessionTuple, INTERRUPT_COLUMNS, SESSION_COLUMNS,
 };
-use apply::apply_in_transaction;
+use apply::apply_batch;
 use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
@@ -63,7 +64,8 @@ pub struct SqliteStore {
     /// Read-only connections for every read.
     reads: SqlitePool,
     /// The log writer's own connection.
-    writer: Arc<Mutex<SqliteConnection>>,
+    writer: Arc<Mutex<direct::WriterConnection>>,
+    /// The writer's connect options, to replace a connection that broke.
     options: SqliteConnectOptions,
     lease: LeaseTerms,
     /// Commits and checkpoint failures, shared with the checkpointer.
@@ -93,7 +95,7 @@ impl Store for SqliteStore {
         .bind(auto_title)
         .bind(now_ms)
         .bind(now_ms)
-        .execute(&mut *self.writer.lock().await)
+        .execute(self.writer.lock().await.sqlx())
         .await?;
         Ok(SessionRow {
             id,
@@ -181,7 +183,7 @@ impl Store for SqliteStore {
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE id = ?")
             .bind(id.to_string())
-            .execute(&mut *self.writer.lock().await)
+            .execute(self.writer.lock().await.sqlx())
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -338,43 +340,26 @@ impl Store for SqliteStore {
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.lock().await;
-        if self.wal.writer_must_checkpoint(&self.wal_path) {
-            // The checkpointer fails or cannot keep up: checkpoint here, as SQLite would
-            // have; a failure (a full disk) is the producers' error at once.
-            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-                .execute(&mut *conn)
-                .await?;
-        }
-        let result = apply_batch(&mut conn, &self.lease, batch, now_ms).await;
-        if result.is_ok() {
-            self.wal.committed();
-        }
-        if result.is_err() {
-            // Nothing was committed; leave the connection outside any transaction. If the
-            // rollback fails too, the connection is broken: the next batch gets a new one.
-            if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err()
-                && conn.ping().await.is_err()
-            {
-                let fresh = self.options.connect().await?;
-                let broken = std::mem::replace(&mut *conn, fresh);
-                let _ = broken.close().await;
-            }
+        let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
+        let result = conn
+            .with(|direct| {
+                if must_checkpoint {
+                    // The checkpointer fails or cannot keep up: checkpoint here, as SQLite
+                    // would have; a failure (a full disk) is the producers' error at once.
+                    direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+                }
+                apply_batch(direct, &self.lease, batch, now_ms)
+            })
+            .await;
+        match &result {
+            Ok(_) => self.wal.committed(),
+            // Nothing was committed. If the connection no longer answers, the next batch
+            // gets a new one.
+            Err(_) if conn.sqlx().ping().await.is_err() => conn.reopen(&self.options).await?,
+            Err(_) => {}
         }
         result
     }
-}
-
-/// One batch in one `BEGIN IMMEDIATE … COMMIT` transaction.
-async fn apply_batch(
-    conn: &mut SqliteConnection,
-    lease: &LeaseTerms,
-    batch: &[Command],
-    now_ms: i64,
-) -> Result<Vec<Applied>, StoreError> {
-    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
-    let applied = apply_in_transaction(conn, lease, batch, now_ms).await?;
-    sqlx::query("COMMIT").execute(&mut *conn).await?;
-    Ok(applied)
 }
 
 #[cfg(test)]
