@@ -117,3 +117,34 @@ impl From<rusqlite::Error> for StoreError {
         Self::of_kind(kind, error.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::ffi;
+
+    use crate::store::StoreError;
+
+    fn from_code(code: i32) -> StoreError {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None).into()
+    }
+
+    #[test]
+    fn sqlite_codes_read_as_the_writer_expects() {
+        for code in [
+            ffi::SQLITE_BUSY,
+            ffi::SQLITE_LOCKED,
+            ffi::SQLITE_IOERR_WRITE,
+        ] {
+            let error = from_code(code);
+            assert!(
+                matches!(error, StoreError::Unavailable(_)),
+                "{code}: {error}"
+            );
+            assert!(error.is_transient());
+        }
+        assert!(matches!(from_code(ffi::SQLITE_FULL), StoreError::Full(_)));
+        let fatal = from_code(ffi::SQLITE_CONSTRAINT_PRIMARYKEY);
+        assert!(matches!(fatal, StoreError::Database(_)), "{fatal}");
+        assert!(!fatal.is_transient());
+    }
+}
