@@ -9,7 +9,7 @@
 use serde_json::Value;
 use shared::api::SessionStatus;
 
-use super::{Command, Guard, InterruptState, Rejection};
+use super::{Command, Guard, InterruptState, Rejection, StoreError};
 
 /// What a guard needs to know about the command's session.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +26,37 @@ pub struct InterruptFacts {
     pub response: Option<Value>,
     /// The run that answer started.
     pub resumed_run_id: Option<String>,
+}
+
+impl SessionFacts {
+    /// The facts from a `sessions` row's `status` and `active_run_id` (an unknown status
+    /// reads as running, the state that refuses the most).
+    pub fn from_row(status: &str, active_run_id: Option<String>) -> Self {
+        Self {
+            status: SessionStatus::parse(status).unwrap_or(SessionStatus::Running),
+            active_run_id,
+        }
+    }
+}
+
+impl InterruptFacts {
+    /// The facts from an `interrupts` row's `status`, `response` (JSON) and
+    /// `resumed_run_id`.
+    pub fn from_row(
+        state: &str,
+        response: Option<&str>,
+        resumed_run_id: Option<String>,
+    ) -> Result<Self, StoreError> {
+        let response = response
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(Self {
+            state: InterruptState::parse(state),
+            response,
+            resumed_run_id,
+        })
+    }
 }
 
 /// Who holds the lease of the session's run, as this instance sees it.

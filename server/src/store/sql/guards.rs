@@ -38,13 +38,11 @@ pub(crate) const ANSWER_INTERRUPT: &str =
 /// to every caller.
 macro_rules! guards_on {
     ($conn:ty) => {
-        use shared::api::SessionStatus;
-
         use crate::store::guards::{
             decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict,
         };
         use crate::store::leases::LeaseTerms;
-        use crate::store::{Command, Guard, InterruptState, Rejection, StoreError};
+        use crate::store::{Command, Guard, Rejection, StoreError};
 
         /// Returns why the command may not be applied, or records what its guard owns
         /// (the de-duplication row, the title, the interrupt's answer) and returns `None`.
@@ -79,10 +77,8 @@ macro_rules! guards_on {
                     .fetch_optional(&mut *conn)
                     .await?;
             let mut facts = Facts {
-                session: row.map(|(status, active_run_id)| SessionFacts {
-                    status: SessionStatus::parse(&status).unwrap_or(SessionStatus::Running),
-                    active_run_id,
-                }),
+                session: row
+                    .map(|(status, active_run_id)| SessionFacts::from_row(&status, active_run_id)),
                 ..Facts::default()
             };
             match &command.guard {
@@ -125,19 +121,10 @@ macro_rules! guards_on {
                     .bind(session)
                     .fetch_optional(&mut *conn)
                     .await?;
-            let Some((state, response, resumed_run_id)) = row else {
-                return Ok(None);
-            };
-            let response = response
-                .as_deref()
-                .map(serde_json::from_str)
-                .transpose()
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            Ok(Some(InterruptFacts {
-                state: InterruptState::parse(&state),
-                response,
-                resumed_run_id,
-            }))
+            row.map(|(state, response, resumed_run_id)| {
+                InterruptFacts::from_row(&state, response.as_deref(), resumed_run_id)
+            })
+            .transpose()
         }
 
         async fn apply_write(

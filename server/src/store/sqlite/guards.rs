@@ -3,7 +3,6 @@
 //! same decision ([`crate::store::guards::decide`]).
 
 use rusqlite::{params, Connection, OptionalExtension};
-use shared::api::SessionStatus;
 
 use crate::store::guards::{decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict};
 use crate::store::leases::LeaseTerms;
@@ -11,7 +10,7 @@ use crate::store::sql::guards::{
     ANSWER_INTERRUPT, EARLIER_RUN, INTERRUPT_FACTS, LEASE_OWNER, NAME_SESSION,
     RECORD_CLIENT_MESSAGE, SESSION_FACTS, TAKE_LEASE,
 };
-use crate::store::{Command, Guard, InterruptState, Rejection, StoreError};
+use crate::store::{Command, Guard, Rejection, StoreError};
 
 /// Returns why the command may not be applied, or records what its guard owns (the
 /// de-duplication row, the title, the interrupt's answer) and returns `None`.
@@ -45,10 +44,7 @@ fn read_facts(
         .query_row([session], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     let mut facts = Facts {
-        session: row.map(|(status, active_run_id)| SessionFacts {
-            status: SessionStatus::parse(&status).unwrap_or(SessionStatus::Running),
-            active_run_id,
-        }),
+        session: row.map(|(status, active_run_id)| SessionFacts::from_row(&status, active_run_id)),
         ..Facts::default()
     };
     match &command.guard {
@@ -87,19 +83,10 @@ fn read_interrupt(
             Ok((row.get(0)?, row.get(1)?, row.get(2)?))
         })
         .optional()?;
-    let Some((state, response, resumed_run_id)) = row else {
-        return Ok(None);
-    };
-    let response = response
-        .as_deref()
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(Some(InterruptFacts {
-        state: InterruptState::parse(&state),
-        response,
-        resumed_run_id,
-    }))
+    row.map(|(state, response, resumed_run_id)| {
+        InterruptFacts::from_row(&state, response.as_deref(), resumed_run_id)
+    })
+    .transpose()
 }
 
 fn apply_write(
