@@ -7,13 +7,32 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
 
-use super::apply::{insert_interrupts, insert_rows, insert_run_ends, shaped_chunks, value_rows};
+use super::apply::{
+    insert_interrupts, insert_rows, insert_run_ends, shaped_chunks, value_rows, ShapedSql,
+};
 use crate::store::advances::{advances, Advance};
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
 
 /// Sessions per UPDATE at most (4 parameters each, far below SQLite's limit).
 const SESSIONS_PER_UPDATE: usize = 256;
+
+/// Advances the sessions of a chunk whose run lease no other instance holds (`updated_at`
+/// moves with the status, not with each token; see `advances`). The VALUES rows come
+/// first in the statement, so their parameters are 1..4n; the time and the owner follow.
+static ADVANCE_SESSIONS: ShapedSql = ShapedSql::new(|rows| {
+    format!(
+        "WITH v(id, count, status, run_id) AS (VALUES {}) \
+         UPDATE sessions SET last_seq = sessions.last_seq + v.count, \
+         updated_at = CASE WHEN v.status IS NULL THEN sessions.updated_at ELSE ? END, \
+         status = coalesce(v.status, sessions.status), \
+         active_run_id = CASE WHEN v.status IS NULL THEN sessions.active_run_id ELSE v.run_id END \
+         FROM v WHERE sessions.id = v.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
+         WHERE l.session_id = sessions.id AND l.owner <> ?) \
+         RETURNING sessions.id, sessions.last_seq",
+        value_rows(rows, 4)
+    )
+});
 
 /// Applies a batch whose commands are all plain appends.
 pub(super) fn apply_appends(
@@ -81,28 +100,14 @@ fn existing(conn: &Connection, ids: &[&str]) -> Result<HashSet<String>, StoreErr
     Ok(found)
 }
 
-/// Advances the sessions of one chunk whose run lease no other instance holds; returns
-/// `(id, new last_seq)` of those it advanced.
+/// Advances the sessions of one chunk whose run lease no other instance holds
+/// ([`ADVANCE_SESSIONS`]); returns `(id, new last_seq)` of those it advanced.
 fn update_sessions(
     conn: &Connection,
     owner: &str,
     chunk: &[Advance],
     now_ms: i64,
 ) -> Result<Vec<(String, i64)>, StoreError> {
-    // `updated_at` moves with the status, not with each token (see `advances`). The
-    // VALUES rows come first in the statement, so their parameters are 1..4n; the
-    // time and the owner follow.
-    let sql = format!(
-        "WITH v(id, count, status, run_id) AS (VALUES {}) \
-         UPDATE sessions SET last_seq = sessions.last_seq + v.count, \
-         updated_at = CASE WHEN v.status IS NULL THEN sessions.updated_at ELSE ? END, \
-         status = coalesce(v.status, sessions.status), \
-         active_run_id = CASE WHEN v.status IS NULL THEN sessions.active_run_id ELSE v.run_id END \
-         FROM v WHERE sessions.id = v.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
-         WHERE l.session_id = sessions.id AND l.owner <> ?) \
-         RETURNING sessions.id, sessions.last_seq",
-        value_rows(chunk.len(), 4)
-    );
     let statuses: Vec<(Option<&str>, Option<&str>)> = chunk
         .iter()
         .map(|advance| match &advance.status {
@@ -117,7 +122,7 @@ fn update_sessions(
             [&advance.id as &dyn ToSql, &advance.count, status, run_id]
         })
         .chain([&now_ms as &dyn ToSql, &owner]);
-    let mut update = conn.prepare_cached(&sql)?;
+    let mut update = conn.prepare_cached(ADVANCE_SESSIONS.get(chunk.len()))?;
     let rows = update.query_map(params_from_iter(values), |row| {
         Ok((row.get(0)?, row.get(1)?))
     })?;

@@ -4,6 +4,8 @@
 //! token path) takes [`super::appends`], which advances every session of the batch with
 //! one statement. Statements come from rusqlite's cache of prepared statements.
 
+use std::sync::OnceLock;
+
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, ToSql};
 
 use super::guards::check_guard;
@@ -36,6 +38,38 @@ pub(super) fn value_rows(rows: usize, columns: usize) -> String {
     let row = format!("({})", vec!["?"; columns].join(", "));
     vec![row; rows].join(", ")
 }
+
+/// A multi-row statement's SQL in each of its [`shaped_chunks`] sizes (powers of two up
+/// to 256), each built the first time it is needed: the token path looks up a string
+/// instead of formatting kilobytes of placeholders for every chunk.
+pub(super) struct ShapedSql {
+    build: fn(usize) -> String,
+    built: [OnceLock<String>; 9],
+}
+
+impl ShapedSql {
+    /// Shapes that `build` makes for a number of rows.
+    pub const fn new(build: fn(usize) -> String) -> Self {
+        Self {
+            build,
+            built: [const { OnceLock::new() }; 9],
+        }
+    }
+
+    /// The SQL for `rows` rows (a power of two, at most 256).
+    pub fn get(&self, rows: usize) -> &str {
+        assert!(rows.is_power_of_two() && rows <= 256, "{rows} rows");
+        self.built[rows.ilog2() as usize].get_or_init(|| (self.build)(rows))
+    }
+}
+
+/// The events' multi-row INSERT.
+static INSERT_EVENTS: ShapedSql = ShapedSql::new(|rows| {
+    format!(
+        "INSERT INTO events (session_id, seq, event) VALUES {}",
+        value_rows(rows, 3)
+    )
+});
 
 /// One batch in one `BEGIN IMMEDIATE … COMMIT` transaction; rolled back on error.
 pub(super) fn apply_batch(
@@ -104,14 +138,10 @@ pub(super) fn insert_rows(
     rows: &[(String, i64, &str)],
 ) -> Result<(), StoreError> {
     for chunk in shaped_chunks(rows, INSERT_CHUNK) {
-        let sql = format!(
-            "INSERT INTO events (session_id, seq, event) VALUES {}",
-            value_rows(chunk.len(), 3)
-        );
         let values = chunk
             .iter()
             .flat_map(|(session, seq, json)| [session as &dyn ToSql, seq, json]);
-        conn.prepare_cached(&sql)?
+        conn.prepare_cached(INSERT_EVENTS.get(chunk.len()))?
             .execute(params_from_iter(values))?;
     }
     Ok(())
