@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::kill_script::{self, APPEND_FILE};
+use super::lease_holders::LeaseHolders;
 use super::log_checks::{self, Recovery};
 use super::tool_checks::{self, Repairs};
 use super::viewer::Viewer;
@@ -101,10 +102,8 @@ struct Harness {
     /// When each kill since the last check happened (ms since the epoch), and for each
     /// session whether it hit the instance executing its run.
     kills_unchecked: Vec<(i64, Vec<bool>)>,
-    /// On PostgreSQL, a connection to the shared database, to read who holds each run's
-    /// lease: under load a restart can take longer than a lease, and then another
-    /// instance executes the runs the harness posted to the restarted one.
-    leases: Option<sqlx::PgConnection>,
+    /// Who executes each session's run (read at each kill, not assumed).
+    leases: LeaseHolders,
     /// Broken continuation rules, reported at the end.
     problems: Vec<String>,
 }
@@ -123,6 +122,7 @@ impl Harness {
         for slot in 0..count {
             instances.push(Some(launch(&url, &script, dir.path(), slot).await));
         }
+        let leases = LeaseHolders::connect(&url).await;
         let mut rng = fastrand::Rng::with_seed(seed);
         let app = instances[0].as_ref().unwrap().client();
         let (mut viewers, mut watching) = (Vec::new(), Vec::new());
@@ -147,19 +147,9 @@ impl Harness {
             rng,
             tally: Tally::default(),
             kills_unchecked: Vec::new(),
-            leases: None,
+            leases,
             problems: Vec::new(),
         }
-        .with_lease_reader()
-        .await
-    }
-
-    async fn with_lease_reader(mut self) -> Self {
-        if crate::helpers::on_postgres() {
-            let connection = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url);
-            self.leases = Some(connection.await.expect("the test database answers"));
-        }
-        self
     }
 
     /// A client of an instance that is up.
@@ -239,28 +229,10 @@ impl Harness {
         }
     }
 
-    /// For each session, the instance holding its running run's lease (PostgreSQL), by
-    /// the name its owner starts with; `None` on SQLite or when no lease names one.
+    /// For each session, the instance holding its running run's lease (PostgreSQL).
     async fn lease_holders(&mut self) -> Vec<Option<usize>> {
-        let Some(connection) = self.leases.as_mut() else {
-            return vec![None; self.viewers.len()];
-        };
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT l.session_id, l.owner FROM run_leases l \
-             JOIN sessions s ON s.id = l.session_id WHERE s.status = 'running'",
-        )
-        .fetch_all(connection)
-        .await
-        .expect("the lease table reads");
-        let owners: HashMap<String, String> = rows.into_iter().collect();
-        self.viewers
-            .iter()
-            .map(|viewer| {
-                let owner = owners.get(&viewer.session)?;
-                let (name, _) = owner.split_once('/')?;
-                name.strip_prefix("harness-")?.parse().ok()
-            })
-            .collect()
+        let sessions = self.viewers.iter().map(|viewer| viewer.session.as_str());
+        self.leases.of(sessions).await
     }
 
     /// Restarts an instance left down for a takeover.

@@ -26,6 +26,7 @@ mod check_tests;
 mod fixture;
 mod kill_script;
 mod kills;
+mod lease_holders;
 mod log_checks;
 mod paused;
 mod races;
