@@ -2,11 +2,12 @@
 
 use bytestring::ByteString;
 
-/// `{"kind":"event","seq":N,"event":<json>}` without re-serialising the event.
+use crate::store::FramePage;
+
+/// `{"kind":"event","seq":N,"event":<json>}` without re-serialising the event (the log's
+/// own frame, [`FramePage::frame`]).
 pub fn event_frame(seq: u64, event_json: &str) -> ByteString {
-    ByteString::from(format!(
-        r#"{{"kind":"event","seq":{seq},"event":{event_json}}}"#
-    ))
+    FramePage::frame(seq, event_json)
 }
 
 /// The event JSON inside a frame made by [`event_frame`].

@@ -16,6 +16,7 @@
 //! order it was asked for among the appends, with the same retries: every write to the
 //! log's tables has one path.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,7 +27,7 @@ use super::hub::{Hub, Published};
 use super::streams::{BrokenStreams, InFlight, Outcome, StreamId};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::metrics::METRICS;
-use crate::store::{Applied, Command, SessionRow, Store, StoreError};
+use crate::store::{Applied, Command, SessionRow, Store, StoreError, Upkeep};
 
 /// Commands taken into one transaction at most. Large, because a commit's cost grows
 /// with the pages it touches (about one per session in the batch), not with its rows: the
@@ -34,6 +35,8 @@ use crate::store::{Applied, Command, SessionRow, Store, StoreError};
 pub const MAX_BATCH: usize = 4096;
 /// Commands that may wait for the writer before producers feel back-pressure.
 const QUEUE: usize = 16384;
+/// How soon an idle writer runs the store's upkeep when some is due.
+const UPKEEP_TICK: Duration = Duration::from_millis(50);
 
 impl From<StoreError> for WriteError {
     fn from(error: StoreError) -> Self {
@@ -92,11 +95,23 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Spawns the writer task on the current runtime; a busy or full database is retried
-    /// for up to `retry_for` before the write fails.
+    /// Starts the writer on a thread of its own; a busy or full database is retried for
+    /// up to `retry_for` before the write fails. It ends once every handle is dropped.
+    ///
+    /// Its own thread (with a single-threaded runtime) because an embedded database
+    /// blocks it for each commit: on the app's runtime that would either stall the
+    /// runs and sockets sharing its worker or (with `block_in_place`) hand the worker
+    /// to another thread for every batch, a thread wake-up on each commit's path.
     pub fn spawn<S: Store>(store: Arc<S>, hub: Hub, retry_for: Duration) -> Self {
         let (queue, jobs) = mpsc::channel(QUEUE);
-        tokio::spawn(run(store, hub, jobs, retry_for));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the log writer");
+        std::thread::Builder::new()
+            .name("tandem-writer".into())
+            .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for)))
+            .expect("a thread for the log writer");
         Self { queue }
     }
 
@@ -170,23 +185,52 @@ async fn run<S: Store>(
         retry_for,
         broken: BrokenStreams::default(),
     };
-    while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
+    let mut upkeep = Upkeep::Done;
+    loop {
+        let received = match upkeep {
+            Upkeep::Done => jobs.recv_many(&mut batch, MAX_BATCH).await,
+            Upkeep::Later | Upkeep::Soon => tokio::select! {
+                received = jobs.recv_many(&mut batch, MAX_BATCH) => received,
+                () = tokio::time::sleep(UPKEEP_TICK) => {
+                    upkeep = log.upkeep().await;
+                    continue;
+                }
+            },
+        };
+        if received == 0 {
+            return;
+        }
         // Appends between two session writes share a transaction; the order asked for
         // holds across both kinds.
         let mut appends: Vec<Append> = Vec::new();
+        // The session each stream appends to in `appends`: a stream's commands in one
+        // transaction all append to one session, so the store refuses all of them or
+        // none, and a stream stays a prefix of what was sent (see `streams`).
+        let mut streams: HashMap<StreamId, SessionId> = HashMap::new();
         for job in batch.drain(..) {
             match job {
                 Job::Append {
                     command,
                     stream,
                     reply,
-                } => appends.push(Append {
-                    command,
-                    stream,
-                    reply,
-                }),
+                } => {
+                    if let Some(stream) = stream {
+                        let session = *streams.entry(stream).or_insert(command.session);
+                        if session != command.session {
+                            log.append_all(std::mem::take(&mut appends)).await;
+                            streams.clear();
+                            streams.insert(stream, command.session);
+                        }
+                    }
+                    appends.push(Append {
+                        command,
+                        stream,
+                        reply,
+                    })
+                }
                 Job::Session { op, reply } => {
                     log.append_all(std::mem::take(&mut appends)).await;
+                    streams.clear();
                     let done = retrying(retry_for, || session_op(&*store, &op)).await;
                     if let Err(error) = &done {
                         tracing::error!(%error, ?op, "a session write failed");
@@ -196,6 +240,12 @@ async fn run<S: Store>(
             }
         }
         log.append_all(appends).await;
+        // Upkeep waits for a moment the queue is empty, unless the store is behind.
+        upkeep = if jobs.is_empty() || upkeep == Upkeep::Soon {
+            log.upkeep().await
+        } else {
+            Upkeep::Later
+        };
     }
 }
 
@@ -218,6 +268,17 @@ struct Log<'a, S> {
 }
 
 impl<S: Store> Log<'_, S> {
+    /// Runs one round of the store's upkeep; a failure is retried at the next round.
+    async fn upkeep(&self) -> Upkeep {
+        match self.store.log_upkeep().await {
+            Ok(upkeep) => upkeep,
+            Err(error) => {
+                tracing::warn!(%error, "the log's upkeep failed; retrying");
+                Upkeep::Later
+            }
+        }
+    }
+
     /// Applies queued appends as one batch, then publishes what was committed.
     async fn append_all(&mut self, appends: Vec<Append>) {
         // Commands of a broken stream get its outcome again, unapplied.

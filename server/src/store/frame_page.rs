@@ -10,6 +10,14 @@ pub struct FramePage {
 }
 
 impl FramePage {
+    /// The socket frame of an event: `{"kind":"event","seq":N,"event":<json>}`, the event
+    /// spliced in as stored, not re-serialised.
+    pub fn frame(seq: u64, event_json: &str) -> bytestring::ByteString {
+        bytestring::ByteString::from(format!(
+            r#"{{"kind":"event","seq":{seq},"event":{event_json}}}"#
+        ))
+    }
+
     /// Separates frames a database joined into one value (`group_concat`, `string_agg`):
     /// a raw 0x1E byte never occurs in JSON text (control characters in strings are
     /// escaped).

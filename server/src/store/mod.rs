@@ -344,4 +344,22 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         batch: &[Command],
         now_ms: i64,
     ) -> impl Future<Output = Result<Vec<Applied>, StoreError>> + Send;
+
+    /// Upkeep of the log that the log writer runs between batches, never during one: a
+    /// backend may move committed rows to where reads find them cheaply, keeping every
+    /// committed event readable throughout. Says when the writer should call again.
+    fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send {
+        async { Ok(Upkeep::Done) }
+    }
+}
+
+/// When the log writer should run [`Store::log_upkeep`] again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upkeep {
+    /// Nothing is due until more is written.
+    Done,
+    /// More is due: once the writer is idle (or after a short while).
+    Later,
+    /// The backend is behind: after every batch, even while more are queued.
+    Soon,
 }

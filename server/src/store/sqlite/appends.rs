@@ -1,130 +1,113 @@
-//! The fast path for a batch of plain appends (`Guard::Append` only): one
-//! `UPDATE … FROM (VALUES …) RETURNING` advances every session of the batch at once
-//! (seqs, derived status), instead of one statement per command. Seqs are then handed
-//! out in command order, so a session's commands keep their order within the batch.
+//! The fast path for a batch of plain appends (`Guard::Append` only): each session of the
+//! batch is checked once (it exists, no other instance holds its run lease), its
+//! commands get their seqs in order, and only a session whose status changes has its row
+//! written (`updated_at` moves with the status, not with each token; see `advances`).
+//! A token's commit then writes nothing but its rows at the end of the log's tail.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
-use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
+use rusqlite::{params, Connection, OptionalExtension};
 
-use super::apply::{
-    insert_interrupts, insert_rows, insert_run_ends, shaped_chunks, value_rows, ShapedSql,
-};
-use crate::store::advances::{advances, Advance};
+use super::apply::{insert_interrupts, insert_run_ends, Appended};
+use crate::domain::SessionId;
+use crate::store::advances::advances;
+use crate::store::guards::LeaseHolder;
 use crate::store::leases::LeaseTerms;
+use crate::store::sql::guards::LEASE_OWNER;
 use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
 
-/// Sessions per UPDATE at most (4 parameters each, far below SQLite's limit).
-const SESSIONS_PER_UPDATE: usize = 256;
-
-/// Advances the sessions of a chunk whose run lease no other instance holds (`updated_at`
-/// moves with the status, not with each token; see `advances`). The VALUES rows come
-/// first in the statement, so their parameters are 1..4n; the time and the owner follow.
-static ADVANCE_SESSIONS: ShapedSql = ShapedSql::new(|rows| {
-    format!(
-        "WITH v(id, count, status, run_id) AS (VALUES {}) \
-         UPDATE sessions SET last_seq = sessions.last_seq + v.count, \
-         updated_at = CASE WHEN v.status IS NULL THEN sessions.updated_at ELSE ? END, \
-         status = coalesce(v.status, sessions.status), \
-         active_run_id = CASE WHEN v.status IS NULL THEN sessions.active_run_id ELSE v.run_id END \
-         FROM v WHERE sessions.id = v.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
-         WHERE l.session_id = sessions.id AND l.owner <> ?) \
-         RETURNING sessions.id, sessions.last_seq",
-        value_rows(rows, 4)
-    )
-});
-
 /// Applies a batch whose commands are all plain appends.
-pub(super) fn apply_appends(
+pub(super) fn apply_appends<'a>(
     conn: &Connection,
     lease: &LeaseTerms,
-    batch: &[Command],
+    batch: &'a [Command],
     now_ms: i64,
+    appended: &mut Appended<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
-    let effects: Vec<Effects> = batch.iter().map(|c| derive_effects(&c.entries)).collect();
-    let advances = advances(batch, &effects);
-    let mut next_seq: HashMap<String, i64> = HashMap::with_capacity(advances.len());
-    let counts: HashMap<&str, i64> = advances.iter().map(|a| (a.id.as_str(), a.count)).collect();
-    for chunk in shaped_chunks(&advances, SESSIONS_PER_UPDATE) {
-        for (id, last) in update_sessions(conn, &lease.owner, chunk, now_ms)? {
-            let count = counts.get(id.as_str()).copied().unwrap_or(0);
-            next_seq.insert(id, last - count + 1);
+    let mut refusals: HashMap<SessionId, Option<Rejection>> = HashMap::new();
+    for command in batch {
+        if let Entry::Vacant(entry) = refusals.entry(command.session) {
+            entry.insert(refusal(conn, lease, appended, command.session)?);
         }
     }
-    let skipped: Vec<&str> = advances
-        .iter()
-        .map(|a| a.id.as_str())
-        .filter(|id| !next_seq.contains_key(*id))
-        .collect();
-    let fenced = existing(conn, &skipped)?;
+    let effects: Vec<Effects> = batch.iter().map(|c| derive_effects(&c.entries)).collect();
     let mut applied = Vec::with_capacity(batch.len());
-    let mut rows: Vec<(String, i64, &str)> = Vec::new();
     for (command, effects) in batch.iter().zip(&effects) {
-        let session = command.session.to_string();
-        let Some(next) = next_seq.get_mut(&session) else {
-            let rejection = match fenced.contains(&session) {
-                true => Rejection::LeaseLost,
-                false => Rejection::SessionMissing,
-            };
-            applied.push(Applied::Rejected(rejection));
+        if let Some(Some(rejection)) = refusals.get(&command.session) {
+            applied.push(Applied::Rejected(rejection.clone()));
+            continue;
+        }
+        let Some(first_seq) = appended.push(conn, command)? else {
+            applied.push(Applied::Rejected(Rejection::SessionMissing));
             continue;
         };
-        let first_seq = *next;
-        *next += command.entries.len() as i64;
-        for (offset, entry) in command.entries.iter().enumerate() {
-            rows.push((
-                session.clone(),
-                first_seq + offset as i64,
-                entry.json.as_str(),
-            ));
-        }
+        let session = command.session.to_string();
         insert_interrupts(conn, &session, &effects.interrupts, now_ms)?;
-        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms)?;
-        applied.push(Applied::Committed {
-            first_seq: first_seq as u64,
-        });
+        insert_run_ends(conn, &session, first_seq as i64, &effects.run_ends, now_ms)?;
+        applied.push(Applied::Committed { first_seq });
     }
-    insert_rows(conn, &rows)?;
+    write_statuses(conn, batch, &effects, &refusals, appended, now_ms)?;
     Ok(applied)
 }
 
-/// Of the sessions a batch could not advance, those that exist (so another instance
-/// holds their run lease); the others are gone.
-fn existing(conn: &Connection, ids: &[&str]) -> Result<HashSet<String>, StoreError> {
-    let mut found = HashSet::new();
-    let mut select = conn.prepare_cached("SELECT id FROM sessions WHERE id = ?")?;
-    for id in ids {
-        let row: Option<String> = select.query_row([id], |row| row.get(0)).optional()?;
-        found.extend(row);
+/// Why a session's appends are refused, if they are: it is gone, or another instance
+/// holds its run lease.
+fn refusal(
+    conn: &Connection,
+    lease: &LeaseTerms,
+    appended: &mut Appended<'_>,
+    session: SessionId,
+) -> Result<Option<Rejection>, StoreError> {
+    if appended.last_seq(conn, session)?.is_none() {
+        return Ok(Some(Rejection::SessionMissing));
     }
-    Ok(found)
+    let owner: Option<String> = conn
+        .prepare_cached(LEASE_OWNER)?
+        .query_row([session.to_string()], |row| row.get(0))
+        .optional()?;
+    Ok(match lease.holder(owner.as_deref()) {
+        LeaseHolder::Other => Some(Rejection::LeaseLost),
+        LeaseHolder::Nobody | LeaseHolder::Us => None,
+    })
 }
 
-/// Advances the sessions of one chunk whose run lease no other instance holds
-/// ([`ADVANCE_SESSIONS`]); returns `(id, new last_seq)` of those it advanced.
-fn update_sessions(
+/// Writes the status each session's last status-changing command leaves, with its exact
+/// `last_seq` and `updated_at`; sessions whose status did not change are not written.
+fn write_statuses(
     conn: &Connection,
-    owner: &str,
-    chunk: &[Advance],
+    batch: &[Command],
+    effects: &[Effects],
+    refusals: &HashMap<SessionId, Option<Rejection>>,
+    appended: &mut Appended<'_>,
     now_ms: i64,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    let statuses: Vec<(Option<&str>, Option<&str>)> = chunk
+) -> Result<(), StoreError> {
+    let ids: HashMap<String, SessionId> = batch
         .iter()
-        .map(|advance| match &advance.status {
-            Some((status, run_id)) => (Some(status.as_str()), run_id.as_deref()),
-            None => (None, None),
-        })
+        .map(|command| (command.session.to_string(), command.session))
         .collect();
-    let values = chunk
-        .iter()
-        .zip(&statuses)
-        .flat_map(|(advance, (status, run_id))| {
-            [&advance.id as &dyn ToSql, &advance.count, status, run_id]
-        })
-        .chain([&now_ms as &dyn ToSql, &owner]);
-    let mut update = conn.prepare_cached(ADVANCE_SESSIONS.get(chunk.len()))?;
-    let rows = update.query_map(params_from_iter(values), |row| {
-        Ok((row.get(0)?, row.get(1)?))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    for advance in advances(batch, effects) {
+        let Some((status, run_id)) = &advance.status else {
+            continue;
+        };
+        let session = ids[&advance.id];
+        if !matches!(refusals.get(&session), Some(None)) {
+            continue;
+        }
+        let Some(last) = appended.last_seq(conn, session)? else {
+            continue;
+        };
+        conn.prepare_cached(
+            "UPDATE sessions SET last_seq = ?, updated_at = ?, status = ?, active_run_id = ? \
+             WHERE id = ?",
+        )?
+        .execute(params![
+            last as i64,
+            now_ms,
+            status.as_str(),
+            run_id,
+            advance.id
+        ])?;
+    }
+    Ok(())
 }

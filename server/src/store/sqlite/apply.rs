@@ -1,19 +1,25 @@
 //! Applying a batch of commands inside one transaction, on the writer's direct
 //! connection ([`super::direct`]): guards, seq allocation, derived status and
-//! interrupts, then the event rows with multi-row INSERTs. A batch of plain appends (the
-//! token path) takes [`super::appends`], which advances every session of the batch with
-//! one statement. Statements come from rusqlite's cache of prepared statements.
+//! interrupts, then the event rows, appended to the log's tail ([`super::tail`]) with
+//! multi-row INSERTs. A batch of plain appends (the token path) takes
+//! [`super::appends`], which writes no `sessions` row unless a status changes.
+//! Statements come from rusqlite's cache of prepared statements.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, ToSql};
 
+use super::fold::INSERT_TAIL;
 use super::guards::check_guard;
+use super::log::{LogState, NewRows};
+use super::tail::{Tail, TailRow};
+use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
 use crate::store::{derive_effects, Applied, Command, Guard, Rejection, RunEnd, StoreError};
 
-/// Rows per multi-row INSERT at most (3 parameters each, far below SQLite's limit).
+/// Rows per multi-row INSERT at most (4 parameters each, far below SQLite's limit).
 const INSERT_CHUNK: usize = 256;
 
 /// Splits `items` into chunks whose sizes are powers of two no larger than `max` (a power
@@ -63,128 +69,182 @@ impl ShapedSql {
     }
 }
 
-/// The events' multi-row INSERT.
-static INSERT_EVENTS: ShapedSql = ShapedSql::new(|rows| {
-    format!(
-        "INSERT INTO events (session_id, seq, event) VALUES {}",
-        value_rows(rows, 3)
-    )
-});
+/// The seqs a batch hands out and the tail rows it appends, in order.
+///
+/// A session's last seq is the batch's own if it appended already, else the tail's in
+/// memory if it has rows there, else `sessions.last_seq` (which is then exact); `None`
+/// when the session does not exist.
+pub(super) struct Appended<'a> {
+    tail: &'a Tail,
+    next_position: i64,
+    last: HashMap<SessionId, u64>,
+    rows: Vec<(SessionId, i64, u64, &'a str)>,
+}
 
-/// One batch in one `BEGIN IMMEDIATE … COMMIT` transaction; rolled back on error.
+impl<'a> Appended<'a> {
+    pub fn new(tail: &'a Tail, next_position: i64) -> Self {
+        Self {
+            tail,
+            next_position,
+            last: HashMap::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// The session's last seq so far, `None` if it does not exist.
+    pub fn last_seq(
+        &mut self,
+        conn: &Connection,
+        session: SessionId,
+    ) -> Result<Option<u64>, StoreError> {
+        if let Some(last) = self
+            .last
+            .get(&session)
+            .copied()
+            .or_else(|| self.tail.last_seq(session))
+        {
+            return Ok(Some(last));
+        }
+        let last: Option<i64> = conn
+            .prepare_cached("SELECT last_seq FROM sessions WHERE id = ?")?
+            .query_row([session.to_string()], |row| row.get(0))
+            .optional()?;
+        Ok(last.map(|last| last as u64))
+    }
+
+    /// Hands the command's entries the session's next seqs; returns the first, or `None`
+    /// if the session does not exist.
+    pub fn push(
+        &mut self,
+        conn: &Connection,
+        command: &'a Command,
+    ) -> Result<Option<u64>, StoreError> {
+        let Some(last) = self.last_seq(conn, command.session)? else {
+            return Ok(None);
+        };
+        for (offset, entry) in command.entries.iter().enumerate() {
+            let seq = last + 1 + offset as u64;
+            self.rows.push((
+                command.session,
+                self.next_position,
+                seq,
+                entry.json.as_str(),
+            ));
+            self.next_position += 1;
+        }
+        self.last
+            .insert(command.session, last + command.entries.len() as u64);
+        Ok(Some(last + 1))
+    }
+
+    /// Inserts the rows into the tail table, many per statement; returns them as the
+    /// memory of the tail takes them after the commit.
+    pub fn insert(self, conn: &Connection) -> Result<NewRows, StoreError> {
+        let ids: HashMap<SessionId, String> = self
+            .last
+            .keys()
+            .map(|session| (*session, session.to_string()))
+            .collect();
+        for chunk in shaped_chunks(&self.rows, INSERT_CHUNK) {
+            let values = chunk.iter().flat_map(|(session, position, seq, json)| {
+                [position as &dyn ToSql, &ids[session], seq, json]
+            });
+            conn.prepare_cached(INSERT_TAIL.get(chunk.len()))?
+                .execute(params_from_iter(values))?;
+        }
+        Ok(self
+            .rows
+            .into_iter()
+            .map(|(session, position, seq, json)| {
+                let row = TailRow {
+                    seq,
+                    position,
+                    json: json.into(),
+                };
+                (session, row)
+            })
+            .collect())
+    }
+}
+
+/// One batch in one transaction as the log's writer ([`LogState::transaction`]).
 pub(super) fn apply_batch(
     conn: &Connection,
     lease: &LeaseTerms,
+    log: &LogState,
     batch: &[Command],
     now_ms: i64,
 ) -> Result<Vec<Applied>, StoreError> {
-    conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-    let applied = apply_in_transaction(conn, lease, batch, now_ms).and_then(|applied| {
-        conn.prepare_cached("COMMIT")?.execute([])?;
-        Ok(applied)
-    });
-    if applied.is_err() && !conn.is_autocommit() {
-        // Nothing was committed; leave the connection outside any transaction. A failed
-        // rollback shows at the next batch's BEGIN.
-        let _ = conn.execute_batch("ROLLBACK");
-    }
-    applied
+    log.transaction(conn, |conn, next_position| {
+        let mut appended = Appended::new(&log.tail, next_position);
+        let applied = apply_in_transaction(conn, lease, batch, now_ms, &mut appended)?;
+        Ok((applied, appended.insert(conn)?))
+    })
 }
 
 /// Checks each guard and applies the commands that pass; rows are inserted at the end,
 /// many per statement.
-fn apply_in_transaction(
+fn apply_in_transaction<'a>(
     conn: &Connection,
     lease: &LeaseTerms,
-    batch: &[Command],
+    batch: &'a [Command],
     now_ms: i64,
+    appended: &mut Appended<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
     if batch
         .iter()
         .all(|command| matches!(command.guard, Guard::Append))
     {
-        return super::appends::apply_appends(conn, lease, batch, now_ms);
+        return super::appends::apply_appends(conn, lease, batch, now_ms, appended);
     }
     let mut applied = Vec::with_capacity(batch.len());
-    let mut rows: Vec<(String, i64, &str)> = Vec::new();
     for command in batch {
         let session = command.session.to_string();
         if let Some(rejection) = check_guard(conn, lease, command, &session, now_ms)? {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
-        let Some(first_seq) = advance_session(conn, command, &session, now_ms)? else {
+        let Some(first_seq) = advance_session(conn, command, &session, now_ms, appended)? else {
             applied.push(Applied::Rejected(Rejection::SessionMissing));
             continue;
         };
-        for (offset, entry) in command.entries.iter().enumerate() {
-            rows.push((
-                session.clone(),
-                first_seq + offset as i64,
-                entry.json.as_str(),
-            ));
-        }
-        applied.push(Applied::Committed {
-            first_seq: first_seq as u64,
-        });
+        applied.push(Applied::Committed { first_seq });
     }
-    insert_rows(conn, &rows)?;
     Ok(applied)
 }
 
-/// Inserts event rows `(session, seq, json)`, many per statement.
-pub(super) fn insert_rows(
+/// Hands the command its seqs, writes the session's derived status (and exact
+/// `last_seq`) when it changes or a person acted, records raised interrupts and ended
+/// runs; returns the first seq, or `None` if the session does not exist.
+fn advance_session<'a>(
     conn: &Connection,
-    rows: &[(String, i64, &str)],
-) -> Result<(), StoreError> {
-    for chunk in shaped_chunks(rows, INSERT_CHUNK) {
-        let values = chunk
-            .iter()
-            .flat_map(|(session, seq, json)| [session as &dyn ToSql, seq, json]);
-        conn.prepare_cached(INSERT_EVENTS.get(chunk.len()))?
-            .execute(params_from_iter(values))?;
-    }
-    Ok(())
-}
-
-/// Bumps `last_seq` (and the derived status), records raised interrupts; returns the
-/// first seq of the command's entries, or `None` if the session does not exist.
-fn advance_session(
-    conn: &Connection,
-    command: &Command,
+    command: &'a Command,
     session: &str,
     now_ms: i64,
-) -> Result<Option<i64>, StoreError> {
-    let effects = derive_effects(&command.entries);
-    let count = command.entries.len() as i64;
-    let last: Option<i64> = match &effects.status {
-        Some((status, run_id)) => conn
-            .prepare_cached(
-                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = ?, status = ?, \
-                 active_run_id = ? WHERE id = ? RETURNING last_seq",
-            )?
-            .query_row(
-                params![count, now_ms, status.as_str(), run_id, session],
-                |row| row.get(0),
-            )
-            .optional()?,
-        None => conn
-            .prepare_cached(
-                "UPDATE sessions SET last_seq = last_seq + ?, updated_at = coalesce(?, updated_at) \
-                 WHERE id = ? RETURNING last_seq",
-            )?
-            .query_row(
-                params![count, touches(command).then_some(now_ms), session],
-                |row| row.get(0),
-            )
-            .optional()?,
-    };
-    let Some(last) = last else {
+    appended: &mut Appended<'a>,
+) -> Result<Option<u64>, StoreError> {
+    let Some(first_seq) = appended.push(conn, command)? else {
         return Ok(None);
     };
+    let last = (first_seq + command.entries.len() as u64 - 1) as i64;
+    let effects = derive_effects(&command.entries);
+    match &effects.status {
+        Some((status, run_id)) => {
+            conn.prepare_cached(
+                "UPDATE sessions SET last_seq = ?, updated_at = ?, status = ?, \
+                 active_run_id = ? WHERE id = ?",
+            )?
+            .execute(params![last, now_ms, status.as_str(), run_id, session])?;
+        }
+        None if touches(command) => {
+            conn.prepare_cached("UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?")?
+                .execute(params![last, now_ms, session])?;
+        }
+        None => {}
+    }
     insert_interrupts(conn, session, &effects.interrupts, now_ms)?;
-    insert_run_ends(conn, session, last - count + 1, &effects.run_ends, now_ms)?;
-    Ok(Some(last - count + 1))
+    insert_run_ends(conn, session, first_seq as i64, &effects.run_ends, now_ms)?;
+    Ok(Some(first_seq))
 }
 
 /// Whether a command that changes no status still moves the session's `updated_at`: a

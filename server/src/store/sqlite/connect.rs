@@ -10,6 +10,7 @@ use tokio::sync::Mutex;
 
 use super::checkpoints::{self, WalState};
 use super::direct::WriterConnection;
+use super::log::LogState;
 use super::SqliteStore;
 use crate::store::leases::LeaseTerms;
 use crate::store::{StoreError, StoreOptions};
@@ -37,7 +38,7 @@ impl SqliteStore {
             .busy_timeout(busy_timeout)
             // Checkpoints run off the commit path (`checkpoints`).
             .pragma("wal_autocheckpoint", "0")
-            // A multi-row INSERT into `events` keeps a statement journal (its foreign key
+            // A multi-row INSERT into the log keeps a statement journal (its foreign key
             // could fail it half-way); in memory, not in a temporary file it writes to
             // page by page (7 % of SQLite's thread in a burst).
             .pragma("temp_store", "memory");
@@ -54,7 +55,11 @@ impl SqliteStore {
             .connect_with(options.clone().read_only(true))
             .await?;
         let writer_options = options.clone().pragma("cache_size", WRITER_CACHE_SIZE);
-        let writer = Arc::new(Mutex::new(WriterConnection::open(&writer_options).await?));
+        let mut writer = WriterConnection::open(&writer_options).await?;
+        // Rows a previous process left in the log's tail move to `events` before anything
+        // reads the log (this store's memory of the tail starts empty).
+        writer.with(LogState::fold_at_open).await?;
+        let writer = Arc::new(Mutex::new(writer));
         let wal_path = wal_path_of(options.get_filename());
         let wal = Arc::new(WalState::default());
         let checkpointer = checkpoints::spawn(pool.clone(), wal_path.clone(), wal.clone());
@@ -68,6 +73,7 @@ impl SqliteStore {
             writer,
             options: writer_options,
             lease,
+            log: Arc::new(LogState::default()),
             wal,
             wal_path,
             _checkpointer: Arc::new(checkpointer),

@@ -1,38 +1,11 @@
-//! Queries beyond the basic log reads: interrupts past their deadline, finished sessions
-//! past the retention age, and replay pages built as socket frames inside SQLite.
+//! Queries beyond the basic log reads: interrupts past their deadline and finished
+//! sessions past the retention age.
 
 use sqlx::SqlitePool;
 
 use super::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
 use crate::domain::SessionId;
-use crate::store::{FramePage, InterruptRow, StoreError};
-
-/// A page of frames built by SQLite in one row: one value per page instead of one per
-/// event, about five times faster to read than the rows themselves. The frame text must
-/// match [`crate::eventlog::event_frame`] (a test checks it).
-pub(super) async fn frames_after(
-    pool: &SqlitePool,
-    id: SessionId,
-    after: u64,
-    limit: u32,
-) -> Result<FramePage, StoreError> {
-    let row: (i64, Option<i64>, Option<String>) = sqlx::query_as(
-        "SELECT count(*), max(seq), group_concat(frame, char(30)) FROM ( \
-           SELECT seq, '{\"kind\":\"event\",\"seq\":' || seq || ',\"event\":' || event || '}' AS frame \
-           FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?)",
-    )
-    .bind(id.to_string())
-    .bind(after.min(i64::MAX as u64) as i64)
-    .bind(limit)
-    .fetch_one(pool)
-    .await?;
-    let (count, last, joined) = row;
-    Ok(FramePage::from_joined(
-        joined.filter(|_| count > 0),
-        last,
-        after,
-    ))
-}
+use crate::store::{InterruptRow, StoreError};
 
 /// Pending interrupts whose deadline has passed, earliest first.
 pub(super) async fn expired_interrupts(

@@ -20,10 +20,14 @@ mod apply;
 mod checkpoints;
 mod connect;
 mod direct;
+mod fold;
 mod guards;
 mod housekeeping;
 mod leases;
+mod log;
+mod reads;
 mod shares;
+mod tail;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod users;
@@ -38,7 +42,7 @@ use checkpoints::WalState;
 use super::leases::LeaseTerms;
 use super::{
     Applied, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
-    StoredEvent, UserRow, DEFAULT_TITLE,
+    StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -68,11 +72,20 @@ pub struct SqliteStore {
     /// The writer's connect options, to replace a connection that broke.
     options: SqliteConnectOptions,
     lease: LeaseTerms,
+    /// The writer's memory of the log's tail and its mark on the log.
+    log: Arc<log::LogState>,
     /// Commits and checkpoint failures, shared with the checkpointer.
     wal: Arc<WalState>,
     wal_path: std::path::PathBuf,
     /// Stops the checkpointer when the last clone of the store goes.
     _checkpointer: Arc<tokio_util::sync::DropGuard>,
+}
+
+impl SqliteStore {
+    /// A session row as it stands, its `last_seq` included.
+    fn current(&self, row: SessionTuple) -> Result<SessionRow, StoreError> {
+        session_from(row).map(|row| self.log.tail.current(row))
+    }
 }
 
 impl Store for SqliteStore {
@@ -118,7 +131,7 @@ impl Store for SqliteStore {
             .bind(owner.to_string())
             .fetch_all(&self.reads)
             .await?;
-        rows.into_iter().map(session_from).collect()
+        rows.into_iter().map(|row| self.current(row)).collect()
     }
 
     async fn search_sessions(
@@ -126,7 +139,11 @@ impl Store for SqliteStore {
         owner: UserId,
         text: &str,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        shares::search_sessions(&self.reads, owner, text).await
+        let rows = shares::search_sessions(&self.reads, owner, text).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| self.log.tail.current(row))
+            .collect())
     }
 
     async fn rename_session(
@@ -163,7 +180,7 @@ impl Store for SqliteStore {
             .bind(id.to_string())
             .fetch_optional(&self.reads)
             .await?;
-        row.map(session_from).transpose()
+        row.map(|row| self.current(row)).transpose()
     }
 
     async fn sessions_with_status(
@@ -185,6 +202,8 @@ impl Store for SqliteStore {
             .bind(id.to_string())
             .execute(self.writer.lock().await.sqlx())
             .await?;
+        // Its tail rows went with it.
+        self.log.tail.forget(id);
         Ok(done.rows_affected() > 0)
     }
 
@@ -194,21 +213,7 @@ impl Store for SqliteStore {
         after: u64,
         limit: u32,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, event FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        )
-        .bind(id.to_string())
-        .bind(after.min(i64::MAX as u64) as i64)
-        .bind(limit)
-        .fetch_all(&self.reads)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(seq, json)| StoredEvent {
-                seq: seq as u64,
-                json,
-            })
-            .collect())
+        reads::events_after(&self.reads, &self.log.tail, id, after, limit).await
     }
 
     async fn frames_after(
@@ -217,7 +222,7 @@ impl Store for SqliteStore {
         after: u64,
         limit: u32,
     ) -> Result<FramePage, StoreError> {
-        housekeeping::frames_after(&self.reads, id, after, limit).await
+        reads::frames_after(&self.reads, &self.log.tail, id, after, limit).await
     }
 
     async fn interrupt(
@@ -338,6 +343,18 @@ impl Store for SqliteStore {
         leases::take_over(&self.pool, &self.lease, now_ms, starting).await
     }
 
+    async fn log_upkeep(&self) -> Result<Upkeep, StoreError> {
+        let upkeep = self.log.plan_upkeep();
+        if upkeep.is_empty() {
+            return Ok(self.log.next_upkeep());
+        }
+        let mut conn = self.writer.lock().await;
+        conn.with(|direct| self.log.run_upkeep(direct, &upkeep))
+            .await?;
+        self.wal.committed();
+        Ok(self.log.next_upkeep())
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.lock().await;
         let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
@@ -348,7 +365,7 @@ impl Store for SqliteStore {
                     // would have; a failure (a full disk) is the producers' error at once.
                     direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
                 }
-                apply_batch(direct, &self.lease, batch, now_ms)
+                apply_batch(direct, &self.lease, &self.log, batch, now_ms)
             })
             .await;
         match &result {

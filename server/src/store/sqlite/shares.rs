@@ -11,7 +11,8 @@ crate::store::sql::shares::shares_on!(SqlitePool);
 
 /// The owner's sessions whose title, or the text of any message in them, contains `text`
 /// (ASCII letters in any case). Messages are streamed in pieces, so each message's text
-/// is put back together (in `seq` order) before it is matched.
+/// is put back together (in `seq` order) before it is matched; the log's tail counts
+/// (a row already folded into `events` once).
 pub(super) async fn search_sessions(
     pool: &SqlitePool,
     owner: UserId,
@@ -21,7 +22,11 @@ pub(super) async fn search_sessions(
     let sql = format!(
         "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ?1 AND ( \
            title LIKE ?2 ESCAPE '\\' OR id IN ( \
-             SELECT e.session_id FROM events e JOIN sessions s ON s.id = e.session_id \
+             SELECT e.session_id FROM ( \
+               SELECT session_id, seq, event FROM events UNION ALL \
+               SELECT t.session_id, t.seq, t.event FROM events_tail t WHERE NOT EXISTS ( \
+                 SELECT 1 FROM events f WHERE f.session_id = t.session_id AND f.seq = t.seq) \
+             ) e JOIN sessions s ON s.id = e.session_id \
              WHERE s.owner_id = ?1 \
                AND json_extract(e.event, '$.type') = 'TEXT_MESSAGE_CONTENT' \
              GROUP BY e.session_id, json_extract(e.event, '$.messageId') \

@@ -1,0 +1,171 @@
+//! The log writer's side of a SQLite store: its memory of the tail, its mark on the log,
+//! and the transaction every write of the log runs in.
+//!
+//! A write takes the log over before anything else if this store never wrote (folding
+//! whatever the tail table holds, so its memory of the tail starts true), and refuses if
+//! another store took the log over since. Rows a write appended reach the memory of the
+//! tail after the commit and before the write returns, so whoever learns of a commit (the
+//! producer, a viewer) reads it back.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::Instant;
+
+use rusqlite::Connection;
+
+use super::fold::{self, Mark};
+use super::tail::{FoldPlan, Tail, TailRow, FOLD_SLICE};
+use crate::domain::SessionId;
+use crate::store::{StoreError, Upkeep};
+
+/// What the writer of a SQLite log keeps between writes.
+pub(super) struct LogState {
+    pub tail: Tail,
+    /// This store's mark on the log (fresh for each open store).
+    token: String,
+    /// Whether this store took the log over (and so may have appended).
+    claimed: AtomicBool,
+    /// Every tail row below this position is deleted from the table.
+    trimmed_below: AtomicI64,
+}
+
+impl Default for LogState {
+    fn default() -> Self {
+        Self {
+            tail: Tail::default(),
+            token: crate::domain::new_id("store"),
+            claimed: AtomicBool::new(false),
+            trimmed_below: AtomicI64::new(0),
+        }
+    }
+}
+
+/// One round of upkeep: rows to fold, and the position below which the table may be
+/// trimmed.
+pub(super) struct UpkeepPlan {
+    fold: FoldPlan,
+    trim_below: i64,
+}
+
+impl UpkeepPlan {
+    /// Whether the round has nothing to do.
+    pub fn is_empty(&self) -> bool {
+        self.fold.is_empty() && self.trim_below <= 0
+    }
+}
+
+/// What a write appended to the tail, in commit order.
+pub(super) type NewRows = Vec<(SessionId, TailRow)>;
+
+impl LogState {
+    /// Runs `write` in one `BEGIN IMMEDIATE … COMMIT` transaction as the log's writer;
+    /// `write` gets the position of the next tail row and returns its value and the rows
+    /// it appended. Rolled back on any error.
+    pub fn transaction<T>(
+        &self,
+        conn: &Connection,
+        write: impl FnOnce(&Connection, i64) -> Result<(T, NewRows), StoreError>,
+    ) -> Result<T, StoreError> {
+        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        let outcome = self.claim(conn).and_then(|fresh_start| {
+            let next_position = fresh_start.unwrap_or_else(|| self.tail.next_position());
+            let (value, rows) = write(conn, next_position)?;
+            conn.prepare_cached("COMMIT")?.execute([])?;
+            Ok((value, rows, fresh_start))
+        });
+        match outcome {
+            Ok((value, rows, fresh_start)) => {
+                if let Some(next_position) = fresh_start {
+                    self.tail.reset(next_position);
+                    self.trimmed_below.store(next_position, Ordering::Release);
+                    self.claimed.store(true, Ordering::Release);
+                }
+                self.tail.committed(rows, Instant::now());
+                Ok(value)
+            }
+            Err(error) => {
+                if !conn.is_autocommit() {
+                    // Nothing was committed; leave the connection outside any transaction.
+                    // A failed rollback shows at the next BEGIN.
+                    let _ = conn.execute_batch("ROLLBACK");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Checks the log's mark, taking the log over if it is free; returns the next
+    /// position after a takeover (the tail table is then empty).
+    fn claim(&self, conn: &Connection) -> Result<Option<i64>, StoreError> {
+        let claimed = self.claimed.load(Ordering::Acquire);
+        match fold::read_mark(conn, &self.token, claimed)? {
+            Mark::Ours => Ok(None),
+            Mark::Displaced => Err(fold::displaced()),
+            Mark::Free => {
+                let next_position = fold::fold_all(conn)?;
+                fold::put_mark(conn, &self.token)?;
+                Ok(Some(next_position))
+            }
+        }
+    }
+
+    /// What the next round of upkeep does: fold the tail's rows that are due (at most a
+    /// slice) and trim the table below the lowest row still held.
+    pub fn plan_upkeep(&self) -> UpkeepPlan {
+        if !self.claimed.load(Ordering::Acquire) {
+            return UpkeepPlan {
+                fold: FoldPlan::default(),
+                trim_below: 0,
+            };
+        }
+        let lowest = self.tail.lowest_position();
+        let trimmed = self.trimmed_below.load(Ordering::Acquire);
+        UpkeepPlan {
+            fold: self.tail.plan(Instant::now(), FOLD_SLICE),
+            trim_below: if lowest > trimmed { lowest } else { 0 },
+        }
+    }
+
+    /// Runs a round of upkeep in one transaction; the folded rows leave memory after it.
+    pub fn run_upkeep(&self, conn: &Connection, plan: &UpkeepPlan) -> Result<(), StoreError> {
+        let trimmed = self.transaction(conn, |conn, _| {
+            fold::fold_rows(conn, &plan.fold)?;
+            let trimmed = match plan.trim_below {
+                0 => None,
+                below => Some(fold::trim(conn, below)?),
+            };
+            Ok((trimmed, Vec::new()))
+        })?;
+        self.tail.folded(&plan.fold);
+        if let Some(trimmed) = trimmed {
+            self.trimmed_below.store(trimmed, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// When upkeep is due again.
+    pub fn next_upkeep(&self) -> Upkeep {
+        let behind = self.tail.lowest_position() > self.trimmed_below.load(Ordering::Acquire);
+        if self.tail.crowded() {
+            Upkeep::Soon
+        } else if self.tail.len() > 0 || (behind && self.claimed.load(Ordering::Acquire)) {
+            Upkeep::Later
+        } else {
+            Upkeep::Done
+        }
+    }
+
+    /// Folds whatever the tail table holds into `events` (opening a store: another
+    /// process may have left rows there), in its own transaction.
+    pub fn fold_at_open(conn: &Connection) -> Result<(), StoreError> {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let folded = fold::fold_all(conn).and_then(|_| Ok(conn.execute_batch("COMMIT")?));
+        if folded.is_err() && !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        folded
+    }
+}
+
+#[cfg(test)]
+#[path = "log_tests.rs"]
+mod tests;
