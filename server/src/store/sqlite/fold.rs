@@ -1,32 +1,31 @@
 //! Moving the log's tail into `events`, and which store may append to the log.
 //!
-//! A commit appends its events to `events_tail` ([`super::tail`]); a fold moves a few
-//! sessions' oldest rows into `events` with `INSERT OR IGNORE … SELECT` (a row already
-//! moved is one event, not two) and brings their `last_seq` up to date, in one
+//! A commit appends its events to `events_tail` ([`super::tail`]); a fold copies a few
+//! sessions' oldest rows into `events` from memory with `INSERT OR IGNORE` (a row already
+//! copied is one event, not two) and brings their `last_seq` up to date, in one
 //! transaction; rows below the lowest position still held are then deleted from the tail
 //! table in order. Opening a store, and taking the log over before a store's first write,
 //! fold the whole table, so a store's memory of the tail starts from an empty table.
 //!
 //! Everything here runs inside the caller's transaction on the writer's connection.
 
-use rusqlite::{params_from_iter, Connection, OptionalExtension};
+use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
 
 use super::apply::{shaped_chunks, value_rows, ShapedSql};
 use super::tail::FoldPlan;
+use crate::domain::SessionId;
 use crate::store::{ErrorKind, StoreError};
 
-/// Positions per fold statement at most.
-const POSITIONS_PER_STATEMENT: usize = 256;
+/// Rows per fold statement at most (3 parameters each).
+const ROWS_PER_STATEMENT: usize = 256;
 /// Rows one trim deletes at most (they are whole pages at the start of the table).
-const TRIM_ROWS: i64 = 4096;
+const TRIM_ROWS: i64 = 1024;
 
-/// Moves the tail rows at the given positions into `events`.
-static FOLD_POSITIONS: ShapedSql = ShapedSql::new(|rows| {
+/// Copies rows (session, seq, event) into `events`; a row already there stays as it is.
+static FOLD_ROWS: ShapedSql = ShapedSql::new(|rows| {
     format!(
-        "INSERT OR IGNORE INTO events (session_id, seq, event) \
-         SELECT session_id, seq, event FROM events_tail WHERE position IN ({}) \
-         ORDER BY session_id, seq",
-        vec!["?"; rows].join(", ")
+        "INSERT OR IGNORE INTO events (session_id, seq, event) VALUES {}",
+        value_rows(rows, 3)
     )
 });
 
@@ -50,25 +49,35 @@ pub(super) fn fold_all(conn: &Connection) -> Result<i64, StoreError> {
     Ok(next)
 }
 
-/// Moves the planned rows into `events` and advances their sessions' `last_seq`. Rows
-/// no longer in the tail table (their session was deleted, or another connection folded
-/// them) are skipped.
-pub(super) fn fold_rows(conn: &Connection, plan: &FoldPlan) -> Result<(), StoreError> {
-    let positions: Vec<i64> = plan
-        .sessions
-        .iter()
-        .flat_map(|(_, positions, _)| positions.iter().copied())
-        .collect();
-    for chunk in shaped_chunks(&positions, POSITIONS_PER_STATEMENT) {
-        conn.prepare_cached(FOLD_POSITIONS.get(chunk.len()))?
-            .execute(params_from_iter(chunk))?;
+/// Copies the planned rows (from memory: the same rows as in the tail table) into
+/// `events` and advances their sessions' `last_seq`; rows another connection folded
+/// already are kept once. Returns the sessions deleted meanwhile (their tail rows went
+/// with them), which are skipped.
+pub(super) fn fold_rows(conn: &Connection, plan: &FoldPlan) -> Result<Vec<SessionId>, StoreError> {
+    let mut gone = Vec::new();
+    for (session, rows) in &plan.sessions {
+        let id = session.to_string();
+        let exists = conn
+            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?")?
+            .exists([&id])?;
+        if !exists {
+            gone.push(*session);
+            continue;
+        }
+        let Some(last) = rows.last().map(|row| row.seq) else {
+            continue;
+        };
+        for chunk in shaped_chunks(rows, ROWS_PER_STATEMENT) {
+            let values = chunk
+                .iter()
+                .flat_map(|row| [&id as &dyn ToSql, &row.seq, &row.json]);
+            conn.prepare_cached(FOLD_ROWS.get(chunk.len()))?
+                .execute(params_from_iter(values))?;
+        }
+        conn.prepare_cached("UPDATE sessions SET last_seq = ?1 WHERE id = ?2 AND last_seq < ?1")?
+            .execute((last as i64, &id))?;
     }
-    let mut advance =
-        conn.prepare_cached("UPDATE sessions SET last_seq = ?1 WHERE id = ?2 AND last_seq < ?1")?;
-    for (session, _, last) in &plan.sessions {
-        advance.execute((*last as i64, session.to_string()))?;
-    }
-    Ok(())
+    Ok(gone)
 }
 
 /// Deletes tail rows below `below` (all folded), at most [`TRIM_ROWS`] of them from the

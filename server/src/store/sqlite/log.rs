@@ -127,15 +127,18 @@ impl LogState {
 
     /// Runs a round of upkeep in one transaction; the folded rows leave memory after it.
     pub fn run_upkeep(&self, conn: &Connection, plan: &UpkeepPlan) -> Result<(), StoreError> {
-        let trimmed = self.transaction(conn, |conn, _| {
-            fold::fold_rows(conn, &plan.fold)?;
+        let (trimmed, gone) = self.transaction(conn, |conn, _| {
+            let gone = fold::fold_rows(conn, &plan.fold)?;
             let trimmed = match plan.trim_below {
                 0 => None,
                 below => Some(fold::trim(conn, below)?),
             };
-            Ok((trimmed, Vec::new()))
+            Ok(((trimmed, gone), Vec::new()))
         })?;
         self.tail.folded(&plan.fold);
+        for session in gone {
+            self.tail.forget(session);
+        }
         if let Some(trimmed) = trimmed {
             self.trimmed_below.store(trimmed, Ordering::Release);
         }

@@ -25,7 +25,7 @@ const FOLD_AT: usize = 64;
 /// A session whose newest row is this old is folded whatever its count (it went quiet).
 const QUIET: Duration = Duration::from_millis(250);
 /// Rows one fold moves at most, which bounds how long it holds the writer.
-pub(super) const FOLD_SLICE: usize = 256;
+pub(super) const FOLD_SLICE: usize = 64;
 /// Rows held past which the writer folds after every batch, not only when it is idle.
 const SOFT_CAP: usize = 16_384;
 
@@ -57,11 +57,10 @@ pub(super) struct Tail {
     state: Mutex<State>,
 }
 
-/// What one fold moves: per session, the positions of its oldest rows and the seq of the
-/// last of them.
+/// What one fold moves: per session, its oldest rows.
 #[derive(Debug, Default)]
 pub(super) struct FoldPlan {
-    pub sessions: Vec<(SessionId, Vec<i64>, u64)>,
+    pub sessions: Vec<(SessionId, Vec<TailRow>)>,
 }
 
 impl FoldPlan {
@@ -142,11 +141,9 @@ impl Tail {
             if room == 0 {
                 break;
             }
-            let rows: Vec<&TailRow> = tail.rows.iter().take(room).collect();
+            let rows: Vec<TailRow> = tail.rows.iter().take(room).cloned().collect();
             room -= rows.len();
-            let last = rows.last().map_or(0, |row| row.seq);
-            let positions = rows.iter().map(|row| row.position).collect();
-            plan.sessions.push((*session, positions, last));
+            plan.sessions.push((*session, rows));
         }
         plan
     }
@@ -154,18 +151,18 @@ impl Tail {
     /// Drops the rows a committed fold moved (each session's oldest).
     pub fn folded(&self, plan: &FoldPlan) {
         let mut state = self.lock();
-        for (session, positions, _) in &plan.sessions {
+        for (session, rows) in &plan.sessions {
             let Some(tail) = state.sessions.get_mut(session) else {
                 continue;
             };
             // The plan took a prefix of the session's rows, and only the writer (which
             // folds) removes rows, so they are still the front ones.
             let mut dropped = 0;
-            for position in positions {
+            for row in rows {
                 if tail
                     .rows
                     .front()
-                    .is_some_and(|row| row.position == *position)
+                    .is_some_and(|front| front.position == row.position)
                 {
                     tail.rows.pop_front();
                     dropped += 1;
