@@ -22,6 +22,9 @@ const IDLE_TARGET: f64 = 64.0 * 1024.0;
 const BOUNDED_SLACK: f64 = 4.0 * 1024.0 * 1024.0;
 /// Longest the unread stream may run (the socket's heartbeat must not close it).
 const UNREAD_LIMIT: Duration = Duration::from_secs(25);
+/// How often the unread stream's memory is sampled: often enough that a stream of a few
+/// seconds gives the halves compared dozens of samples each.
+const UNREAD_SAMPLE: Duration = Duration::from_millis(50);
 /// Time for tasks to reach a steady state before a sample.
 const SETTLE: Duration = Duration::from_millis(500);
 
@@ -194,7 +197,7 @@ async fn unread(tandem: &Tandem, rest: &Rest, tokens: u64) -> anyhow::Result<Row
     let started = Instant::now();
     let mut samples = Vec::new();
     while started.elapsed() < UNREAD_LIMIT {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(UNREAD_SAMPLE).await;
         samples.push(tandem.rss()? as f64);
         let session = rest.get(&format!("/api/sessions/{id}")).await?;
         if session["status"] != "running" {

@@ -13,9 +13,34 @@ impl FramePage {
     /// The socket frame of an event: `{"kind":"event","seq":N,"event":<json>}`, the event
     /// spliced in as stored, not re-serialised.
     pub fn frame(seq: u64, event_json: &str) -> bytestring::ByteString {
-        bytestring::ByteString::from(format!(
-            r#"{{"kind":"event","seq":{seq},"event":{event_json}}}"#
-        ))
+        let mut text = String::with_capacity(event_json.len() + 40);
+        Self::write_frame(&mut text, seq, event_json);
+        bytestring::ByteString::from(text)
+    }
+
+    /// Appends an event's frame (see [`FramePage::frame`]) to `text`.
+    pub fn write_frame(text: &mut String, seq: u64, event_json: &str) {
+        text.push_str(r#"{"kind":"event","seq":"#);
+        text.push_str(itoa::Buffer::new().format(seq));
+        text.push_str(r#","event":"#);
+        text.push_str(event_json);
+        text.push('}');
+    }
+
+    /// A page of frames written one after another into `text`, each ending at the offset
+    /// in `ends`, the last of them `last_seq`'s; the frames share the text.
+    pub(crate) fn from_text(text: String, ends: &[usize], last_seq: u64) -> Self {
+        let text = bytestring::ByteString::from(text);
+        let mut start = 0;
+        let frames = ends
+            .iter()
+            .map(|&end| {
+                let frame = text.slice_ref(&text[start..end]);
+                start = end;
+                frame
+            })
+            .collect();
+        Self { frames, last_seq }
     }
 
     /// Separates frames a database joined into one value (`group_concat`, `string_agg`):

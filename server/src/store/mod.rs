@@ -65,6 +65,14 @@ pub struct SessionRow {
     pub updated_at: i64,
 }
 
+/// What [`Store::replay_after`] handed on: how many events, and the last seq among them
+/// (the `after` asked for when none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replayed {
+    pub count: u32,
+    pub last_seq: u64,
+}
+
 /// An event as stored: its seq and its AG-UI JSON.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
@@ -224,6 +232,38 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         }
     }
 
+    /// Hands each of up to `limit` events with `seq > after` to `sink`, in seq order, as
+    /// the log is read (a socket's replay writes each straight into its buffer); says how
+    /// many it handed and the last seq among them. Backends that can step through rows
+    /// without copying each event first should: this is the replay path.
+    fn replay_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+        sink: &mut (dyn FnMut(u64, &str) + Send),
+    ) -> impl Future<Output = Result<Replayed, StoreError>> + Send {
+        async move {
+            let page = self.frames_after(id, after, limit).await?;
+            let mut replayed = Replayed {
+                count: 0,
+                last_seq: after,
+            };
+            for frame in &page.frames {
+                let Some(json) = crate::eventlog::event_of(frame) else {
+                    continue;
+                };
+                let seq = replayed.last_seq + 1;
+                sink(seq, json);
+                replayed = Replayed {
+                    count: replayed.count + 1,
+                    last_seq: seq,
+                };
+            }
+            Ok(replayed)
+        }
+    }
+
     /// One interrupt of a session, if it exists there.
     fn interrupt(
         &self,
@@ -350,6 +390,12 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
     /// committed event readable throughout. Says when the writer should call again.
     fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send {
         async { Ok(Upkeep::Done) }
+    }
+
+    /// Does now all the upkeep [`Store::log_upkeep`] would do eventually, for whoever
+    /// applies batches without the log writer (a benchmark seeding a log, say).
+    fn settle_log(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
     }
 }
 

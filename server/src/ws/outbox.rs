@@ -1,5 +1,7 @@
 //! The socket's sending half: frames are encoded with actix-http's own WebSocket codec into
-//! one buffer and handed to the response body as one chunk per batch.
+//! one buffer and handed to the response body as one chunk per batch. An event replayed
+//! from the log is written behind a header of our own instead ([`Outbox::queue_event`]),
+//! so that it is copied once; a test checks the bytes are actix-http's.
 //!
 //! actix-ws's `Session` sends each message through a channel on its own, so a replayed page
 //! of 1,000 events was 1,000 channel sends and as many wake-ups of the connection; here it
@@ -18,8 +20,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
-/// Batches waiting for the connection (up to 256 frames each, see `socket`): with the
-/// batch being written, what a client who stopped reading holds in memory.
+/// Batches waiting for the connection (up to 256 live frames or one replayed page each,
+/// see `socket`): with the batch being written, what a client who stopped reading holds
+/// in memory.
 const BATCHES_IN_FLIGHT: usize = 2;
 
 /// The connection is gone: nothing more can be sent.
@@ -83,6 +86,23 @@ impl Outbox {
         Parser::write_message(&mut self.queued, text, OpCode::Text, true, false);
     }
 
+    /// Queues an event's frame, `{"kind":"event","seq":N,"event":<json>}`, written piece
+    /// by piece behind its header: the event is copied once, from wherever it was read
+    /// into the batch (the frame [`FramePage::frame`] builds, byte for byte).
+    ///
+    /// [`FramePage::frame`]: crate::store::FramePage::frame
+    pub fn queue_event(&mut self, seq: u64, event_json: &str) {
+        const PREFIX: &str = r#"{"kind":"event","seq":"#;
+        const MIDDLE: &str = r#","event":"#;
+        let mut digits = itoa::Buffer::new();
+        let seq = digits.format(seq);
+        let length = PREFIX.len() + seq.len() + MIDDLE.len() + event_json.len() + 1;
+        text_frame_header(&mut self.queued, length);
+        for piece in [PREFIX, seq, MIDDLE, event_json, "}"] {
+            self.queued.extend_from_slice(piece.as_bytes());
+        }
+    }
+
     /// Sends everything queued as one batch, waiting while the client is behind.
     pub async fn flush(&mut self) -> Result<(), Closed> {
         if self.queued.is_empty() {
@@ -114,6 +134,25 @@ impl Outbox {
     pub async fn close(mut self, reason: Option<CloseReason>) -> Result<(), Closed> {
         Parser::write_close(&mut self.queued, reason, false);
         self.flush().await
+    }
+}
+
+/// The header of a whole, unmasked server text frame with a payload of `length` bytes
+/// (RFC 6455 §5.2; what actix-http's `Parser::write_message` writes, a test checks).
+fn text_frame_header(dst: &mut BytesMut, length: usize) {
+    const FIN_TEXT: u8 = 0x81;
+    dst.reserve(length + 10);
+    dst.extend_from_slice(&[FIN_TEXT]);
+    match length {
+        0..=125 => dst.extend_from_slice(&[length as u8]),
+        126..=0xFFFF => {
+            dst.extend_from_slice(&[126]);
+            dst.extend_from_slice(&(length as u16).to_be_bytes());
+        }
+        _ => {
+            dst.extend_from_slice(&[127]);
+            dst.extend_from_slice(&(length as u64).to_be_bytes());
+        }
     }
 }
 
@@ -182,5 +221,19 @@ mod tests {
         drop(receiver);
         assert!(outbox.text("lost").await.is_err());
         assert!(outbox.close(None).await.is_err());
+    }
+
+    #[test]
+    fn an_event_frame_is_the_bytes_actix_writes_for_its_text() {
+        // Payload lengths around each of the header's three forms.
+        for json_length in [0, 80, 90, 95, 100, 65_490, 65_500, 70_000] {
+            let json = format!("\"{}\"", "x".repeat(json_length));
+            let frame = crate::store::FramePage::frame(123_456, &json);
+            let mut expected = BytesMut::new();
+            Parser::write_message(&mut expected, &frame[..], OpCode::Text, true, false);
+            let (mut outbox, _receiver) = outbox();
+            outbox.queue_event(123_456, &json);
+            assert_eq!(outbox.queued, expected, "a {}-byte frame", frame.len());
+        }
     }
 }

@@ -93,12 +93,30 @@ impl WriterConnection {
 }
 
 /// Runs blocking `work` on this thread, under `block_in_place` where the runtime allows.
-fn blocking<T>(work: impl FnOnce() -> T) -> T {
+pub(super) fn blocking<T>(work: impl FnOnce() -> T) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
         _ => work(),
     }
+}
+
+/// Runs `read` on a read-only connection of `pool` through rusqlite, on this thread: a
+/// query's rows are stepped here, not sent one by one from sqlx's worker thread.
+pub(super) async fn with_reader<T>(
+    pool: &sqlx::SqlitePool,
+    read: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut conn = pool.acquire().await?;
+    let mut handle = conn.lock_handle().await?;
+    // SAFETY: the handle is sqlx's open connection and `handle` keeps sqlx's worker
+    // parked while rusqlite uses it; rusqlite's `from_handle` never closes it, and this
+    // view (with its prepared statements) is dropped before the lock is released.
+    let direct = unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) }?;
+    let outcome = blocking(|| read(&direct));
+    drop(direct);
+    drop(handle);
+    outcome
 }
 
 /// How rusqlite's errors read for the writer, as [`super::classify`] reads sqlx's.

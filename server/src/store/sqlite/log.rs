@@ -13,9 +13,12 @@ use std::time::Instant;
 use rusqlite::Connection;
 
 use super::fold::{self, Mark};
-use super::tail::{FoldPlan, Tail, TailRow, FOLD_SLICE};
+use super::tail::{FoldPlan, Tail, TailRow};
 use crate::domain::SessionId;
 use crate::store::{StoreError, Upkeep};
+
+/// Rows one transaction of [`LogState::settle`] folds at most.
+const SETTLE_SLICE: usize = 4096;
 
 /// What the writer of a SQLite log keeps between writes.
 pub(super) struct LogState {
@@ -120,7 +123,7 @@ impl LogState {
         let lowest = self.tail.lowest_position();
         let trimmed = self.trimmed_below.load(Ordering::Acquire);
         UpkeepPlan {
-            fold: self.tail.plan(Instant::now(), FOLD_SLICE),
+            fold: self.tail.plan(Instant::now()),
             trim_below: if lowest > trimmed { lowest } else { 0 },
         }
     }
@@ -143,6 +146,23 @@ impl LogState {
             self.trimmed_below.store(trimmed, Ordering::Release);
         }
         Ok(())
+    }
+
+    /// Folds every row held and trims the whole table, in transactions of up to
+    /// [`SETTLE_SLICE`] rows.
+    pub fn settle(&self, conn: &Connection) -> Result<(), StoreError> {
+        loop {
+            let plan = UpkeepPlan {
+                fold: self.tail.plan_everything(SETTLE_SLICE),
+                trim_below: self.tail.lowest_position(),
+            };
+            let done = plan.fold.is_empty()
+                && plan.trim_below <= self.trimmed_below.load(Ordering::Acquire);
+            if done || !self.claimed.load(Ordering::Acquire) {
+                return Ok(());
+            }
+            self.run_upkeep(conn, &plan)?;
+        }
     }
 
     /// When upkeep is due again.

@@ -74,6 +74,10 @@ async fn every_event_reads_back_in_order_while_the_tail_is_folded() {
         store.log.tail.len()
     );
     assert_log(&store, calm, 3).await;
+    store.settle_log().await.unwrap();
+    assert_eq!(store.log.tail.len(), 0, "settling folds whatever is held");
+    assert_log(&store, busy, 200).await;
+    assert_log(&store, calm, 3).await;
 }
 
 #[tokio::test]

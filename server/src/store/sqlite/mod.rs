@@ -41,8 +41,8 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store, StoreError,
-    StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
+    Applied, Command, ErrorKind, FramePage, InterruptRow, Replayed, SessionRow, ShareRow, Store,
+    StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -225,6 +225,16 @@ impl Store for SqliteStore {
         reads::frames_after(&self.reads, &self.log.tail, id, after, limit).await
     }
 
+    async fn replay_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+        sink: &mut (dyn FnMut(u64, &str) + Send),
+    ) -> Result<Replayed, StoreError> {
+        reads::replay_after(&self.reads, &self.log.tail, id, after, limit, sink).await
+    }
+
     async fn interrupt(
         &self,
         session: SessionId,
@@ -353,6 +363,13 @@ impl Store for SqliteStore {
             .await?;
         self.wal.committed();
         Ok(self.log.next_upkeep())
+    }
+
+    async fn settle_log(&self) -> Result<(), StoreError> {
+        let mut conn = self.writer.lock().await;
+        conn.with(|direct| self.log.settle(direct)).await?;
+        self.wal.committed();
+        Ok(())
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {

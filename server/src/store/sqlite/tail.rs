@@ -24,10 +24,17 @@ use crate::store::SessionRow;
 const FOLD_AT: usize = 64;
 /// A session whose newest row is this old is folded whatever its count (it went quiet).
 const QUIET: Duration = Duration::from_millis(250);
-/// Rows one fold moves at most, which bounds how long it holds the writer.
-pub(super) const FOLD_SLICE: usize = 64;
-/// Rows held past which the writer folds after every batch, not only when it is idle.
-const SOFT_CAP: usize = 16_384;
+/// Rows a fold moves at least while the tail is not crowded: whole sessions, the fullest
+/// first, until this many (usually one session's [`FOLD_AT`] rows), which bounds how long
+/// a fold holds the writer.
+const FOLD_SLICE: usize = 64;
+/// Rows a fold moves at least while the tail is crowded.
+const CROWDED_SLICE: usize = 4096;
+/// Rows held past which the tail is crowded whatever the number of sessions; with many
+/// sessions, twice what they hold before they are due. While crowded, the writer folds
+/// after every batch, not only when it is idle, so what is held stays bounded however
+/// fast the log grows.
+const SOFT_CAP: usize = 4096;
 
 /// One committed event in the tail.
 #[derive(Debug, Clone)]
@@ -49,6 +56,33 @@ struct State {
     sessions: HashMap<SessionId, SessionTail>,
     rows: usize,
     next_position: i64,
+}
+
+impl State {
+    fn crowded(&self) -> bool {
+        self.rows > SOFT_CAP.max(2 * FOLD_AT * self.sessions.len())
+    }
+
+    /// Whole sessions that are `due`, the fullest first, until `slice` rows.
+    fn plan(&self, slice: usize, due: impl Fn(&SessionTail) -> bool) -> FoldPlan {
+        let mut due: Vec<(&SessionId, &SessionTail)> = self
+            .sessions
+            .iter()
+            .filter(|(_, tail)| !tail.rows.is_empty() && due(tail))
+            .collect();
+        due.sort_by_key(|(_, tail)| std::cmp::Reverse(tail.rows.len()));
+        let mut plan = FoldPlan::default();
+        let mut planned = 0;
+        for (session, tail) in due {
+            if planned >= slice {
+                break;
+            }
+            planned += tail.rows.len();
+            plan.sessions
+                .push((*session, tail.rows.iter().cloned().collect()));
+        }
+        plan
+    }
 }
 
 /// The tail's rows in memory, shared by the writer and readers.
@@ -119,33 +153,23 @@ impl Tail {
         }
     }
 
-    /// The rows to fold now, at most `max_rows`: sessions with many rows waiting, those
-    /// that went quiet, and past the soft cap the largest, most rows first.
-    pub fn plan(&self, now: Instant, max_rows: usize) -> FoldPlan {
+    /// The rows to fold now: whole sessions, those with many rows waiting or that went
+    /// quiet (any, while crowded), the fullest first, until a slice is reached.
+    pub fn plan(&self, now: Instant) -> FoldPlan {
         let state = self.lock();
-        let crowded = state.rows > SOFT_CAP;
-        let mut due: Vec<(&SessionId, &SessionTail)> = state
-            .sessions
-            .iter()
-            .filter(|(_, tail)| {
-                let quiet = tail
-                    .last_commit
-                    .is_none_or(|at| now.saturating_duration_since(at) >= QUIET);
-                !tail.rows.is_empty() && (crowded || quiet || tail.rows.len() >= FOLD_AT)
-            })
-            .collect();
-        due.sort_by_key(|(_, tail)| std::cmp::Reverse(tail.rows.len()));
-        let mut plan = FoldPlan::default();
-        let mut room = max_rows;
-        for (session, tail) in due {
-            if room == 0 {
-                break;
-            }
-            let rows: Vec<TailRow> = tail.rows.iter().take(room).cloned().collect();
-            room -= rows.len();
-            plan.sessions.push((*session, rows));
-        }
-        plan
+        let crowded = state.crowded();
+        let slice = if crowded { CROWDED_SLICE } else { FOLD_SLICE };
+        state.plan(slice, |tail| {
+            let quiet = tail
+                .last_commit
+                .is_none_or(|at| now.saturating_duration_since(at) >= QUIET);
+            crowded || quiet || tail.rows.len() >= FOLD_AT
+        })
+    }
+
+    /// The next rows to fold whether they are due or not, whole sessions until `slice`.
+    pub fn plan_everything(&self, slice: usize) -> FoldPlan {
+        self.lock().plan(slice, |_| true)
     }
 
     /// Drops the rows a committed fold moved (each session's oldest).
@@ -205,7 +229,7 @@ impl Tail {
 
     /// Whether the writer should fold after every batch (too much is held).
     pub fn crowded(&self) -> bool {
-        self.lock().rows > SOFT_CAP
+        self.lock().crowded()
     }
 
     /// Rows held.

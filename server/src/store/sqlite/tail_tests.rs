@@ -38,25 +38,20 @@ fn reads_start_after_the_asked_seq_and_stop_at_the_limit() {
 }
 
 #[test]
-fn a_crowded_session_is_folded_first_and_a_slice_is_bounded() {
+fn a_full_session_is_folded_whole_and_a_calm_one_waits() {
     let tail = Tail::default();
     let (busy, calm) = (SessionId::generate(), SessionId::generate());
     let now = Instant::now();
     tail.committed(rows(calm, 1, 1, 3), now);
     tail.committed(rows(busy, 1, 4, FOLD_AT as u64 + 10), now);
-    let plan = tail.plan(now, 50);
+    let plan = tail.plan(now);
     assert_eq!(plan.sessions.len(), 1, "the calm session is not due yet");
     let (session, folded) = &plan.sessions[0];
     assert_eq!(*session, busy);
-    assert_eq!(folded.len(), 50, "a slice moves at most its size");
-    assert_eq!(folded.last().map(|row| row.seq), Some(50));
+    assert_eq!(folded.len(), FOLD_AT + 10, "a session's rows go together");
     tail.folded(&plan);
-    assert_eq!(tail.len(), 3 + FOLD_AT + 10 - 50);
-    assert_eq!(
-        tail.rows_after(busy, 0, 1)[0].seq,
-        51,
-        "the oldest rows left"
-    );
+    assert_eq!(tail.len(), 3);
+    assert_eq!(tail.last_seq(busy), None);
     assert_eq!(
         tail.lowest_position(),
         1,
@@ -65,14 +60,35 @@ fn a_crowded_session_is_folded_first_and_a_slice_is_bounded() {
 }
 
 #[test]
+fn past_the_soft_cap_every_session_is_due_and_a_fold_takes_more() {
+    let tail = Tail::default();
+    let now = Instant::now();
+    let sessions: Vec<SessionId> = (0..300).map(|_| SessionId::generate()).collect();
+    for (i, session) in sessions.iter().enumerate() {
+        tail.committed(rows(*session, 1, i as i64 * 100, 60), now);
+    }
+    assert!(!tail.crowded(), "300 sessions may hold 60 rows each");
+    assert!(tail.plan(now).is_empty(), "none is due");
+    let stream = SessionId::generate();
+    tail.committed(rows(stream, 1, 1_000_000, 40_000), now);
+    assert!(tail.crowded());
+    let plan = tail.plan(now);
+    assert_eq!(plan.sessions[0].0, stream, "the fullest goes first");
+    let planned: usize = plan.sessions.iter().map(|(_, rows)| rows.len()).sum();
+    assert!(planned >= CROWDED_SLICE);
+    tail.folded(&plan);
+    assert!(!tail.crowded());
+}
+
+#[test]
 fn a_quiet_session_is_folded_whatever_its_count_and_leaves_the_tail() {
     let tail = Tail::default();
     let session = SessionId::generate();
     let then = Instant::now();
     tail.committed(rows(session, 1, 1, 2), then);
-    assert!(tail.plan(then, FOLD_SLICE).is_empty());
+    assert!(tail.plan(then).is_empty());
     let later = then + QUIET + Duration::from_millis(1);
-    let plan = tail.plan(later, FOLD_SLICE);
+    let plan = tail.plan(later);
     let positions: Vec<i64> = plan.sessions[0].1.iter().map(|row| row.position).collect();
     assert_eq!(positions, [1, 2]);
     tail.folded(&plan);
