@@ -42,6 +42,10 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         "10000",
         "--client-timeout-ms",
         "600000",
+        // The unread stream is long enough for its halves to be compared (a run's
+        // default limit is 100,000 events, under a second of streaming here).
+        "--max-run-events",
+        "1000000",
     ];
     let mut tandem = Tandem::spawn(&binary, &url, &extra)?;
     let rest = Rest::new(&tandem.address);

@@ -91,7 +91,7 @@ impl Scale {
             idle_sockets: 1_000,
             live_sessions: 500,
             paused_sessions: 1_000,
-            unread_tokens: 100_000,
+            unread_tokens: 600_000,
             page_runs: 20,
             page_reps: 3,
             burst_sessions: vec![10, 100, 500],
