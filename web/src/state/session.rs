@@ -24,7 +24,7 @@ use super::item::{Item, RunState};
 use super::refusal::Refusal;
 use super::transcript::Transcript;
 
-/// Events per history request (the server's largest page).
+/// Events per history request (the server's largest page; `index.html`'s loader asks for as many).
 const HISTORY_PAGE: u32 = 10_000;
 
 /// One transcript row as the view sees it: a stable key and the item's own signal.
