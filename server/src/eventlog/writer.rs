@@ -18,15 +18,14 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::frames::event_frame;
-use super::hub::{Hub, Published};
-use super::streams::{BrokenStreams, InFlight, Outcome, StreamId};
+use super::commits::{retrying, Append, Log, Reply};
+use super::hub::Hub;
+use super::streams::{BrokenStreams, InFlight, StreamId};
 use crate::domain::{now_ms, SessionId, UserId};
-use crate::metrics::METRICS;
 use crate::store::{Applied, Command, SessionRow, Store, StoreError, Upkeep};
 
 /// Commands taken into one transaction at most. Large, because a commit's cost grows
@@ -160,18 +159,6 @@ impl Writer {
     }
 }
 
-type Reply = oneshot::Sender<Outcome>;
-
-/// Who awaits an append's outcome, and the stream it belongs to.
-type Waiting = (Option<StreamId>, Reply);
-
-/// An append waiting for the writer: the command, its stream, who awaits it.
-struct Append {
-    command: Command,
-    stream: Option<StreamId>,
-    reply: Reply,
-}
-
 async fn run<S: Store>(
     store: Arc<S>,
     hub: Hub,
@@ -256,144 +243,6 @@ async fn session_op<S: Store>(store: &S, op: &SessionOp) -> Result<SessionDone, 
             .await
             .map(SessionDone::Created),
         SessionOp::Delete { id } => store.delete_session(*id).await.map(SessionDone::Deleted),
-    }
-}
-
-/// The writer's side of the log: where appends go, and which streams are broken.
-struct Log<'a, S> {
-    store: &'a S,
-    hub: &'a Hub,
-    retry_for: Duration,
-    broken: BrokenStreams,
-}
-
-impl<S: Store> Log<'_, S> {
-    /// Runs one round of the store's upkeep; a failure is retried at the next round.
-    async fn upkeep(&self) -> Upkeep {
-        match self.store.log_upkeep().await {
-            Ok(upkeep) => upkeep,
-            Err(error) => {
-                tracing::warn!(%error, "the log's upkeep failed; retrying");
-                Upkeep::Later
-            }
-        }
-    }
-
-    /// Applies queued appends as one batch, then publishes what was committed.
-    async fn append_all(&mut self, appends: Vec<Append>) {
-        // Commands of a broken stream get its outcome again, unapplied.
-        let (appends, refused): (Vec<Append>, Vec<Append>) = appends
-            .into_iter()
-            .partition(|append| self.broken.outcome_of(append.stream).is_none());
-        for append in refused {
-            let outcome = self.broken.outcome_of(append.stream);
-            let _ = append.reply.send(outcome.expect("partitioned as broken"));
-        }
-        if appends.is_empty() {
-            return;
-        }
-        let (commands, waiting): (Vec<Command>, Vec<Waiting>) = appends
-            .into_iter()
-            .map(|a| (a.command, (a.stream, a.reply)))
-            .unzip();
-        let store = self.store;
-        let started = Instant::now();
-        match retrying(self.retry_for, || store.apply(&commands, now_ms())).await {
-            Ok(outcomes) => {
-                let committed = commands
-                    .iter()
-                    .zip(&outcomes)
-                    .filter(|(_, applied)| matches!(applied, Applied::Committed { .. }));
-                let bodies = committed
-                    .flat_map(|(command, _)| command.entries.iter().map(|e| &e.event.body));
-                METRICS.committed(started.elapsed(), bodies);
-                for ((command, waiting), applied) in commands.iter().zip(waiting).zip(outcomes) {
-                    self.finish(command, waiting, applied);
-                }
-            }
-            Err(error) if commands.len() == 1 || error.is_transient() => {
-                let sessions: Vec<String> =
-                    commands.iter().map(|c| c.session.to_string()).collect();
-                tracing::error!(%error, ?sessions, "log write failed; nothing of it was committed");
-                let error = Arc::new(error);
-                for waiting in waiting {
-                    self.reply(waiting, Err(error.clone()));
-                }
-            }
-            Err(error) => {
-                tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
-                for (command, waiting) in commands.iter().zip(waiting) {
-                    if let Some(outcome) = self.broken.outcome_of(waiting.0) {
-                        let _ = waiting.1.send(outcome);
-                        continue;
-                    }
-                    let started = Instant::now();
-                    match store.apply(std::slice::from_ref(command), now_ms()).await {
-                        Ok(mut outcomes) => match outcomes.pop() {
-                            Some(applied) => {
-                                if let Applied::Committed { .. } = applied {
-                                    let bodies = command.entries.iter().map(|e| &e.event.body);
-                                    METRICS.committed(started.elapsed(), bodies);
-                                }
-                                self.finish(command, waiting, applied)
-                            }
-                            None => tracing::error!("the store answered no outcome"),
-                        },
-                        Err(error) => {
-                            tracing::error!(%error, session = %command.session, "log write failed");
-                            self.reply(waiting, Err(Arc::new(error)));
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Publishes a committed command's events, then tells its producer the outcome.
-    fn finish(&mut self, command: &Command, waiting: Waiting, applied: Applied) {
-        if let Applied::Committed { first_seq } = applied {
-            self.hub.publish(
-                command.session,
-                command.entries.iter().enumerate().map(|(offset, entry)| {
-                    let seq = first_seq + offset as u64;
-                    Published {
-                        seq,
-                        frame: event_frame(seq, &entry.json),
-                    }
-                }),
-            );
-        }
-        self.reply(waiting, Ok(applied));
-    }
-
-    /// Tells a producer its outcome (one that stopped waiting is fine: a commit stands
-    /// regardless), remembering a refusal or failure against its stream.
-    fn reply(&mut self, (stream, reply): Waiting, outcome: Outcome) {
-        self.broken.note(stream, &outcome);
-        let _ = reply.send(outcome);
-    }
-}
-
-/// Runs a write, retrying a busy, locked or full database with backoff until
-/// `retry_for` has passed.
-async fn retrying<T, Fut>(
-    retry_for: Duration,
-    mut write: impl FnMut() -> Fut,
-) -> Result<T, StoreError>
-where
-    Fut: std::future::Future<Output = Result<T, StoreError>>,
-{
-    let started = Instant::now();
-    let mut wait = Duration::from_millis(20);
-    loop {
-        match write().await {
-            Err(error) if error.is_transient() && started.elapsed() + wait <= retry_for => {
-                tracing::warn!(%error, retry_in_ms = wait.as_millis() as u64, "the database refused a write; retrying");
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(1));
-            }
-            outcome => return outcome,
-        }
     }
 }
 

@@ -15,6 +15,7 @@ mod effects;
 mod errors;
 mod frame_page;
 pub mod guards;
+mod interrupts;
 mod leases;
 mod open;
 mod postgres;
@@ -37,6 +38,7 @@ pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
 pub use frame_page::FramePage;
+pub use interrupts::{InterruptRow, InterruptState};
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
@@ -78,51 +80,6 @@ pub struct Replayed {
 pub struct StoredEvent {
     pub seq: u64,
     pub json: String,
-}
-
-/// Where an interrupt stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InterruptState {
-    Pending,
-    Resolved,
-    Cancelled,
-    /// Nobody answered before its deadline.
-    Expired,
-}
-
-impl InterruptState {
-    fn parse(text: &str) -> Self {
-        match text {
-            "resolved" => Self::Resolved,
-            "cancelled" => Self::Cancelled,
-            "expired" => Self::Expired,
-            _ => Self::Pending,
-        }
-    }
-
-    /// The database and wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Resolved => "resolved",
-            Self::Cancelled => "cancelled",
-            Self::Expired => "expired",
-        }
-    }
-}
-
-/// An interrupt row: the AG-UI interrupt plus its answer, if any.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InterruptRow {
-    pub id: String,
-    pub session_id: SessionId,
-    pub run_id: String,
-    pub tool_call_id: String,
-    pub interrupt: shared::Interrupt,
-    pub state: InterruptState,
-    pub response: Option<serde_json::Value>,
-    /// The run the answer started.
-    pub resumed_run_id: Option<String>,
 }
 
 /// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
