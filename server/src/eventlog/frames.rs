@@ -2,7 +2,7 @@
 
 use bytestring::ByteString;
 
-use crate::store::FramePage;
+use crate::store::{FramePage, EVENT_FRAME_MIDDLE, EVENT_FRAME_PREFIX};
 
 /// `{"kind":"event","seq":N,"event":<json>}` without re-serialising the event (the log's
 /// own frame, [`FramePage::frame`]).
@@ -12,8 +12,8 @@ pub fn event_frame(seq: u64, event_json: &str) -> ByteString {
 
 /// The event JSON inside a frame made by [`event_frame`].
 pub fn event_of(frame: &str) -> Option<&str> {
-    let rest = frame.strip_prefix(r#"{"kind":"event","seq":"#)?;
-    let start = rest.find(r#","event":"#)? + r#","event":"#.len();
+    let rest = frame.strip_prefix(EVENT_FRAME_PREFIX)?;
+    let start = rest.find(EVENT_FRAME_MIDDLE)? + EVENT_FRAME_MIDDLE.len();
     rest[start..].strip_suffix('}')
 }
 

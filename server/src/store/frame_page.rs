@@ -20,11 +20,10 @@ impl FramePage {
 
     /// Appends an event's frame (see [`FramePage::frame`]) to `text`.
     pub fn write_frame(text: &mut String, seq: u64, event_json: &str) {
-        text.push_str(r#"{"kind":"event","seq":"#);
-        text.push_str(itoa::Buffer::new().format(seq));
-        text.push_str(r#","event":"#);
-        text.push_str(event_json);
-        text.push('}');
+        let mut digits = itoa::Buffer::new();
+        for piece in event_frame_pieces(digits.format(seq), event_json) {
+            text.push_str(piece);
+        }
     }
 
     /// A page of frames written one after another into `text`, each ending at the offset
@@ -80,11 +79,27 @@ impl FramePage {
     }
 }
 
+/// What an event's frame starts with, before its seq.
+pub(crate) const EVENT_FRAME_PREFIX: &str = r#"{"kind":"event","seq":"#;
+/// What stands between an event frame's seq and its event.
+pub(crate) const EVENT_FRAME_MIDDLE: &str = r#","event":"#;
+
+/// An event's frame, `{"kind":"event","seq":N,"event":<json>}`, as the pieces it is
+/// written from, in order: every writer of the frame (a page's text, a socket's batch)
+/// writes these, so the layout lives here once.
+pub(crate) fn event_frame_pieces<'a>(seq_digits: &'a str, event_json: &'a str) -> [&'a str; 5] {
+    [
+        EVENT_FRAME_PREFIX,
+        seq_digits,
+        EVENT_FRAME_MIDDLE,
+        event_json,
+        "}",
+    ]
+}
+
 /// The seq of a frame the log builds (`{"kind":"event","seq":N,…`); 0 if it is not one.
 fn frame_seq(frame: &str) -> u64 {
-    let digits = frame
-        .strip_prefix(r#"{"kind":"event","seq":"#)
-        .unwrap_or_default();
+    let digits = frame.strip_prefix(EVENT_FRAME_PREFIX).unwrap_or_default();
     let end = digits
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(digits.len());

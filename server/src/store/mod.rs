@@ -38,6 +38,7 @@ pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
 pub use frame_page::FramePage;
+pub(crate) use frame_page::{event_frame_pieces, EVENT_FRAME_MIDDLE, EVENT_FRAME_PREFIX};
 pub use interrupts::{InterruptRow, InterruptState};
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
 pub use postgres::scratch::ScratchDatabase;

@@ -20,6 +20,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use crate::store::event_frame_pieces;
+
 /// Batches waiting for the connection (up to 256 live frames or one replayed page each,
 /// see `socket`): with the batch being written, what a client who stopped reading holds
 /// in memory.
@@ -92,13 +94,13 @@ impl Outbox {
     ///
     /// [`FramePage::frame`]: crate::store::FramePage::frame
     pub fn queue_event(&mut self, seq: u64, event_json: &str) {
-        const PREFIX: &str = r#"{"kind":"event","seq":"#;
-        const MIDDLE: &str = r#","event":"#;
         let mut digits = itoa::Buffer::new();
-        let seq = digits.format(seq);
-        let length = PREFIX.len() + seq.len() + MIDDLE.len() + event_json.len() + 1;
-        text_frame_header(&mut self.queued, length);
-        for piece in [PREFIX, seq, MIDDLE, event_json, "}"] {
+        let pieces = event_frame_pieces(digits.format(seq), event_json);
+        text_frame_header(
+            &mut self.queued,
+            pieces.iter().map(|piece| piece.len()).sum(),
+        );
+        for piece in pieces {
             self.queued.extend_from_slice(piece.as_bytes());
         }
     }

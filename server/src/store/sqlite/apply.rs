@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, ToSql};
 
-use super::fold::INSERT_TAIL;
 use super::guards::check_guard;
 use super::log::{LogState, NewRows};
 use super::tail::{Tail, TailRow};
@@ -68,6 +67,14 @@ impl ShapedSql {
         self.built[rows.ilog2() as usize].get_or_init(|| (self.build)(rows))
     }
 }
+
+/// `(?, ?, ?, ?), …`: the tail INSERT's rows (position, session, seq, event).
+static INSERT_TAIL: ShapedSql = ShapedSql::new(|rows| {
+    format!(
+        "INSERT INTO events_tail (position, session_id, seq, event) VALUES {}",
+        value_rows(rows, 4)
+    )
+});
 
 /// The seqs a batch hands out and the tail rows it appends, in order.
 ///

@@ -1,7 +1,7 @@
-//! Moving the log's tail into `events`, and which store may append to the log.
+//! Moving the log's tail into `events`.
 //!
-//! A commit appends its events to `events_tail` ([`super::tail`]); a fold copies a few
-//! sessions' oldest rows into `events` from memory with `INSERT OR IGNORE` (a row already
+//! A commit appends its events to `events_tail` ([`super::tail`]); a fold copies whole
+//! sessions' rows into `events` from memory with `INSERT OR IGNORE` (a row already
 //! copied is one event, not two) and brings their `last_seq` up to date, in one
 //! transaction; rows below the lowest position still held are then deleted from the tail
 //! table in order. Opening a store, and taking the log over before a store's first write,
@@ -14,7 +14,7 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
 use super::apply::{shaped_chunks, value_rows, ShapedSql};
 use super::tail::FoldPlan;
 use crate::domain::SessionId;
-use crate::store::{ErrorKind, StoreError};
+use crate::store::StoreError;
 
 /// Rows per fold statement at most (3 parameters each).
 const ROWS_PER_STATEMENT: usize = 256;
@@ -95,59 +95,3 @@ pub(super) fn trim(conn: &Connection, below: i64) -> Result<i64, StoreError> {
         .execute([end])?;
     Ok(end)
 }
-
-/// Whose mark is on the log, as a store sees it at the start of a write.
-pub(super) enum Mark {
-    /// This store's: it appends, and its memory of the tail is the truth.
-    Ours,
-    /// Nobody's, or another store's that this one never displaced: this store may take
-    /// the log over.
-    Free,
-    /// Another store's, after this one had appended: it must stop writing.
-    Displaced,
-}
-
-/// Reads the log's mark for the store `token`, which has (or has not) appended before.
-pub(super) fn read_mark(
-    conn: &Connection,
-    token: &str,
-    appended_before: bool,
-) -> Result<Mark, StoreError> {
-    let owner: Option<String> = conn
-        .prepare_cached("SELECT owner FROM log_writer WHERE id = 1")?
-        .query_row([], |row| row.get(0))
-        .optional()?;
-    Ok(match owner {
-        Some(owner) if owner == token => Mark::Ours,
-        Some(_) if appended_before => Mark::Displaced,
-        _ => Mark::Free,
-    })
-}
-
-/// Puts the store `token`'s mark on the log.
-pub(super) fn put_mark(conn: &Connection, token: &str) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "INSERT INTO log_writer (id, owner) VALUES (1, ?) \
-         ON CONFLICT (id) DO UPDATE SET owner = excluded.owner",
-    )?
-    .execute([token])?;
-    Ok(())
-}
-
-/// The error of a store whose log another store took over.
-pub(super) fn displaced() -> StoreError {
-    StoreError::of_kind(
-        ErrorKind::Fatal,
-        "another Tandem process took this database's log over (SQLite serves one instance \
-         per file); this one no longer writes to it"
-            .into(),
-    )
-}
-
-/// `(?, ?, ?, ?), …`: the tail INSERT's rows (position, session, seq, event).
-pub(super) static INSERT_TAIL: ShapedSql = ShapedSql::new(|rows| {
-    format!(
-        "INSERT INTO events_tail (position, session_id, seq, event) VALUES {}",
-        value_rows(rows, 4)
-    )
-});

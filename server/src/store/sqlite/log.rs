@@ -10,12 +10,12 @@
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Instant;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
-use super::fold::{self, Mark};
+use super::fold;
 use super::tail::{FoldPlan, Tail, TailRow};
 use crate::domain::SessionId;
-use crate::store::{StoreError, Upkeep};
+use crate::store::{ErrorKind, StoreError, Upkeep};
 
 /// Rows one transaction of [`LogState::settle`] folds at most.
 const SETTLE_SLICE: usize = 4096;
@@ -68,44 +68,31 @@ impl LogState {
         conn: &Connection,
         write: impl FnOnce(&Connection, i64) -> Result<(T, NewRows), StoreError>,
     ) -> Result<T, StoreError> {
-        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        let outcome = self.claim(conn).and_then(|fresh_start| {
+        let (value, rows, fresh_start) = in_transaction(conn, || {
+            let fresh_start = self.claim(conn)?;
             let next_position = fresh_start.unwrap_or_else(|| self.tail.next_position());
             let (value, rows) = write(conn, next_position)?;
-            conn.prepare_cached("COMMIT")?.execute([])?;
             Ok((value, rows, fresh_start))
-        });
-        match outcome {
-            Ok((value, rows, fresh_start)) => {
-                if let Some(next_position) = fresh_start {
-                    self.tail.reset(next_position);
-                    self.trimmed_below.store(next_position, Ordering::Release);
-                    self.claimed.store(true, Ordering::Release);
-                }
-                self.tail.committed(rows, Instant::now());
-                Ok(value)
-            }
-            Err(error) => {
-                if !conn.is_autocommit() {
-                    // Nothing was committed; leave the connection outside any transaction.
-                    // A failed rollback shows at the next BEGIN.
-                    let _ = conn.execute_batch("ROLLBACK");
-                }
-                Err(error)
-            }
+        })?;
+        if let Some(next_position) = fresh_start {
+            self.tail.reset(next_position);
+            self.trimmed_below.store(next_position, Ordering::Release);
+            self.claimed.store(true, Ordering::Release);
         }
+        self.tail.committed(rows, Instant::now());
+        Ok(value)
     }
 
     /// Checks the log's mark, taking the log over if it is free; returns the next
     /// position after a takeover (the tail table is then empty).
     fn claim(&self, conn: &Connection) -> Result<Option<i64>, StoreError> {
         let claimed = self.claimed.load(Ordering::Acquire);
-        match fold::read_mark(conn, &self.token, claimed)? {
+        match read_mark(conn, &self.token, claimed)? {
             Mark::Ours => Ok(None),
-            Mark::Displaced => Err(fold::displaced()),
+            Mark::Displaced => Err(displaced()),
             Mark::Free => {
                 let next_position = fold::fold_all(conn)?;
-                fold::put_mark(conn, &self.token)?;
+                put_mark(conn, &self.token)?;
                 Ok(Some(next_position))
             }
         }
@@ -180,13 +167,70 @@ impl LogState {
     /// Folds whatever the tail table holds into `events` (opening a store: another
     /// process may have left rows there), in its own transaction.
     pub fn fold_at_open(conn: &Connection) -> Result<(), StoreError> {
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let folded = fold::fold_all(conn).and_then(|_| Ok(conn.execute_batch("COMMIT")?));
-        if folded.is_err() && !conn.is_autocommit() {
-            let _ = conn.execute_batch("ROLLBACK");
-        }
-        folded
+        in_transaction(conn, || fold::fold_all(conn).map(drop))
     }
+}
+
+/// Runs `write` in one `BEGIN IMMEDIATE … COMMIT` transaction; rolled back on any error.
+fn in_transaction<T>(
+    conn: &Connection,
+    write: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+    let outcome = write().and_then(|value| {
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        Ok(value)
+    });
+    if outcome.is_err() && !conn.is_autocommit() {
+        // Nothing was committed; leave the connection outside any transaction. A failed
+        // rollback shows at the next BEGIN.
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    outcome
+}
+
+/// Whose mark is on the log, as a store sees it at the start of a write.
+enum Mark {
+    /// This store's: it appends, and its memory of the tail is the truth.
+    Ours,
+    /// Nobody's, or another store's that this one never displaced: this store may take
+    /// the log over.
+    Free,
+    /// Another store's, after this one had appended: it must stop writing.
+    Displaced,
+}
+
+/// Reads the log's mark for the store `token`, which has (or has not) appended before.
+fn read_mark(conn: &Connection, token: &str, appended_before: bool) -> Result<Mark, StoreError> {
+    let owner: Option<String> = conn
+        .prepare_cached("SELECT owner FROM log_writer WHERE id = 1")?
+        .query_row([], |row| row.get(0))
+        .optional()?;
+    Ok(match owner {
+        Some(owner) if owner == token => Mark::Ours,
+        Some(_) if appended_before => Mark::Displaced,
+        _ => Mark::Free,
+    })
+}
+
+/// Puts the store `token`'s mark on the log.
+fn put_mark(conn: &Connection, token: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO log_writer (id, owner) VALUES (1, ?) \
+         ON CONFLICT (id) DO UPDATE SET owner = excluded.owner",
+    )?
+    .execute([token])?;
+    Ok(())
+}
+
+/// The error of a store whose log another store took over.
+fn displaced() -> StoreError {
+    StoreError::of_kind(
+        ErrorKind::Fatal,
+        "another Tandem process took this database's log over (SQLite serves one instance \
+         per file); this one no longer writes to it"
+            .into(),
+    )
 }
 
 #[cfg(test)]

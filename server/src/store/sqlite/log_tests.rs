@@ -2,10 +2,10 @@
 //! is still in the tail or folded into `events`; what a store leaves in the tail is read
 //! by the next one; a store whose log was taken over stops writing.
 
-use super::super::test_support::{append, temp_store};
+use super::super::test_support::{append, open_store, temp_store};
 use super::super::SqliteStore;
 use crate::domain::{now_ms, SessionId, UserId};
-use crate::store::{Applied, FramePage, Store, StoreOptions};
+use crate::store::{Applied, FramePage, Store};
 
 async fn session(store: &SqliteStore) -> SessionId {
     let id = SessionId::generate();
@@ -87,10 +87,7 @@ async fn the_next_store_reads_what_the_last_one_left_in_the_tail() {
     append_deltas(&store, id, 1, 10).await;
     assert_eq!(store.log.tail.len(), 10, "nothing was folded");
     drop(store);
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let next = SqliteStore::connect(&url, &StoreOptions::default())
-        .await
-        .unwrap();
+    let next = open_store(dir.path()).await;
     assert_log(&next, id, 10).await;
     append_deltas(&next, id, 11, 2).await;
     assert_log(&next, id, 12).await;
@@ -101,10 +98,7 @@ async fn a_store_whose_log_was_taken_over_stops_writing() {
     let (dir, first) = temp_store().await;
     let id = session(&first).await;
     append_deltas(&first, id, 1, 3).await;
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let second = SqliteStore::connect(&url, &StoreOptions::default())
-        .await
-        .unwrap();
+    let second = open_store(dir.path()).await;
     append_deltas(&second, id, 4, 2).await;
     let refused = first.apply(&[append(id, &["late"])], now_ms()).await;
     let error = refused.expect_err("the first store no longer writes");

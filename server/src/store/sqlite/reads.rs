@@ -23,35 +23,19 @@ pub(super) async fn events_after(
     after: u64,
     limit: u32,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    let held = tail.rows_after(id, after, limit as usize);
-    let stored = |row: TailRow| StoredEvent {
-        seq: row.seq,
-        json: row.json.to_string(),
+    let mut events = Vec::new();
+    let mut sink = |seq: u64, json: &str| {
+        events.push(StoredEvent {
+            seq,
+            json: json.to_owned(),
+        })
     };
-    if starts_at(&held, after) {
-        return Ok(held.into_iter().map(stored).collect());
-    }
-    let mut events = with_reader(reads, |conn| {
-        let mut select = conn.prepare_cached(EVENTS_AFTER)?;
-        let mut rows = select.query(params![id.to_string(), sql_seq(after), limit])?;
-        let mut events = Vec::new();
-        while let Some(row) = rows.next()? {
-            events.push(StoredEvent {
-                seq: row.get::<_, i64>(0)? as u64,
-                json: row.get(1)?,
-            });
-        }
-        Ok(events)
-    })
-    .await?;
-    let last = events.last().map_or(after, |event| event.seq);
-    events.extend(held.into_iter().filter(|row| row.seq > last).map(stored));
-    events.truncate(limit as usize);
+    replay_after(reads, tail, id, after, limit, &mut sink).await?;
     Ok(events)
 }
 
-/// Up to `limit` frames of events with `seq > after`: those in `events` read through
-/// rusqlite into one text, the rest from memory.
+/// Up to `limit` frames of events with `seq > after`, written one after another into one
+/// text that the page's frames share (one copy of each event).
 pub(super) async fn frames_after(
     reads: &SqlitePool,
     tail: &Tail,
@@ -59,25 +43,14 @@ pub(super) async fn frames_after(
     after: u64,
     limit: u32,
 ) -> Result<FramePage, StoreError> {
-    let held = tail.rows_after(id, after, limit as usize);
-    let mut page = if starts_at(&held, after) {
-        FramePage {
-            frames: Vec::with_capacity(held.len()),
-            last_seq: after,
-        }
-    } else {
-        stored_frames(reads, id, after, limit).await?
+    let mut text = String::new();
+    let mut ends = Vec::new();
+    let mut sink = |seq: u64, json: &str| {
+        FramePage::write_frame(&mut text, seq, json);
+        ends.push(text.len());
     };
-    for row in held {
-        if page.frames.len() == limit as usize {
-            break;
-        }
-        if row.seq == page.last_seq + 1 {
-            page.frames.push(FramePage::frame(row.seq, &row.json));
-            page.last_seq = row.seq;
-        }
-    }
-    Ok(page)
+    let replayed = replay_after(reads, tail, id, after, limit, &mut sink).await?;
+    Ok(FramePage::from_text(text, &ends, replayed.last_seq))
 }
 
 /// Hands up to `limit` events with `seq > after` to `sink` as they are read: those in
@@ -134,33 +107,6 @@ pub(super) async fn replay_after(
 /// Whether rows held in memory start right after `after` (the table has nothing to add).
 fn starts_at(held: &[TailRow], after: u64) -> bool {
     held.first().is_some_and(|row| row.seq == after + 1)
-}
-
-/// A page of frames from `events`: each row's frame is written straight into one text, which
-/// the page's frames share (one copy of each event, no frame built in SQL).
-async fn stored_frames(
-    reads: &SqlitePool,
-    id: SessionId,
-    after: u64,
-    limit: u32,
-) -> Result<FramePage, StoreError> {
-    let (text, ends, last) = with_reader(reads, |conn| {
-        let mut select = conn.prepare_cached(EVENTS_AFTER)?;
-        let mut rows = select.query(params![id.to_string(), sql_seq(after), limit])?;
-        let mut text = String::new();
-        let mut ends = Vec::new();
-        let mut last = after;
-        while let Some(row) = rows.next()? {
-            let seq = row.get::<_, i64>(0)? as u64;
-            let event = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
-            FramePage::write_frame(&mut text, seq, event);
-            ends.push(text.len());
-            last = seq;
-        }
-        Ok((text, ends, last))
-    })
-    .await?;
-    Ok(FramePage::from_text(text, &ends, last))
 }
 
 /// A session's events after a seq, oldest first, at most so many.

@@ -10,11 +10,16 @@ use crate::store::{Command, Guard, LogEntry};
 /// A migrated store on a fresh file; keep the directory alive as long as the store.
 pub async fn temp_store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    let store = SqliteStore::connect(&url, &Default::default())
-        .await
-        .unwrap();
+    let store = open_store(dir.path()).await;
     (dir, store)
+}
+
+/// A store on the file [`temp_store`] made in `dir` (another process's view of it, say).
+pub async fn open_store(dir: &std::path::Path) -> SqliteStore {
+    let url = format!("sqlite://{}", dir.join("t.db").display());
+    SqliteStore::connect(&url, &Default::default())
+        .await
+        .unwrap()
 }
 
 /// An `Append` of one `TEXT_MESSAGE_CONTENT` per delta.
