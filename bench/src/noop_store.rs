@@ -236,7 +236,7 @@ impl Store for NoopStore {
         &self,
         _cookie: TokenHash,
         _now_ms: i64,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+    ) -> Result<Option<tandem::store::SignInMatch>, StoreError> {
         Ok(None)
     }
 

@@ -61,6 +61,10 @@ pub enum ApiError {
     },
     #[error("you already have {0} sockets open; close one first")]
     TooManySockets(u32),
+    #[error("{0} viewers already watch through share links; try again later")]
+    TooManyViewers(u32),
+    #[error("this session already has {0} share links; delete one first")]
+    TooManyShareLinks(u32),
     #[error("the server is at its limit of queued runs; try again in a moment")]
     Saturated,
     #[error("an internal error occurred; it has been logged")]
@@ -99,7 +103,8 @@ impl ApiError {
             Self::OriginNotAllowed(_) => "origin_not_allowed",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::RateLimited { .. } => "rate_limited",
-            Self::TooManySockets(_) => "too_many_sockets",
+            Self::TooManySockets(_) | Self::TooManyViewers(_) => "too_many_sockets",
+            Self::TooManyShareLinks(_) => "too_many_share_links",
             Self::Saturated => "saturated",
             Self::Internal => "internal",
             Self::MethodNotAllowed(_) => "method_not_allowed",
@@ -126,7 +131,7 @@ impl ApiError {
             Self::RateLimited {
                 retry_after_secs, ..
             } => Some(*retry_after_secs),
-            Self::TooManySockets(_) => Some(5),
+            Self::TooManySockets(_) | Self::TooManyViewers(_) => Some(5),
             Self::Saturated | Self::Storage(_) => Some(1),
             _ => None,
         }
@@ -179,6 +184,7 @@ impl ResponseError for ApiError {
             | Self::Idle
             | Self::InterruptAnswered(_)
             | Self::ThreadTaken
+            | Self::TooManyShareLinks(_)
             | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,
@@ -188,7 +194,9 @@ impl ResponseError for ApiError {
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::RateLimited { .. } | Self::TooManySockets(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::TooManySockets(_) | Self::TooManyViewers(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
         }

@@ -17,11 +17,11 @@ use crate::agent::engines::{
 use crate::agent::tools::schema::SchemaLimits;
 use crate::agent::tools::{ToolRegistry, Workspaces};
 use crate::agent::{RunDeps, RunLimits, RunSlots, Runner};
-use crate::auth::Auth;
+use crate::auth::{Auth, Endings};
 use crate::config::{Config, EngineKind};
 use crate::edge::EdgePolicy;
 use crate::eventlog::{Hub, Writer};
-use crate::limits::{RateLimits, SocketCounts};
+use crate::limits::{PerMinute, RateLimits, SocketCounts, SocketLimits};
 use crate::mcp::McpTools;
 use crate::routes::Page;
 use crate::state::{AppState, InputLimits};
@@ -91,10 +91,14 @@ impl Application {
                 "repaired runs left in flight by the last shutdown"
             );
         }
+        let endings = Endings::default();
         if let Some(changes) = store.changes().await? {
-            let runs = Arc::new(runner.clone());
-            let ending = shutdown.clone();
-            crate::eventlog::relay::spawn(store.clone(), hub.clone(), runs, changes, ending);
+            let targets = crate::eventlog::relay::Targets {
+                hub: hub.clone(),
+                runs: Arc::new(runner.clone()),
+                endings: endings.clone(),
+            };
+            crate::eventlog::relay::spawn(store.clone(), targets, changes, shutdown.clone());
         }
         runner.spawn_lease_keeper(Duration::from_millis(config.run_lease_ms / 3));
         runner.spawn_expiry_sweeper();
@@ -127,8 +131,18 @@ impl Application {
                 max_body_bytes: limits.max_body_bytes as usize,
                 max_frame_bytes: limits.max_frame_bytes as usize,
             },
-            rates: RateLimits::new(limits.sessions_per_minute, limits.messages_per_minute),
-            sockets: SocketCounts::new(limits.sockets_per_user),
+            rates: RateLimits::new(PerMinute {
+                sessions: limits.sessions_per_minute,
+                messages: limits.messages_per_minute,
+                shares: limits.shares_per_minute,
+            }),
+            sockets: SocketCounts::new(SocketLimits {
+                per_user: limits.sockets_per_user,
+                viewers_per_session: limits.viewer_sockets_per_session,
+                viewers_per_owner: limits.viewer_sockets_per_owner,
+            }),
+            max_shares_per_session: limits.max_shares_per_session,
+            endings,
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(

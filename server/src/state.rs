@@ -6,7 +6,7 @@ use std::time::Duration;
 use shared::api::ServerInfo;
 
 use crate::agent::Runner;
-use crate::auth::AuthMode;
+use crate::auth::{AuthMode, Endings};
 use crate::eventlog::Hub;
 use crate::limits::{RateLimits, SocketCounts};
 use crate::ws::Heartbeat;
@@ -24,6 +24,10 @@ pub struct AppState<S> {
     pub limits: InputLimits,
     pub rates: RateLimits,
     pub sockets: SocketCounts,
+    /// Share links one session may have.
+    pub max_shares_per_session: u32,
+    /// Where credentials that ended are announced to this instance's connections.
+    pub endings: Endings,
 }
 
 /// Sizes of what clients send.

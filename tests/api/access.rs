@@ -5,8 +5,11 @@
 //!   owner gets through. A route without a case fails the suite.
 //! - [`sign_in`]: the page's cookie: sign-in, use, sign-out, expiry of a revoked user.
 //! - [`edge`]: foreign `Host` (DNS rebinding) and `Origin` (CSRF, socket hijacking).
+//! - [`endings`]: sockets close the moment their credential ends (revoke, sign-out,
+//!   expiry, a deleted share link).
 
 mod edge;
+mod endings;
 mod routes;
 mod sign_in;
 

@@ -213,3 +213,90 @@ async fn a_dropped_listener_loses_no_event() {
     seen.extend(on_a.until_run_end().await);
     assert_eq!(seen, a.log(&session).await, "nothing lost, nothing twice");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_that_end_on_one_instance_close_sockets_on_every_instance() {
+    let (dir, url) = fresh_postgres();
+    let script = write_script(dir.path(), json!([{"text": "Hello."}]));
+    // Heartbeats too rare to close anything: every close comes from the change feed.
+    let flags = [
+        "--auth",
+        "token",
+        "--heartbeat-interval-ms",
+        "600000",
+        "--client-timeout-ms",
+        "1200000",
+    ];
+    let a = start(test_config(&url, &script, &flags)).await;
+    let b = start(test_config(&url, &script, &flags)).await;
+    let token = crate::helpers::add_users(&url, &["carol"]).await.remove(0);
+    let (carol_a, carol_b) = (a.as_user(&token), b.as_user(&token));
+    let session = carol_a.create_session().await;
+
+    // A sign-out on A closes the socket of that sign-in on B.
+    let login = reqwest::Client::new()
+        .post(a.url("/api/auth/login"))
+        .json(&json!({ "token": token }))
+        .send()
+        .await
+        .unwrap();
+    let cookie = login.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let path = format!("/api/sessions/{session}/ws?after=0");
+    let mut signed_in_on_b = b
+        .try_socket_at(&path, &[("cookie", &cookie)])
+        .await
+        .unwrap();
+    signed_in_on_b.backlog().await;
+    let logout = reqwest::Client::new()
+        .post(a.url("/api/auth/logout"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(logout.status(), 204);
+    assert_eq!(
+        signed_in_on_b.closed().await,
+        (Some(1008), "signed out".into())
+    );
+
+    // A share link deleted on A closes its viewer on B.
+    let (status, share) = carol_a
+        .post(&format!("/api/sessions/{session}/shares"), json!({}))
+        .await;
+    assert_eq!(status, 201);
+    let mut viewer_on_b = b
+        .try_shared_socket(share["token"].as_str().unwrap(), 0)
+        .await
+        .unwrap();
+    viewer_on_b.backlog().await;
+    let delete = format!(
+        "/api/sessions/{session}/shares/{}",
+        share["id"].as_str().unwrap()
+    );
+    let deleted = carol_a.http.delete(carol_a.url(&delete)).send().await;
+    assert_eq!(deleted.unwrap().status(), 204);
+    assert_eq!(
+        viewer_on_b.closed().await,
+        (Some(1008), "this share link was deleted".into())
+    );
+
+    // A revoke from the shell closes the user's sockets on both instances.
+    let mut on_a = carol_a.socket(&session, 0).await;
+    let mut on_b = carol_b.socket(&session, 0).await;
+    on_a.backlog().await;
+    on_b.backlog().await;
+    let revoke = tandem::auth::cli::UsersOn(tandem::auth::cli::UsersCommand::Revoke {
+        name: "carol".into(),
+    });
+    tandem::store::open(&url, &Default::default(), revoke)
+        .await
+        .unwrap()
+        .unwrap();
+    for socket in [&mut on_a, &mut on_b] {
+        assert_eq!(
+            socket.closed().await,
+            (Some(1008), "this user was revoked".into())
+        );
+    }
+}

@@ -123,12 +123,13 @@ async fn a_link_that_hides_nothing_shows_everything_but_signatures() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_deleted_link_opens_nothing_and_its_sockets_close() {
+async fn a_deleted_link_opens_nothing_and_its_sockets_close_at_once() {
+    // Heartbeats too rare to close anything: the close comes from the deletion.
     let flags = [
         "--heartbeat-interval-ms",
-        "50",
+        "600000",
         "--client-timeout-ms",
-        "5000",
+        "1200000",
     ];
     let app = spawn_app_with(turns(), &flags).await;
     let session = app.create_session().await;
@@ -150,10 +151,10 @@ async fn a_deleted_link_opens_nothing_and_its_sockets_close() {
     ));
     assert_eq!(app.http.delete(&url).send().await.unwrap().status(), 204);
     assert_eq!(app.http.delete(&url).send().await.unwrap().status(), 404);
-    match socket.receive().await {
-        Received::Closed(code) => assert_eq!(code, Some(1000)),
-        Received::Frame(frame) => panic!("expected the close, got {frame:?}"),
-    }
+    assert_eq!(
+        socket.closed().await,
+        (Some(1008), "this share link was deleted".into())
+    );
     let (status, body) = app.anonymous().get(&format!("/api/shared/{token}")).await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
@@ -184,4 +185,78 @@ async fn a_deleted_session_takes_its_links_with_it() {
         app.anonymous().get(&format!("/api/shared/{token}")).await.0,
         404
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn share_links_are_capped_per_session_and_their_creation_is_rate_limited() {
+    let flags = ["--max-shares-per-session", "3", "--shares-per-minute", "5"];
+    let app = spawn_app_with(turns(), &flags).await;
+    let session = app.create_session().await;
+    let path = format!("/api/sessions/{session}/shares");
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        made.push(create_share(&app, &session, json!({})).await);
+    }
+    let (status, body) = app.post(&path, json!({})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("too_many_share_links")),
+        "{body}"
+    );
+    let first = made[0]["id"].as_str().unwrap();
+    let deleted = app.http.delete(app.url(&format!("{path}/{first}"))).send();
+    assert_eq!(deleted.await.unwrap().status(), 204);
+    create_share(&app, &session, json!({})).await;
+
+    // Four made this minute; one more is allowed, then the rate refuses.
+    let other = app.create_session().await;
+    create_share(&app, &other, json!({})).await;
+    let response = app
+        .http
+        .post(app.url(&format!("/api/sessions/{other}/shares")))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    assert!(response.headers().contains_key("retry-after"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewers_are_capped_per_session_across_links_and_per_owner() {
+    let flags = [
+        "--viewer-sockets-per-session",
+        "2",
+        "--viewer-sockets-per-owner",
+        "3",
+        "--sockets-per-user",
+        "2",
+    ];
+    let app = spawn_app_with(turns(), &flags).await;
+    let (one, two) = (app.create_session().await, app.create_session().await);
+    let token = |share: &Value| share["token"].as_str().unwrap().to_string();
+    let first_link = token(&create_share(&app, &one, json!({})).await);
+    let second_link = token(&create_share(&app, &one, json!({})).await);
+    let other_session = token(&create_share(&app, &two, json!({})).await);
+    let viewer = app.anonymous();
+    let _a = viewer.try_shared_socket(&first_link, 0).await.unwrap();
+    let _b = viewer.try_shared_socket(&second_link, 0).await.unwrap();
+    for link in [&first_link, &second_link] {
+        let (status, body) = viewer.try_shared_socket(link, 0).await.err().unwrap();
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (429, Some("too_many_sockets")),
+            "the session's viewers are full, whichever link: {body}"
+        );
+    }
+    let _c = viewer.try_shared_socket(&other_session, 0).await.unwrap();
+    let (status, _) = viewer
+        .try_shared_socket(&other_session, 0)
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(status, 429, "the owner's viewers are full across sessions");
+    // The owner's own sockets count apart.
+    let _mine = app.socket(&one, 0).await;
+    let _mine_too = app.socket(&two, 0).await;
 }

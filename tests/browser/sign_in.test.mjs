@@ -1,7 +1,8 @@
 // Proves, in headless Chromium against the real binary with `--auth token`, how people get
 // in and out: the page asks for a token, refuses a wrong one on the form, signs in with the
 // right one (the cookie survives a reload), shows who is signed in, signs out (a reload
-// then asks again), and another user never sees the first one's sessions. A second server
+// then asks again), another user never sees the first one's sessions, and a revoke from the
+// shell signs an open page out at once. A second server
 // with one run slot shows a waiting run as queued. Screenshots: target/browser/5N-*.png.
 
 import assert from 'node:assert/strict';
@@ -105,6 +106,22 @@ describe('signing in and out', () => {
     );
     assert.equal(status, 404, "ada's session is unknown to bob");
     await shot(page, '55-other-user');
+  });
+
+  it('signs an open page out the moment its user is revoked', async () => {
+    const token = addUser(tandem, 'cleo');
+    const page = await freshPage();
+    await page.goto(tandem.url);
+    await signIn(page, token);
+    await byId(page, 'user-name').waitFor();
+    await byId(page, 'new-session').click();
+    await sessionIdOf(page);
+    await connection(page, 'live');
+    execFileSync(tandemBin(), ['--database-url', tandem.databaseUrl, 'users', 'revoke', 'cleo']);
+    // The socket closes at once (1008) and the page asks who it is: no waiting for a poll.
+    await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor({ timeout: 2000 });
+    await page.getByText('Your sign-in has ended').waitFor();
+    await shot(page, '55b-revoked');
   });
 
   it('raised no page errors', () => {

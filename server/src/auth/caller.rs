@@ -14,10 +14,10 @@ use crate::error::ApiError;
 pub enum Credential {
     /// `--auth none`: nobody signs in.
     None,
-    /// An API token in `Authorization: Bearer`.
-    Bearer,
-    /// The page's sign-in cookie (its hash).
-    Cookie(TokenHash),
+    /// An API token in `Authorization: Bearer` (its hash).
+    Bearer(TokenHash),
+    /// The page's sign-in cookie (its hash), valid until `expires_at_ms`.
+    Cookie { hash: TokenHash, expires_at_ms: i64 },
 }
 
 /// The user a request acts for.

@@ -12,6 +12,7 @@
 
 mod caller;
 pub mod cli;
+pub mod endings;
 mod secret;
 pub mod sign_in;
 
@@ -20,11 +21,20 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 pub use caller::{Caller, Credential};
+pub use endings::{Endings, EndingsWatch, Reliance, Verdict};
 pub use secret::{SecretToken, SHARE_PREFIX};
 
 use crate::domain::{now_ms, TokenHash, UserId, UserName};
 use crate::error::ApiError;
 use crate::store::{Store, StoreError, UserRow};
+
+/// What a credential lookup found: the user, the stored hash that matched, and when the
+/// credential expires (sign-ins only).
+struct Found {
+    user: UserRow,
+    stored: TokenHash,
+    expires_at_ms: Option<i64>,
+}
 
 /// How requests are authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -52,19 +62,33 @@ trait Credentials: Send + Sync {
     fn by_sign_in(&self, hash: TokenHash) -> BoxFuture<'static, Lookup>;
 }
 
-type Lookup = Result<Option<(UserRow, TokenHash)>, StoreError>;
+type Lookup = Result<Option<Found>, StoreError>;
 
 struct StoreCredentials<S>(Arc<S>);
 
 impl<S: Store> Credentials for StoreCredentials<S> {
     fn by_token(&self, hash: TokenHash) -> BoxFuture<'static, Lookup> {
         let store = self.0.clone();
-        Box::pin(async move { store.user_for_token(hash).await })
+        Box::pin(async move {
+            let found = store.user_for_token(hash).await?;
+            Ok(found.map(|(user, stored)| Found {
+                user,
+                stored,
+                expires_at_ms: None,
+            }))
+        })
     }
 
     fn by_sign_in(&self, hash: TokenHash) -> BoxFuture<'static, Lookup> {
         let store = self.0.clone();
-        Box::pin(async move { store.user_for_sign_in(hash, now_ms()).await })
+        Box::pin(async move {
+            let found = store.user_for_sign_in(hash, now_ms()).await?;
+            Ok(found.map(|found| Found {
+                user: found.user,
+                stored: found.stored,
+                expires_at_ms: Some(found.expires_at_ms),
+            }))
+        })
     }
 }
 
@@ -99,27 +123,42 @@ impl Auth {
         if self.mode == AuthMode::None {
             return Ok(Caller::local());
         }
-        let (presented, credential) = match (bearer, cookie) {
+        let (presented, is_cookie) = match (bearer, cookie) {
             (Some(Err(())), _) => return Err(ApiError::Unauthorized),
-            (Some(Ok(token)), _) => (TokenHash::of(&token), Credential::Bearer),
-            (None, Some(cookie)) => {
-                let hash = TokenHash::of(&cookie);
-                (hash, Credential::Cookie(hash))
-            }
+            (Some(Ok(token)), _) => (TokenHash::of(&token), false),
+            (None, Some(cookie)) => (TokenHash::of(&cookie), true),
             (None, None) => return Err(ApiError::Unauthorized),
         };
-        let found = match credential {
-            Credential::Bearer => self.credentials.by_token(presented).await?,
-            _ => self.credentials.by_sign_in(presented).await?,
+        let found = if is_cookie {
+            self.credentials.by_sign_in(presented).await?
+        } else {
+            self.credentials.by_token(presented).await?
         };
         match found {
-            Some((user, stored)) if stored.matches(&presented) => Ok(Caller {
-                user: user.id,
-                name: user.name,
-                credential,
+            Some(found) if found.stored.matches(&presented) => Ok(Caller {
+                user: found.user.id,
+                name: found.user.name,
+                credential: match found.expires_at_ms {
+                    Some(expires_at_ms) if is_cookie => Credential::Cookie {
+                        hash: presented,
+                        expires_at_ms,
+                    },
+                    _ => Credential::Bearer(presented),
+                },
             }),
             _ => Err(ApiError::Unauthorized),
         }
+    }
+
+    /// Whether the credential `caller` was authenticated with still names the same user:
+    /// not signed out, expired or revoked since. Always true under `--auth none`.
+    pub async fn still_valid(&self, caller: &Caller) -> Result<bool, StoreError> {
+        let found = match &caller.credential {
+            Credential::None => return Ok(true),
+            Credential::Bearer(hash) => self.credentials.by_token(*hash).await?,
+            Credential::Cookie { hash, .. } => self.credentials.by_sign_in(*hash).await?,
+        };
+        Ok(found.is_some_and(|found| found.user.id == caller.user))
     }
 }
 

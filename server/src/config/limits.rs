@@ -63,4 +63,22 @@ pub struct LimitArgs {
     /// Bytes each user's workspace folder may hold (the file tools refuse writes beyond).
     #[arg(long, env = "TANDEM_WORKSPACE_QUOTA_BYTES", default_value_t = 100 * 1024 * 1024)]
     pub workspace_quota_bytes: u64,
+    /// Share links one session may have (409 `too_many_share_links` beyond).
+    #[arg(long, env = "TANDEM_MAX_SHARES_PER_SESSION", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_shares_per_session: u32,
+    /// Share links one user may create per minute (429 `rate_limited` beyond).
+    #[arg(long, env = "TANDEM_SHARES_PER_MINUTE", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub shares_per_minute: u32,
+    /// Sockets open at once through the share links of one session, all links together
+    /// (429 `too_many_sockets` beyond).
+    #[arg(long, env = "TANDEM_VIEWER_SOCKETS_PER_SESSION", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub viewer_sockets_per_session: u32,
+    /// Sockets open at once through the share links of all one user's sessions (429
+    /// `too_many_sockets` beyond).
+    #[arg(long, env = "TANDEM_VIEWER_SOCKETS_PER_OWNER", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub viewer_sockets_per_owner: u32,
 }

@@ -7,7 +7,9 @@
 //! this instance executes. When the feed reports that changes may have been missed,
 //! every watched session is read again from its last published seq, so a lost
 //! notification never loses an event (and a socket that still sees a gap reads it from
-//! the log itself).
+//! the log itself). A credential that ended (a revoked user, a sign-out or a deleted share
+//! link on any instance) is announced to this instance's [`Endings`], which closes what
+//! relied on it; after missed changes every connection checks its credential again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::hub::{Hub, Published};
+use crate::auth::Endings;
 use crate::domain::SessionId;
 use crate::store::{Change, Store};
 
@@ -30,15 +33,22 @@ pub trait RunControl: Send + Sync + 'static {
     fn stop_here(&self, session: SessionId, run: Option<&str>);
 }
 
-/// Starts relaying `changes` to `hub` and `runs`; ends when the feed does or `shutdown`
-/// is cancelled.
+/// Where the relay hands what it reads.
+pub struct Targets {
+    pub hub: Hub,
+    pub runs: Arc<dyn RunControl>,
+    pub endings: Endings,
+}
+
+/// Starts relaying `changes` to `targets`; ends when the feed does or `shutdown` is
+/// cancelled.
 pub fn spawn<S: Store>(
     store: Arc<S>,
-    hub: Hub,
-    runs: Arc<dyn RunControl>,
+    targets: Targets,
     mut changes: UnboundedReceiver<Change>,
     shutdown: CancellationToken,
 ) {
+    let Targets { hub, runs, endings } = targets;
     tokio::spawn(async move {
         let mut round = Vec::with_capacity(ROUND);
         loop {
@@ -49,7 +59,7 @@ pub fn spawn<S: Store>(
             if received == 0 {
                 return;
             }
-            let wanted = sort(&hub, &*runs, round.drain(..));
+            let wanted = sort(&hub, &*runs, &endings, round.drain(..));
             for (session, (first, last)) in wanted {
                 relay(&*store, &hub, session, first, last).await;
             }
@@ -57,10 +67,11 @@ pub fn spawn<S: Store>(
     });
 }
 
-/// Acts on stops and deletes, and gathers, per watched session, the seqs to read.
+/// Acts on stops, deletes and endings, and gathers, per watched session, the seqs to read.
 fn sort(
     hub: &Hub,
     runs: &dyn RunControl,
+    endings: &Endings,
     round: impl Iterator<Item = Change>,
 ) -> HashMap<SessionId, (u64, u64)> {
     let mut wanted: HashMap<SessionId, (u64, u64)> = HashMap::new();
@@ -83,7 +94,9 @@ fn sort(
                 hub.close(session);
                 wanted.remove(&session);
             }
+            Change::Ended(ending) => endings.announce(ending),
             Change::Missed => {
+                endings.recheck_all();
                 for (session, last) in hub.watched() {
                     wanted.insert(session, (last + 1, u64::MAX));
                 }

@@ -1,10 +1,10 @@
 //! Per-user limits enforced at the edge of the API: how fast a user may create sessions
-//! and send messages ([`RateLimits`], GCRA buckets from `governor`), and how many sockets
-//! they may hold open ([`SocketCounts`]). Limits on runs live with the runner
+//! and send messages and share links ([`RateLimits`], GCRA buckets from `governor`), and
+//! how many sockets they and their share links' viewers may hold open ([`SocketCounts`]). Limits on runs live with the runner
 //! (`agent::slots`), limits on sizes with the parsers that read them.
 
 mod rate;
 mod sockets;
 
-pub use rate::RateLimits;
-pub use sockets::{SocketCounts, SocketOwner, SocketSlot};
+pub use rate::{PerMinute, RateLimits};
+pub use sockets::{SocketCounts, SocketLimits, SocketOwner, SocketSlot};

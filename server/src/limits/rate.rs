@@ -1,4 +1,4 @@
-//! Sessions created and messages sent per user per minute.
+//! Sessions created, messages sent and share links created per user per minute.
 
 use std::num::NonZeroU32;
 
@@ -13,16 +13,26 @@ use crate::error::ApiError;
 pub struct RateLimits {
     sessions: DefaultKeyedRateLimiter<UserId>,
     messages: DefaultKeyedRateLimiter<UserId>,
+    shares: DefaultKeyedRateLimiter<UserId>,
     clock: DefaultClock,
 }
 
+/// How many of each a user may make per minute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerMinute {
+    pub sessions: u32,
+    pub messages: u32,
+    pub shares: u32,
+}
+
 impl RateLimits {
-    /// Limits of `sessions` and `messages` per minute per user.
-    pub fn new(sessions_per_minute: u32, messages_per_minute: u32) -> Self {
+    /// Limits of sessions, messages and share links per minute per user.
+    pub fn new(per_minute: PerMinute) -> Self {
         let quota = |n: u32| Quota::per_minute(NonZeroU32::new(n.max(1)).expect("at least 1"));
         Self {
-            sessions: RateLimiter::keyed(quota(sessions_per_minute)),
-            messages: RateLimiter::keyed(quota(messages_per_minute)),
+            sessions: RateLimiter::keyed(quota(per_minute.sessions)),
+            messages: RateLimiter::keyed(quota(per_minute.messages)),
+            shares: RateLimiter::keyed(quota(per_minute.shares)),
             clock: DefaultClock::default(),
         }
     }
@@ -35,6 +45,11 @@ impl RateLimits {
     /// Takes one message from `user`'s allowance, or says when to retry.
     pub fn send_message(&self, user: UserId) -> Result<(), ApiError> {
         self.take(&self.messages, user, "messages")
+    }
+
+    /// Takes one share link's creation from `user`'s allowance, or says when to retry.
+    pub fn create_share(&self, user: UserId) -> Result<(), ApiError> {
+        self.take(&self.shares, user, "new share links")
     }
 
     fn take(
@@ -59,7 +74,11 @@ mod tests {
 
     #[test]
     fn each_user_has_their_own_allowance() {
-        let limits = RateLimits::new(2, 1);
+        let limits = RateLimits::new(PerMinute {
+            sessions: 2,
+            messages: 1,
+            shares: 1,
+        });
         let (a, b) = (UserId::generate(), UserId::generate());
         assert!(limits.create_session(a).is_ok());
         assert!(limits.create_session(a).is_ok());
@@ -80,5 +99,8 @@ mod tests {
             "messages have their own allowance"
         );
         assert!(limits.send_message(a).is_err());
+        assert!(limits.create_share(a).is_ok());
+        assert!(limits.create_share(a).is_err());
+        assert!(limits.create_share(b).is_ok());
     }
 }

@@ -12,7 +12,7 @@ use crate::auth::{sign_in, Auth, AuthMode, Caller, Credential, SecretToken};
 use crate::domain::{now_ms, TokenHash};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{Ending, Store};
 
 /// `POST /api/auth/login` `{token}` → 200 with the user and the cookie.
 #[utoipa::path(
@@ -59,7 +59,8 @@ pub async fn login<S: Store>(
         .json(current(&caller, auth.mode())))
 }
 
-/// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared.
+/// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared, and
+/// every socket signed in with it closes.
 #[utoipa::path(
     post,
     path = "/api/auth/logout",
@@ -75,7 +76,11 @@ pub async fn logout<S: Store>(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(value) = sign_in::cookie_value(&request) {
-        state.store.delete_sign_in(TokenHash::of(&value)).await?;
+        let cookie = TokenHash::of(&value);
+        if state.store.delete_sign_in(cookie).await? {
+            // Every socket and stream signed in with it ends now, not at its next request.
+            state.endings.announce(Ending::SignedOut(cookie));
+        }
     }
     Ok(HttpResponse::NoContent()
         .cookie(sign_in::clear(&request))
@@ -103,8 +108,8 @@ fn current(caller: &Caller, mode: AuthMode) -> CurrentUser {
         auth: mode.as_str().into(),
         signed_in_with: match caller.credential {
             Credential::None => "none",
-            Credential::Bearer => "token",
-            Credential::Cookie(_) => "cookie",
+            Credential::Bearer(_) => "token",
+            Credential::Cookie { .. } => "cookie",
         }
         .into(),
     }

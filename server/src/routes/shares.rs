@@ -12,7 +12,7 @@ use crate::auth::{Caller, SecretToken, SHARE_PREFIX};
 use crate::domain::{new_id, now_ms, TokenHash};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{SessionRow, ShareRow, Store};
+use crate::store::{Ending, SessionRow, ShareRow, Store};
 use crate::visibility::Visibility;
 
 /// `POST /api/sessions/{id}/shares` `{hideReasoning?, hideToolArguments?}` → 201 with the
@@ -29,8 +29,10 @@ use crate::visibility::Visibility;
         (status = 400, description = "Not a session id, or a malformed body", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 409, description = "`too_many_share_links`: the session has `--max-shares-per-session` links", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 429, description = "Too many share links created this minute (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
@@ -44,6 +46,11 @@ pub async fn create<S: Store>(
     let session = owned_session(&state, &caller, &path).await?.id;
     let max = state.limits.max_body_bytes;
     let wanted: CreateShare = read_json(&request, body, max, Some(CreateShare::default())).await?;
+    let most = state.max_shares_per_session;
+    if state.store.shares(session).await?.len() >= most as usize {
+        return Err(ApiError::TooManyShareLinks(most));
+    }
+    state.rates.create_share(caller.user)?;
     let token = SecretToken::share_link();
     let share = ShareRow {
         id: new_id("shr"),
@@ -87,7 +94,7 @@ pub async fn list<S: Store>(
 }
 
 /// `DELETE /api/sessions/{id}/shares/{share}` → 204; the link opens nothing from now on,
-/// and sockets opened through it close at their next heartbeat.
+/// and sockets opened through it close at once (on every instance).
 #[utoipa::path(
     delete,
     path = "/api/sessions/{id}/shares/{share}",
@@ -116,6 +123,7 @@ pub async fn delete<S: Store>(
             "no share link {share} in this session"
         )));
     }
+    state.endings.announce(Ending::ShareDeleted(share));
     Ok(HttpResponse::NoContent().finish())
 }
 

@@ -1,9 +1,11 @@
-//! Changes to the log announced to every process that shares the database: a backend
-//! that several instances share (PostgreSQL) sends one per session per committed batch,
-//! so each instance can bring its viewers the events another instance committed, stop
-//! a run another instance was asked to stop, and close sockets of a deleted session.
+//! Changes announced to every process that shares the database: a backend that several
+//! instances share (PostgreSQL) sends one per session per committed batch, so each
+//! instance can bring its viewers the events another instance committed, stop a run
+//! another instance was asked to stop, and close sockets of a deleted session; and one
+//! per credential that ended (a revoked user, a sign-out, a deleted share link), so every
+//! instance closes the connections that relied on it at once.
 
-use crate::domain::SessionId;
+use crate::domain::{SessionId, TokenHash, UserId};
 
 /// A committed change of one session, or word that some may have been missed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub enum Change {
     },
     /// The session was deleted.
     Deleted { session: SessionId },
+    /// A credential ended: whatever relied on it must stop.
+    Ended(Ending),
     /// The feed was interrupted (its connection dropped): changes may have been missed,
     /// so whatever is watched must be read again from the log.
     Missed,
@@ -38,6 +42,9 @@ impl Change {
                 None => format!("a {session} {first_seq} {last_seq}"),
             },
             Self::Deleted { session } => format!("d {session}"),
+            Self::Ended(Ending::UserRevoked(user)) => format!("u {user}"),
+            Self::Ended(Ending::SignedOut(cookie)) => format!("c {}", hex(cookie.as_bytes())),
+            Self::Ended(Ending::ShareDeleted(share)) => format!("l {share}"),
             Self::Missed => "m".into(),
         }
     }
@@ -78,11 +85,43 @@ impl Change {
             ("d", Some(session)) => Self::Deleted {
                 session: SessionId::parse(session).ok()?,
             },
+            ("u", Some(user)) => Self::Ended(Ending::UserRevoked(UserId::parse(user).ok()?)),
+            ("c", Some(cookie)) => Self::Ended(Ending::SignedOut(unhex(cookie)?)),
+            ("l", Some(share)) if !share.is_empty() => {
+                Self::Ended(Ending::ShareDeleted(share.to_string()))
+            }
             ("m", None) => Self::Missed,
             _ => return None,
         };
         parts.next().is_none().then_some(change)
     }
+}
+
+/// A credential that ended. Ids never contain spaces or line breaks (they are UUIDs or
+/// `shr_…` ids), so each is one word of a notice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// The user was revoked: their token, their sign-ins and their share links.
+    UserRevoked(UserId),
+    /// A browser sign-in ended (signing out): the hash of its cookie.
+    SignedOut(TokenHash),
+    /// A share link was deleted: its id.
+    ShareDeleted(String),
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<TokenHash> {
+    if text.len() != 64 || !text.is_ascii() {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..text.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(&text[at..at + 2], 16).ok())
+        .collect();
+    TokenHash::from_bytes(&bytes?)
 }
 
 #[cfg(test)]
@@ -106,6 +145,9 @@ mod tests {
                 stop_run: Some("run_1".into()),
             },
             Change::Deleted { session },
+            Change::Ended(Ending::UserRevoked(UserId::generate())),
+            Change::Ended(Ending::SignedOut(TokenHash::of("cookie"))),
+            Change::Ended(Ending::ShareDeleted("shr_1".into())),
             Change::Missed,
         ];
         for change in changes {
@@ -119,6 +161,10 @@ mod tests {
             "d",
             "m m",
             "x y",
+            "u not-a-user",
+            "c 12",
+            &format!("c {}", "zz".repeat(32)),
+            "l",
         ] {
             assert_eq!(Change::parse(junk), None, "{junk}");
         }

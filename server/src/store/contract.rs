@@ -63,7 +63,11 @@ pub async fn users_tokens_and_sign_ins<S: Store>(store: &S) {
 
     let cookie = TokenHash::of("cookie");
     store.create_sign_in(cookie, id, 10, 20).await.unwrap();
-    assert!(store.user_for_sign_in(cookie, 19).await.unwrap().is_some());
+    let signed_in = store.user_for_sign_in(cookie, 19).await.unwrap().unwrap();
+    assert_eq!(
+        (signed_in.user.id, signed_in.stored, signed_in.expires_at_ms),
+        (id, cookie, 20)
+    );
     assert!(store.user_for_sign_in(cookie, 20).await.unwrap().is_none());
     assert!(store.delete_sign_in(cookie).await.unwrap());
 

@@ -33,7 +33,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 
 use std::future::Future;
 
-pub use changes::Change;
+pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
@@ -47,7 +47,7 @@ pub use shares::ShareRow;
 #[cfg(test)]
 pub(crate) use sqlite::test_support;
 pub use sqlite::SqliteStore;
-pub use users::UserRow;
+pub use users::{SignInMatch, UserRow};
 pub use webhooks::{Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, RUN_ENDED, WAITING};
 
 use shared::api::SessionStatus;
@@ -130,7 +130,8 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         session: SessionId,
     ) -> impl Future<Output = Result<Vec<ShareRow>, StoreError>> + Send;
 
-    /// Deletes one share link of a session; false if it had none with that id.
+    /// Deletes one share link of a session, announcing [`Ending::ShareDeleted`] to the
+    /// other processes sharing the database; false if it had none with that id.
     fn delete_share(
         &self,
         session: SessionId,
@@ -267,7 +268,8 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
     fn list_users(&self) -> impl Future<Output = Result<Vec<UserRow>, StoreError>> + Send;
 
     /// Revokes a user: their tokens and sign-ins are deleted and they cannot sign in
-    /// again; their sessions stay. False if no active user has that name.
+    /// again; their sessions stay. [`Ending::UserRevoked`] is announced to every process
+    /// sharing the database. False if no active user has that name.
     fn revoke_user(
         &self,
         name: &UserName,
@@ -290,22 +292,24 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         expires_at_ms: i64,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
-    /// The active user of an unexpired sign-in, with the stored hash that matched.
+    /// The active user of an unexpired sign-in, with the stored hash that matched and the
+    /// sign-in's expiry.
     fn user_for_sign_in(
         &self,
         cookie: TokenHash,
         now_ms: i64,
-    ) -> impl Future<Output = Result<Option<(UserRow, TokenHash)>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Option<SignInMatch>, StoreError>> + Send;
 
-    /// Deletes a sign-in (signing out); false if there was none.
+    /// Deletes a sign-in (signing out), announcing [`Ending::SignedOut`] to the other
+    /// processes sharing the database in the same transaction; false if there was none.
     fn delete_sign_in(
         &self,
         cookie: TokenHash,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// The changes committed to the database from now on, by any process sharing it
-    /// (this one included), for live fan-out across instances; `None` where no other
-    /// process writes (the embedded backend).
+    /// (this one included), for live fan-out across instances and for closing what relied
+    /// on a credential that ended; `None` where nothing else can change the database.
     fn changes(
         &self,
     ) -> impl Future<Output = Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError>>

@@ -9,23 +9,28 @@
 //! A share link's socket, `GET /api/shared/{token}/ws`, is the same loop for a viewer
 //! who may only watch: frames pass through the link's [`crate::visibility::Visibility`],
 //! client frames get a `read_only` error, and the socket closes once the link is gone.
+//!
+//! Every socket closes (1008) the moment the credential it was opened with ends: a
+//! sign-out, a revoke, a sign-in's expiry, a deleted share link ([`standing`]).
 
 pub mod client_frames;
 mod outbox;
 mod socket;
+mod standing;
 
 use std::time::Duration;
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use crate::auth::Caller;
+use crate::auth::{Auth, Caller, EndingsWatch, Reliance};
 use crate::domain::{TokenHash, UserId};
 use crate::error::ApiError;
 use crate::limits::{SocketOwner, SocketSlot};
 use crate::routes::owned_session;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
+use standing::Standing;
 
 /// How often the server pings, by default.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
@@ -77,26 +82,33 @@ pub struct SocketQuery {
 pub async fn connect<S: Store>(
     request: HttpRequest,
     body: web::Payload,
-    caller: Caller,
+    (caller, auth): (Caller, web::Data<Auth>),
     path: web::Path<String>,
     query: web::Query<SocketQuery>,
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
     let row = owned_session(&state, &caller, &path).await?;
-    let place = state.sockets.open(SocketOwner::User(caller.user))?;
-    upgrade(
-        request,
-        body,
-        state,
+    let place = state.sockets.open(&[SocketOwner::User(caller.user)])?;
+    // Watch for endings before the credential's last check, so that one ending in
+    // between cannot be missed.
+    let watch = state.endings.watch();
+    if !auth.still_valid(&caller).await? {
+        return Err(ApiError::Unauthorized);
+    }
+    let standing = Standing::new(Reliance::Caller(caller.clone()), watch, (**auth).clone());
+    let opened = Opened {
         row,
-        (caller.user, place),
-        query.after,
-        None,
-    )
+        user: caller.user,
+        place,
+        standing,
+    };
+    upgrade(request, body, state, opened, query.after, None)
 }
 
 /// Upgrades to a read-only WebSocket of the session a share link opens, with what the
-/// link hides removed from every event. Each link has its own `--sockets-per-user` places.
+/// link hides removed from every event. Viewers are capped per session (all its links
+/// together, `--viewer-sockets-per-session`) and per owner (`--viewer-sockets-per-owner`),
+/// apart from the owner's own sockets.
 #[utoipa::path(
     get,
     path = "/api/shared/{token}/ws",
@@ -110,7 +122,7 @@ pub async fn connect<S: Store>(
         (status = 400, description = "Not a WebSocket request, or a bad query", body = shared::api::ErrorBody),
         (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 404, description = "No such share link", body = shared::api::ErrorBody),
-        (status = 429, description = "Too many sockets open through this link", body = shared::api::ErrorBody),
+        (status = 429, description = "Too many viewers of this session, or of its owner's sessions, through share links", body = shared::api::ErrorBody),
         (status = 503, description = "Storage unavailable", body = shared::api::ErrorBody),
     ),
     security(())
@@ -118,40 +130,58 @@ pub async fn connect<S: Store>(
 pub async fn connect_shared<S: Store>(
     request: HttpRequest,
     body: web::Payload,
-    path: web::Path<String>,
+    (path, auth): (web::Path<String>, web::Data<Auth>),
     query: web::Query<SocketQuery>,
     state: web::Data<AppState<S>>,
 ) -> Result<HttpResponse, ApiError> {
+    // Watch for endings before the link is checked (see `connect`).
+    let watch: EndingsWatch = state.endings.watch();
     let (share, row) = crate::routes::share_of(&state, &path).await?;
     let shared = socket::SharedView {
-        token: TokenHash::of(&path),
         visibility: crate::routes::visibility(&share),
     };
-    let place = state
-        .sockets
-        .open(SocketOwner::ShareLink(share.id.clone()))?;
-    let owner = row.owner;
-    upgrade(
-        request,
-        body,
-        state,
+    let place = state.sockets.open(&[
+        SocketOwner::SharedSession(row.id),
+        SocketOwner::SharedBy(row.owner),
+    ])?;
+    let reliance = Reliance::ShareLink {
+        id: share.id,
+        token: TokenHash::of(&path),
+        owner: row.owner,
+    };
+    let opened = Opened {
+        user: row.owner,
         row,
-        (owner, place),
-        query.after,
-        Some(shared),
-    )
+        place,
+        standing: Standing::new(reliance, watch, (**auth).clone()),
+    };
+    upgrade(request, body, state, opened, query.after, Some(shared))
 }
 
-/// Upgrades and spawns the socket's loop for `user`, holding the socket's place.
+/// A socket about to be upgraded: its session, the user it acts for (the owner, for a
+/// share link), its place among the open sockets and its standing.
+struct Opened {
+    row: SessionRow,
+    user: UserId,
+    place: SocketSlot,
+    standing: Standing,
+}
+
+/// Upgrades and spawns the socket's loop, holding the socket's place.
 fn upgrade<S: Store>(
     request: HttpRequest,
     body: web::Payload,
     state: web::Data<AppState<S>>,
-    row: SessionRow,
-    (user, place): (UserId, SocketSlot),
+    opened: Opened,
     after: u64,
     shared: Option<socket::SharedView>,
 ) -> Result<HttpResponse, ApiError> {
+    let Opened {
+        row,
+        user,
+        place,
+        standing,
+    } = opened;
     // An `after` beyond the log names events that do not exist; follow from the end.
     let after = after.min(row.last_seq);
     let (response, outbox, stream) = outbox::upgrade(&request, body)
@@ -169,7 +199,13 @@ fn upgrade<S: Store>(
     };
     // At ERROR level so that no filter drops the session from the socket's lines.
     let span = tracing::error_span!("socket", session = %row.id);
-    let serve = socket::serve(state.into_inner(), viewer, after, outbox, stream);
+    let serve = socket::serve(
+        state.into_inner(),
+        (viewer, standing),
+        after,
+        outbox,
+        stream,
+    );
     actix_web::rt::spawn(tracing::Instrument::instrument(serve, span));
     Ok(response)
 }

@@ -1,5 +1,6 @@
 //! One socket's life: backlog, `caught_up`, then a single `select!` over client frames,
-//! live events and the heartbeat, until it returns a close reason.
+//! live events, the end of its credential ([`Standing`]) and the heartbeat, until it
+//! returns a close reason.
 //!
 //! The live feed is subscribed before the backlog is read and anything at or below the
 //! last seq sent is dropped, so there is no gap and no duplicate at the handover. A gap
@@ -19,8 +20,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
 use super::outbox::{Closed, Outbox};
-use crate::domain::{SessionId, TokenHash, UserId};
-use crate::error::ApiError;
+use super::standing::Standing;
+use crate::domain::{SessionId, UserId};
 use crate::eventlog::{Published, Subscription};
 use crate::limits::SocketSlot;
 use crate::state::AppState;
@@ -59,10 +60,9 @@ pub struct Viewer {
     pub shared: Option<SharedView>,
 }
 
-/// A socket opened through a share link: read-only, filtered, and closed once the link
-/// no longer opens the session.
+/// A socket opened through a share link: read-only and filtered (its [`Standing`] closes
+/// it once the link no longer opens the session).
 pub struct SharedView {
-    pub token: TokenHash,
     pub visibility: Visibility,
 }
 
@@ -88,16 +88,23 @@ impl Viewer {
     }
 }
 
-/// Serves the socket until either side ends it.
+/// Serves the socket until either side ends it, or its credential does.
 pub async fn serve<S: Store>(
     state: Arc<AppState<S>>,
-    viewer: Viewer,
+    (viewer, mut standing): (Viewer, Standing),
     after: u64,
     mut outbox: Outbox,
     mut stream: AggregatedMessageStream,
 ) {
     let live = crate::metrics::LiveSocket::opened();
-    let ended = run(&state, &viewer, after, &mut outbox, &mut stream).await;
+    let ended = run(
+        &state,
+        (&viewer, &mut standing),
+        after,
+        &mut outbox,
+        &mut stream,
+    )
+    .await;
     drop(live);
     let Ok(reason) = ended else {
         tracing::info!("socket ended: the client went away");
@@ -113,7 +120,7 @@ pub async fn serve<S: Store>(
 
 async fn run<S: Store>(
     state: &AppState<S>,
-    viewer: &Viewer,
+    (viewer, standing): (&Viewer, &mut Standing),
     after: u64,
     ws: &mut Outbox,
     stream: &mut AggregatedMessageStream,
@@ -138,8 +145,14 @@ async fn run<S: Store>(
                         ws.text(&frame).await?;
                     }
                     Some(Ok(AggregatedMessage::Text(text))) => {
-                        if let Some(frame) = client_frames::handle(state, viewer, &text).await {
-                            ws.text(&frame).await?;
+                        match standing.before_acting(state, session).await {
+                            Ok(None) => {
+                                if let Some(frame) = client_frames::handle(state, viewer, &text).await {
+                                    ws.text(&frame).await?;
+                                }
+                            }
+                            Ok(Some(close)) => return Ok(Some(close)),
+                            Err(error) => ws.text(&error_frame(error.code(), &error.to_string())).await?,
                         }
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
@@ -157,30 +170,14 @@ async fn run<S: Store>(
                     return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }));
                 }
             }
+            close = standing.ended(state, session) => return Ok(Some(close)),
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
                 }
-                if !still_shared(state, viewer).await {
-                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("this share link no longer opens the session".into()) }));
-                }
                 ws.ping(b"").await?;
             }
         }
-    }
-}
-
-/// Whether the viewer may go on watching: always, unless they came through a share
-/// link that has since been deleted (or whose session or owner is gone).
-async fn still_shared<S: Store>(state: &AppState<S>, viewer: &Viewer) -> bool {
-    let Some(shared) = &viewer.shared else {
-        return true;
-    };
-    match crate::routes::open_share(state, shared.token).await {
-        Ok((share, _)) => share.session == viewer.session,
-        Err(ApiError::NotFound(_)) => false,
-        // A storage hiccup is not the link's fault; the next beat checks again.
-        Err(_) => true,
     }
 }
 

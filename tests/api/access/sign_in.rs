@@ -9,7 +9,7 @@ use crate::helpers::TestApp;
 
 /// Signs in with `token`; returns the response status, the `Set-Cookie` header and the
 /// `name=value` pair to send back.
-async fn sign_in(app: &TestApp, token: &str) -> (u16, String, String) {
+pub(super) async fn sign_in(app: &TestApp, token: &str) -> (u16, String, String) {
     let response = app
         .anonymous()
         .http

@@ -42,6 +42,14 @@ pub const UNLIMITED: &[&str] = &[
     "100000",
     "--max-queued-runs",
     "100000",
+    "--shares-per-minute",
+    "1000000",
+    "--max-shares-per-session",
+    "100000",
+    "--viewer-sockets-per-session",
+    "100000",
+    "--viewer-sockets-per-owner",
+    "100000",
 ];
 
 /// Run leases of a second, so that on PostgreSQL a restarted app (a new instance) takes

@@ -152,6 +152,25 @@ impl Socket {
         }
     }
 
+    /// Waits for the server to close the socket, skipping frames; gives the close code and
+    /// reason.
+    pub async fn closed(&mut self) -> (Option<u16>, String) {
+        loop {
+            let next = tokio::time::timeout(FRAME_DEADLINE, self.inner.next())
+                .await
+                .expect("the close in time");
+            match next {
+                None | Some(Err(_)) => return (None, String::new()),
+                Some(Ok(Message::Close(frame))) => {
+                    return frame.map_or((None, String::new()), |f| {
+                        (Some(u16::from(f.code)), f.reason.to_string())
+                    })
+                }
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
     /// The next error frame's code, skipping events.
     pub async fn error_code(&mut self) -> String {
         loop {

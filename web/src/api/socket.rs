@@ -173,7 +173,14 @@ fn connect(inner: &Rc<Inner>) {
             }
         }
     });
-    let close = Closure::<dyn FnMut(CloseEvent)>::new(move |_| {
+    let close = Closure::<dyn FnMut(CloseEvent)>::new(move |event: CloseEvent| {
+        if credential_ended(&event) {
+            // Asking who the page is turns a 401 into the sign-in screen at once, instead
+            // of reconnecting in vain until some other request is refused.
+            leptos::task::spawn_local(async {
+                let _ = super::rest::me().await;
+            });
+        }
         if let Some(inner) = weak.upgrade() {
             if !inner.disposed.get() {
                 (inner.handlers.on_state)(ConnState::Reconnecting);
@@ -190,6 +197,12 @@ fn connect(inner: &Rc<Inner>) {
         _message: message,
         _close: close,
     });
+}
+
+/// Whether the server closed the socket because the credential it was opened with ended
+/// (a sign-out, a revoke, an expiry: 1008 for anything but a missed heartbeat).
+fn credential_ended(event: &CloseEvent) -> bool {
+    event.code() == 1008 && event.reason() != "heartbeat timeout"
 }
 
 fn with(weak: &Weak<Inner>, action: impl FnOnce(&Inner)) {

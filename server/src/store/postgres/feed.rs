@@ -1,10 +1,12 @@
 //! The change feed: one `LISTEN tandem_log` connection per instance, its notifications
 //! parsed into [`Change`]s. When the connection drops, the feed says
 //! [`Change::Missed`] (whatever was announced meanwhile is lost) and listens again.
+//! [`announce`] sends one change from inside the transaction that makes it.
 
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use sqlx::PgConnection;
 use tokio::sync::mpsc;
 
 use super::CHANGES_CHANNEL;
@@ -60,4 +62,15 @@ pub(super) async fn listen(
         }
     });
     Ok(receiver)
+}
+
+/// Announces `change` to every instance; PostgreSQL delivers it when the transaction
+/// `conn` is in commits (and never if it rolls back).
+pub(super) async fn announce(conn: &mut PgConnection, change: &Change) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(CHANGES_CHANNEL)
+        .bind(change.encode())
+        .execute(conn)
+        .await?;
+    Ok(())
 }

@@ -290,7 +290,7 @@ impl Store for PostgresStore {
         &self,
         cookie: TokenHash,
         now_ms: i64,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+    ) -> Result<Option<super::SignInMatch>, StoreError> {
         users::user_for_sign_in(&self.pool, cookie, now_ms).await
     }
 

@@ -7,7 +7,7 @@ use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
 use crate::store::{SessionRow, StoreError};
 
-crate::store::sql::shares::shares_on!(PgPool);
+crate::store::sql::shares::shares_on!(PgPool, super::feed::announce);
 
 /// The owner's sessions whose title, or the text of any message in them, contains `text`
 /// (letters in any case). Messages are streamed in pieces, so each message's text

@@ -2,4 +2,4 @@
 
 use sqlx::PgPool;
 
-crate::store::sql::users::users_on!(PgPool);
+crate::store::sql::users::users_on!(PgPool, super::feed::announce);

@@ -1,10 +1,10 @@
 //! Share links in SQL both backends run. Only hashes of link tokens are stored.
 
-/// Defines the share-link functions for one backend (`$conn`: its pool type); see
-/// [`super::users`] for why a macro. Paths are written in full so that the backend's
+/// Defines the share-link functions for one backend (`$conn`: its pool type, `$announce`:
+/// how it tells other processes a link was deleted); see [`super::users`] for why a macro. Paths are written in full so that the backend's
 /// own imports (for search and renames) do not collide.
 macro_rules! shares_on {
-    ($conn:ty) => {
+    ($conn:ty, $announce:path) => {
         type ShareTuple = (String, String, bool, bool, i64);
         const SHARE_COLUMNS: &str = "id, session_id, hide_reasoning, hide_tool_arguments, created_at";
 
@@ -55,12 +55,19 @@ macro_rules! shares_on {
             session: crate::domain::SessionId,
             id: &str,
         ) -> Result<bool, crate::store::StoreError> {
+            let mut tx = pool.begin().await?;
             let done = sqlx::query("DELETE FROM shares WHERE session_id = $1 AND id = $2")
                 .bind(session.to_string())
                 .bind(id)
-                .execute(pool)
+                .execute(&mut *tx)
                 .await?;
-            Ok(done.rows_affected() > 0)
+            if done.rows_affected() == 0 {
+                return Ok(false);
+            }
+            let ended = crate::store::Ending::ShareDeleted(id.to_string());
+            $announce(&mut *tx, &crate::store::Change::Ended(ended)).await?;
+            tx.commit().await?;
+            Ok(true)
         }
 
         pub(super) async fn share_for_token(

@@ -2,15 +2,17 @@
 //! secrets are stored; a revoked user matches no token and no sign-in.
 
 /// Defines this module's functions for one backend: `$conn` is its pool or connection
-/// type. The SQL is the same on SQLite and PostgreSQL (`$1` placeholders, `TRUE` and
+/// type, `$announce` its `async fn(&mut Connection, &Change) -> Result<(), StoreError>`
+/// that tells the other processes sharing the database of a credential that ended, inside
+/// the transaction that ends it. The SQL is the same on SQLite and PostgreSQL (`$1` placeholders, `TRUE` and
 /// `FALSE`, `ON CONFLICT`, `RETURNING`); a macro rather than functions generic over
 /// sqlx's `Database`, whose executor, encode and decode bounds would spread to every
 /// caller.
 macro_rules! users_on {
-    ($conn:ty) => {
+    ($conn:ty, $announce:path) => {
 
         use crate::domain::{TokenHash, UserId, UserName};
-        use crate::store::{StoreError, UserRow};
+        use crate::store::{Change, Ending, SignInMatch, StoreError, UserRow};
 
         type UserTuple = (String, String, i64, Option<i64>);
         const USER_COLUMNS: &str = "users.id, users.name, users.created_at, users.revoked_at";
@@ -105,6 +107,8 @@ macro_rules! users_on {
                     .execute(&mut *tx)
                     .await?;
             }
+            let user = UserId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            $announce(&mut *tx, &Change::Ended(Ending::UserRevoked(user))).await?;
             tx.commit().await?;
             Ok(true)
         }
@@ -148,27 +152,40 @@ macro_rules! users_on {
             Ok(())
         }
 
-        pub(super) async fn user_for_sign_in(pool: &$conn, cookie: TokenHash, now_ms: i64) -> MatchResult {
+        pub(super) async fn user_for_sign_in(
+            pool: &$conn,
+            cookie: TokenHash,
+            now_ms: i64,
+        ) -> Result<Option<SignInMatch>, StoreError> {
             let sql = format!(
-                "SELECT {USER_COLUMNS}, sign_ins.hash FROM sign_ins \
+                "SELECT {USER_COLUMNS}, sign_ins.hash, sign_ins.expires_at FROM sign_ins \
                  JOIN users ON users.id = sign_ins.user_id \
                  WHERE sign_ins.hash = $1 AND sign_ins.expires_at > $2 AND users.revoked_at IS NULL"
             );
-            matched(
-                sqlx::query_as(&sql)
-                    .bind(&cookie.as_bytes()[..])
-                    .bind(now_ms)
-                    .fetch_optional(pool)
-                    .await?,
-            )
+            let row: Option<(String, String, i64, Option<i64>, Vec<u8>, i64)> = sqlx::query_as(&sql)
+                .bind(&cookie.as_bytes()[..])
+                .bind(now_ms)
+                .fetch_optional(pool)
+                .await?;
+            let Some((id, name, created_at, revoked_at, hash, expires_at_ms)) = row else {
+                return Ok(None);
+            };
+            let found = matched(Some((id, name, created_at, revoked_at, hash)))?;
+            Ok(found.map(|(user, stored)| SignInMatch { user, stored, expires_at_ms }))
         }
 
         pub(super) async fn delete_sign_in(pool: &$conn, cookie: TokenHash) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
             let done = sqlx::query("DELETE FROM sign_ins WHERE hash = $1")
                 .bind(&cookie.as_bytes()[..])
-                .execute(pool)
+                .execute(&mut *tx)
                 .await?;
-            Ok(done.rows_affected() > 0)
+            if done.rows_affected() == 0 {
+                return Ok(false);
+            }
+            $announce(&mut *tx, &Change::Ended(Ending::SignedOut(cookie))).await?;
+            tx.commit().await?;
+            Ok(true)
         }
     };
 }

@@ -26,6 +26,7 @@ mod housekeeping;
 mod leases;
 mod log;
 mod reads;
+mod revocations;
 mod shares;
 mod tail;
 #[cfg(test)]
@@ -324,12 +325,18 @@ impl Store for SqliteStore {
         &self,
         cookie: TokenHash,
         now_ms: i64,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
+    ) -> Result<Option<super::SignInMatch>, StoreError> {
         users::user_for_sign_in(&self.reads, cookie, now_ms).await
     }
 
     async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
         users::delete_sign_in(&self.pool, cookie).await
+    }
+
+    async fn changes(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::UnboundedReceiver<super::Change>>, StoreError> {
+        revocations::watch(self.reads.clone()).await.map(Some)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -2,4 +2,4 @@
 
 use sqlx::SqlitePool;
 
-crate::store::sql::users::users_on!(SqlitePool);
+crate::store::sql::users::users_on!(SqlitePool, super::revocations::announce);
