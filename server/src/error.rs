@@ -63,6 +63,10 @@ pub enum ApiError {
     TooManySockets(u32),
     #[error("the server is at its limit of queued runs; try again in a moment")]
     Saturated,
+    #[error(
+        "you already have {0} runs waiting for a run slot; wait until one starts, or stop one"
+    )]
+    TooManyQueuedRuns(usize),
     #[error("an internal error occurred; it has been logged")]
     Internal,
     #[error("this endpoint takes only {0}; see /api/openapi.json")]
@@ -101,6 +105,7 @@ impl ApiError {
             Self::RateLimited { .. } => "rate_limited",
             Self::TooManySockets(_) => "too_many_sockets",
             Self::Saturated => "saturated",
+            Self::TooManyQueuedRuns(_) => "too_many_queued_runs",
             Self::Internal => "internal",
             Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::InvalidToken => "invalid_token",
@@ -126,7 +131,7 @@ impl ApiError {
             Self::RateLimited {
                 retry_after_secs, ..
             } => Some(*retry_after_secs),
-            Self::TooManySockets(_) => Some(5),
+            Self::TooManySockets(_) | Self::TooManyQueuedRuns(_) => Some(5),
             Self::Saturated | Self::Storage(_) => Some(1),
             _ => None,
         }
@@ -188,7 +193,9 @@ impl ResponseError for ApiError {
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::RateLimited { .. } | Self::TooManySockets(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::TooManySockets(_) | Self::TooManyQueuedRuns(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
         }

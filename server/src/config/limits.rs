@@ -63,4 +63,10 @@ pub struct LimitArgs {
     /// Bytes each user's workspace folder may hold (the file tools refuse writes beyond).
     #[arg(long, env = "TANDEM_WORKSPACE_QUOTA_BYTES", default_value_t = 100 * 1024 * 1024)]
     pub workspace_quota_bytes: u64,
+    /// Runs one user may have waiting for a slot; past this, that user's new work gets
+    /// 429 `too_many_queued_runs` while others still queue (`--max-queued-runs` bounds
+    /// the whole queue).
+    #[arg(long, env = "TANDEM_MAX_QUEUED_RUNS_PER_USER", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued_runs_per_user: u32,
 }
