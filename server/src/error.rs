@@ -67,6 +67,10 @@ pub enum ApiError {
     TooManyShareLinks(u32),
     #[error("the server is at its limit of queued runs; try again in a moment")]
     Saturated,
+    #[error(
+        "you already have {0} runs waiting for a run slot; wait until one starts, or stop one"
+    )]
+    TooManyQueuedRuns(usize),
     #[error("an internal error occurred; it has been logged")]
     Internal,
     #[error("this endpoint takes only {0}; see /api/openapi.json")]
@@ -106,6 +110,7 @@ impl ApiError {
             Self::TooManySockets(_) | Self::TooManyViewers(_) => "too_many_sockets",
             Self::TooManyShareLinks(_) => "too_many_share_links",
             Self::Saturated => "saturated",
+            Self::TooManyQueuedRuns(_) => "too_many_queued_runs",
             Self::Internal => "internal",
             Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::InvalidToken => "invalid_token",
@@ -131,7 +136,7 @@ impl ApiError {
             Self::RateLimited {
                 retry_after_secs, ..
             } => Some(*retry_after_secs),
-            Self::TooManySockets(_) | Self::TooManyViewers(_) => Some(5),
+            Self::TooManySockets(_) | Self::TooManyViewers(_) | Self::TooManyQueuedRuns(_) => Some(5),
             Self::Saturated | Self::Storage(_) => Some(1),
             _ => None,
         }
@@ -194,7 +199,10 @@ impl ResponseError for ApiError {
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
             Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::RateLimited { .. } | Self::TooManySockets(_) | Self::TooManyViewers(_) => {
+            Self::RateLimited { .. }
+            | Self::TooManySockets(_)
+            | Self::TooManyViewers(_)
+            | Self::TooManyQueuedRuns(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -14,6 +14,7 @@ use shared::api::ServerInfo;
 use crate::agent::engines::{
     AnthropicEngine, BenchEngine, DemoEngine, Engine, OpenAiEngine, ScriptEngine,
 };
+use crate::agent::slots::QueueBounds;
 use crate::agent::tools::schema::SchemaLimits;
 use crate::agent::tools::{ToolRegistry, Workspaces};
 use crate::agent::{RunDeps, RunLimits, RunSlots, Runner};
@@ -75,7 +76,10 @@ impl Application {
             input_timeout_secs: config.input_timeout_secs,
             slots: RunSlots::new(
                 limits.max_concurrent_runs as usize,
-                limits.max_queued_runs as usize,
+                QueueBounds {
+                    total: limits.max_queued_runs as usize,
+                    per_user: limits.max_queued_runs_per_user as usize,
+                },
             ),
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),

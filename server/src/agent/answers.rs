@@ -15,23 +15,25 @@ use shared::{EventBody, Outcome, ResumeStatus, ToolRole};
 use super::runner::{rejected, Runner};
 use super::tools::request_input;
 use super::{approval, client_tools, expiry};
-use crate::domain::{new_id, SessionId};
+use crate::domain::{new_id, SessionId, UserId};
 use crate::error::ApiError;
 use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Store};
 
 impl<S: Store> Runner<S> {
     /// An answer to an interrupt: validated, committed, and the run resumes.
+    /// `owner`: the session's owner, whose line the run waits in for a slot.
     /// `input`: the AG-UI input that resumes the run, recorded in its `RUN_STARTED`.
     pub async fn answer(
         &self,
         session: SessionId,
+        owner: UserId,
         interrupt_id: &str,
         status: ResumeStatus,
         payload: Option<Value>,
         input: Option<Value>,
     ) -> Result<RunAccepted, ApiError> {
         let answered = self
-            .answer_unmetered(session, interrupt_id, status, payload, input)
+            .answer_unmetered(session, owner, interrupt_id, status, payload, input)
             .await;
         let outcome = match (&answered, status) {
             (Ok(accepted), _) if accepted.duplicate => "repeated",
@@ -47,6 +49,7 @@ impl<S: Store> Runner<S> {
     async fn answer_unmetered(
         &self,
         session: SessionId,
+        owner: UserId,
         interrupt_id: &str,
         status: ResumeStatus,
         payload: Option<Value>,
@@ -66,7 +69,7 @@ impl<S: Store> Runner<S> {
             request_input::check_payload(&row.interrupt, response.get("payload"))
                 .map_err(ApiError::InvalidPayload)?;
         }
-        self.check_room()?;
+        self.check_room(owner)?;
         let run_id = super::new_message::run_id_for(input.as_ref());
         // Results an AG-UI client sent as `tool` messages travel in its input, which
         // the client holds already; only the rest become events.
@@ -87,7 +90,7 @@ impl<S: Store> Runner<S> {
             response,
             run_id: run_id.clone(),
         };
-        self.start(session, run_id, guard, events).await
+        self.start(session, owner, run_id, guard, events).await
     }
 
     /// The events that record an answer: the tool result of a question, or the decision

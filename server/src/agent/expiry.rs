@@ -37,6 +37,10 @@ impl<S: Store> Runner<S> {
     /// is fine: the interrupt is settled either way.
     pub async fn expire(&self, row: &InterruptRow) -> Result<(), ApiError> {
         let session = row.session_id;
+        // The run goes on in its owner's line for a slot, like an answered one.
+        let Some(owner) = self.deps.store.session(session).await?.map(|s| s.owner) else {
+            return Ok(());
+        };
         let run_id = new_id("run");
         let mut events = vec![self.run_started(session, &run_id)];
         events.extend(expiry_events(row));
@@ -45,7 +49,10 @@ impl<S: Store> Runner<S> {
             response: json!({"status": "expired"}),
             run_id: run_id.clone(),
         };
-        match self.start(session, run_id.clone(), guard, events).await {
+        match self
+            .start(session, owner, run_id.clone(), guard, events)
+            .await
+        {
             Ok(_) => {
                 crate::metrics::METRICS.answered("expired");
                 tracing::info!(%session, run = run_id, interrupt = row.id, "interrupt expired; the run goes on");

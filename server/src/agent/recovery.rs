@@ -54,7 +54,8 @@ impl<S: Store> Runner<S> {
         if taken.is_empty() {
             return Ok(0);
         }
-        // In the order the sessions last changed, so queued runs keep their places.
+        // In the order the sessions last changed, so queued runs keep their places in
+        // their owners' lines.
         let running = store.sessions_with_status(SessionStatus::Running).await?;
         let mut order: Vec<_> = running.into_iter().filter(|s| taken.contains(s)).collect();
         let rest: Vec<_> = taken
@@ -97,8 +98,13 @@ impl<S: Store> Runner<S> {
         }
         match repair.continue_run {
             Some(run_id) => {
+                // The run waits for a slot in its owner's line, like a new one.
+                let Some(row) = self.deps.store.session(session).await? else {
+                    tracing::debug!(%session, "session deleted while it was recovered");
+                    return Ok(());
+                };
                 tracing::warn!(%session, run = run_id, "continuing a run nobody else executes");
-                self.continue_run(session, run_id);
+                self.continue_run(session, row.owner, run_id);
             }
             None => tracing::warn!(%session, "closed a run nobody else executes"),
         }

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::new_message::{run_id_for, title_of, NewMessage};
 use super::recorder::Recorder;
 use super::recovery;
+use super::slots::NoRoom;
 use super::{run_loop, RunDeps};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::error::ApiError;
@@ -57,13 +58,15 @@ impl<S: Store> Runner<S> {
     }
 
     /// A person's message: starts a run unless one is active or input is awaited.
+    /// `owner`: the session's owner, whose line the run waits in for a slot.
     pub async fn post_message(
         &self,
         session: SessionId,
+        owner: UserId,
         message: NewMessage,
     ) -> Result<RunAccepted, ApiError> {
         message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
-        self.check_room()?;
+        self.check_room(owner)?;
         let run_id = run_id_for(message.input.as_ref());
         let title = title_of(&message.text);
         let client_message_id = message.client_message_id.clone();
@@ -74,7 +77,7 @@ impl<S: Store> Runner<S> {
             client_message_id,
             title,
         };
-        self.start(session, run_id, guard, events).await
+        self.start(session, owner, run_id, guard, events).await
     }
 
     /// Stops the active run, or declines the pending question and finishes cancelled.
@@ -111,10 +114,11 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    /// Continues a run recovered after a crash: a fresh loop from the log.
-    pub(super) fn continue_run(&self, session: SessionId, run_id: String) {
+    /// Continues a run recovered after a crash: a fresh loop from the log, in the line
+    /// of the session's `owner`.
+    pub(super) fn continue_run(&self, session: SessionId, owner: UserId, run_id: String) {
         let cancel = self.register(session, &run_id);
-        self.spawn(session, run_id, cancel);
+        self.spawn(session, owner, run_id, cancel);
     }
 
     /// The models a session may pick, the default first.
@@ -181,13 +185,16 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    /// Refuses new work while the queue of runs waiting for a slot is full.
-    pub(super) fn check_room(&self) -> Result<(), ApiError> {
-        if self.deps.slots.has_room() {
-            Ok(())
-        } else {
-            Err(ApiError::Saturated)
-        }
+    /// Refuses new work of `owner` while they have their share of the queue of runs
+    /// waiting for a slot, or the whole queue is full.
+    pub(super) fn check_room(&self, owner: UserId) -> Result<(), ApiError> {
+        self.deps
+            .slots
+            .room_for(owner)
+            .map_err(|refusal| match refusal {
+                NoRoom::Saturated => ApiError::Saturated,
+                NoRoom::UserShareFull(queued) => ApiError::TooManyQueuedRuns(queued),
+            })
     }
 
     pub(super) fn run_started(&self, session: SessionId, run_id: &str) -> EventBody {
@@ -209,10 +216,11 @@ impl<S: Store> Runner<S> {
         }
     }
 
-    /// Commits the events that start a run and spawns its loop.
+    /// Commits the events that start a run and spawns its loop (in `owner`'s line).
     pub(super) async fn start(
         &self,
         session: SessionId,
+        owner: UserId,
         run_id: String,
         guard: Guard,
         events: Vec<EventBody>,
@@ -221,7 +229,7 @@ impl<S: Store> Runner<S> {
         let cancel = self.register(session, &run_id);
         match self.submit(session, guard, events).await {
             Ok(Applied::Committed { .. }) => {
-                self.spawn(session, run_id.clone(), cancel);
+                self.spawn(session, owner, run_id.clone(), cancel);
                 Ok(RunAccepted {
                     run_id,
                     duplicate: false,
@@ -260,10 +268,10 @@ impl<S: Store> Runner<S> {
             .await?)
     }
 
-    /// Starts a run's loop. Its place in the queue for a slot is taken here, before the
-    /// task exists, so runs start in the order they were spawned.
-    fn spawn(&self, session: SessionId, run_id: String, cancel: CancellationToken) {
-        let admission = self.deps.slots.admit();
+    /// Starts a run's loop. Its place in its owner's line for a slot is taken here,
+    /// before the task exists, so each user's runs start in the order they were spawned.
+    fn spawn(&self, session: SessionId, owner: UserId, run_id: String, cancel: CancellationToken) {
+        let admission = self.deps.slots.admit(owner);
         let recorder = Recorder::new(
             self.deps.writer.clone(),
             session,

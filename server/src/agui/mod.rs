@@ -88,6 +88,8 @@ pub async fn start<S: Store>(
         .and_then(Value::as_str)
         .map(str::to_string);
     let recorded = Some(recorded_input(raw, new_messages));
+    // Runs wait for a slot in the line of the session's owner: the caller.
+    let owner = caller.user;
     let accepted = match ask {
         Ask::Message(message) => {
             state.rates.send_message(caller.user)?;
@@ -97,22 +99,24 @@ pub async fn start<S: Store>(
                 input: recorded,
                 model,
             };
-            state.runner.post_message(session, message).await
+            state.runner.post_message(session, owner, message).await
         }
         Ask::ToolResults(results) => {
             let interrupt = client_tools_interrupt(state, session).await?;
             let payload = results_payload(&results)?;
             let status = ResumeStatus::Resolved;
-            let answer = state
-                .runner
-                .answer(session, &interrupt, status, Some(payload), recorded);
+            let answer =
+                state
+                    .runner
+                    .answer(session, owner, &interrupt, status, Some(payload), recorded);
             answer.await
         }
         Ask::Resume(entry) => {
             let id = &entry.interrupt_id;
-            let answer = state
-                .runner
-                .answer(session, id, entry.status, entry.payload, recorded);
+            let answer =
+                state
+                    .runner
+                    .answer(session, owner, id, entry.status, entry.payload, recorded);
             answer.await
         }
     };

@@ -81,4 +81,10 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_VIEWER_SOCKETS_PER_OWNER", default_value_t = 256,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub viewer_sockets_per_owner: u32,
+    /// Runs one user may have waiting for a slot; past this, that user's new work gets
+    /// 429 `too_many_queued_runs` while others still queue (`--max-queued-runs` bounds
+    /// the whole queue).
+    #[arg(long, env = "TANDEM_MAX_QUEUED_RUNS_PER_USER", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queued_runs_per_user: u32,
 }

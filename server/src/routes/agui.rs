@@ -31,7 +31,7 @@ use crate::store::Store;
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message` (nothing new to run, a bad tool, several new messages) or `invalid_payload`", body = ErrorBody),
-        (status = 429, description = "Too many messages or new threads this minute (`Retry-After`)", body = ErrorBody),
+        (status = 429, description = "Too many messages or new threads this minute, or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]

@@ -27,7 +27,7 @@ use crate::store::Store;
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
-        (status = 429, description = "Too many messages this minute (`Retry-After`)", body = ErrorBody),
+        (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
         (status = 503, description = "`saturated` (too many runs waiting) or storage unavailable", body = ErrorBody),
     )
 )]
@@ -38,13 +38,14 @@ pub async fn post_message<S: Store>(
     path: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let row = owned_session(&state, &caller, &path).await?;
     let message: PostMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     state.rates.send_message(caller.user)?;
     let accepted = state
         .runner
         .post_message(
-            id,
+            row.id,
+            row.owner,
             NewMessage {
                 model: message.model,
                 ..NewMessage::typed(message.text, message.client_message_id)
@@ -75,6 +76,7 @@ pub async fn post_message<S: Store>(
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_payload`: fails the interrupt's `responseSchema`", body = ErrorBody),
+        (status = 429, description = "`too_many_queued_runs`: the caller's share of the run queue is full (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
@@ -86,7 +88,7 @@ pub async fn answer<S: Store>(
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let (id, interrupt_id) = path.into_inner();
-    let id = owned_session(&state, &caller, &id).await?.id;
+    let row = owned_session(&state, &caller, &id).await?;
     let answer: ResumeBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     if answer
         .interrupt_id
@@ -99,7 +101,14 @@ pub async fn answer<S: Store>(
     }
     let accepted = state
         .runner
-        .answer(id, &interrupt_id, answer.status, answer.payload, None)
+        .answer(
+            row.id,
+            row.owner,
+            &interrupt_id,
+            answer.status,
+            answer.payload,
+            None,
+        )
         .await?;
     Ok(accepted_response(accepted))
 }

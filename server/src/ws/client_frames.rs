@@ -24,6 +24,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
                 .runner
                 .post_message(
                     session,
+                    viewer.user,
                     NewMessage {
                         model,
                         ..NewMessage::typed(text, client_message_id)
@@ -38,7 +39,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             payload,
         }) => state
             .runner
-            .answer(session, &interrupt_id, status, payload, None)
+            .answer(session, viewer.user, &interrupt_id, status, payload, None)
             .await
             .map(drop),
         Ok(ClientFrame::Cancel) => state.runner.cancel(session).await,

@@ -1,13 +1,16 @@
 //! Concurrent runs: past `--max-concurrent-runs` a run waits its turn, recorded in the
 //! log as `CUSTOM tandem.run_queued`; past `--max-queued-runs` new work gets 503; a
-//! stopped waiter leaves the line; and the line survives a SIGKILL and restart.
+//! stopped waiter leaves the line; and the line survives a SIGKILL and restart. Users
+//! take turns for freed slots, and one past their share of the queue gets 429.
 
 use serde_json::{json, Value};
 use shared::{Event, EventBody};
 
 use super::long_text;
 use crate::helpers::child::Tandem;
-use crate::helpers::{assert_valid_session, spawn_app_with, write_script};
+use crate::helpers::{
+    assert_valid_session, spawn_app_with, spawn_app_with_users, write_script, Socket, TestApp,
+};
 
 /// The position of the run-queued marker among `events`, if there is one.
 fn queued_position(events: &[(u64, Event)]) -> Option<u64> {
@@ -169,4 +172,104 @@ async fn the_line_survives_a_kill_and_every_run_finishes_once() {
         time_of(&logs[1], "RUN_FINISHED", true) <= time_of(&logs[2], "STEP_STARTED", false),
         "b, queued before c, ran before it"
     );
+}
+
+/// When the first event of this run's model call happened (ms): its `STEP_STARTED`.
+fn started(events: &[(u64, Event)]) -> i64 {
+    time_of(events, "STEP_STARTED", false)
+}
+
+/// Waits until the run on `socket` has streamed at least `words` words of its answer.
+async fn until_streamed(socket: &mut Socket, words: usize) {
+    let mut streamed = 0;
+    while streamed < words {
+        let events = socket
+            .until(|e| matches!(&e.body, EventBody::TextMessageContent { .. }))
+            .await;
+        streamed += events
+            .iter()
+            .map(|(_, e)| match &e.body {
+                EventBody::TextMessageContent { delta, .. } => delta.split_whitespace().count(),
+                _ => 0,
+            })
+            .sum::<usize>();
+    }
+}
+
+/// Posts a message and returns the status, the error code and `Retry-After`.
+async fn post_message(user: &TestApp, session: &str) -> (u16, Option<String>, Option<String>) {
+    let response = user
+        .http
+        .post(user.url(&format!("/api/sessions/{session}/messages")))
+        .json(&json!({"text": "one more"}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_string());
+    let body: Value = response.json().await.unwrap();
+    let code = body["error"]["code"].as_str().map(str::to_string);
+    (status, code, retry_after)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_user_holds_another_users_run_back_for_one_freed_slot_only() {
+    let flags = [
+        "--max-concurrent-runs",
+        "2",
+        "--max-queued-runs-per-user",
+        "10",
+        "--token-delay-ms",
+        "20",
+    ];
+    let users = spawn_app_with_users(json!([long_text(60)]), &flags, &["alice", "bob"]).await;
+    let (alice, bob) = (&users[0], &users[1]);
+    let mut flood = Vec::new();
+    for _ in 0..12 {
+        flood.push(alice.open_session().await);
+    }
+    let one_too_many = alice.create_session().await;
+    let (bob_session, mut bob_socket) = bob.open_session().await;
+
+    // Alice's first run is well under way before the rest of her flood, so her two
+    // running runs free their slots at clearly different times.
+    alice.say(&flood[0].0, "flood").await;
+    until_streamed(&mut flood[0].1, 10).await;
+    for (session, _) in &flood[1..] {
+        alice.say(session, "flood").await;
+    }
+    assert_eq!(
+        post_message(alice, &one_too_many).await,
+        (429, Some("too_many_queued_runs".into()), Some("5".into())),
+        "alice has her ten runs waiting: her share of the queue"
+    );
+    bob.say(&bob_session, "my turn").await;
+
+    let bob_events = bob_socket.until_run_end().await;
+    assert_eq!(queued_position(&bob_events), Some(1), "bob starts next");
+    let mut alice_runs = Vec::new();
+    for (session, mut socket) in flood {
+        socket.until_run_end().await;
+        alice_runs.push(alice.log(&session).await);
+    }
+    let (running, queued) = alice_runs.split_at(2);
+    assert!(running.iter().all(|log| queued_position(log).is_none()));
+    assert!(queued.iter().all(|log| queued_position(log).is_some()));
+    let first_free = time_of(&running[0], "RUN_FINISHED", true);
+    let second_free = time_of(&running[1], "RUN_FINISHED", true);
+    let bob_started = started(&bob_events);
+    assert!(
+        first_free <= bob_started && bob_started < second_free,
+        "bob's run took the first slot that freed ({first_free} <= {bob_started} < {second_free})"
+    );
+    for log in queued {
+        assert!(
+            started(log) >= second_free,
+            "alice's queued runs waited for later slots"
+        );
+    }
+    assert_valid_session(&bob.log(&bob_session).await, true);
 }
