@@ -62,8 +62,7 @@ impl<S: Store> Runner<S> {
         session: SessionId,
         message: NewMessage,
     ) -> Result<RunAccepted, ApiError> {
-        message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
-        self.check_room()?;
+        self.check_message(&message)?;
         let run_id = run_id_for(message.input.as_ref());
         let title = title_of(&message.text);
         let client_message_id = message.client_message_id.clone();
@@ -75,6 +74,13 @@ impl<S: Store> Runner<S> {
             title,
         };
         self.start(session, run_id, guard, events).await
+    }
+
+    /// The checks [`Self::post_message`] makes before it writes anything: the message's
+    /// text and model, and room in the queue.
+    pub fn check_message(&self, message: &NewMessage) -> Result<(), ApiError> {
+        message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
+        self.check_room()
     }
 
     /// Stops the active run, or declines the pending question and finishes cancelled.
@@ -141,7 +147,7 @@ impl<S: Store> Runner<S> {
         self.create(owner, SessionId::generate(), title).await
     }
 
-    /// Creates a session of `owner` with the id an AG-UI client chose for its thread.
+    /// Creates the session of `owner`'s AG-UI thread, with the id `agui` gives it.
     pub async fn create_thread(
         &self,
         owner: UserId,
