@@ -77,8 +77,6 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("that token is not valid: mistyped, or its user was revoked")]
     InvalidToken,
-    #[error("this threadId belongs to a session you cannot use; start the thread with a fresh id")]
-    ThreadTaken,
     #[error("a run is active on this thread: watch it on the socket in `details.watch` (it replays from `after`), or stop it")]
     RunActiveOnThread(Value),
     #[error("this endpoint answers with `text/event-stream`; send `Accept: text/event-stream`")]
@@ -114,7 +112,6 @@ impl ApiError {
             Self::Internal => "internal",
             Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::InvalidToken => "invalid_token",
-            Self::ThreadTaken => "thread_taken",
             Self::RunActiveOnThread(_) => "run_active",
             Self::NotAcceptable => "not_acceptable",
         }
@@ -148,6 +145,11 @@ impl ApiError {
             SessionStatus::AwaitingInput => Self::AwaitingInput,
             _ => Self::RunActive,
         }
+    }
+
+    /// The error for an interrupt id that names no interrupt of the session.
+    pub fn interrupt_not_found(interrupt_id: &str) -> Self {
+        Self::InterruptNotFound(interrupt_id.chars().take(80).collect())
     }
 
     /// The JSON body.
@@ -188,7 +190,6 @@ impl ResponseError for ApiError {
             | Self::AwaitingInput
             | Self::Idle
             | Self::InterruptAnswered(_)
-            | Self::ThreadTaken
             | Self::TooManyShareLinks(_)
             | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,

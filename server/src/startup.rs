@@ -134,11 +134,18 @@ impl Application {
             limits: InputLimits {
                 max_body_bytes: limits.max_body_bytes as usize,
                 max_frame_bytes: limits.max_frame_bytes as usize,
+                agui: crate::agui::FieldLimits {
+                    context: limits.max_agui_context_bytes as usize,
+                    state: limits.max_agui_state_bytes as usize,
+                    forwarded_props: limits.max_agui_forwarded_props_bytes as usize,
+                    tools: limits.max_agui_tools_bytes as usize,
+                },
             },
             rates: RateLimits::new(PerMinute {
                 sessions: limits.sessions_per_minute,
                 messages: limits.messages_per_minute,
                 shares: limits.shares_per_minute,
+                agui_input_bytes: limits.agui_input_bytes_per_minute,
             }),
             sockets: SocketCounts::new(SocketLimits {
                 per_user: limits.sockets_per_user,

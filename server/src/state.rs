@@ -37,4 +37,6 @@ pub struct InputLimits {
     pub max_body_bytes: usize,
     /// Largest socket message, in bytes.
     pub max_frame_bytes: usize,
+    /// Largest free-form fields of an AG-UI input.
+    pub agui: crate::agui::FieldLimits,
 }

@@ -4,6 +4,8 @@
 
 mod answers;
 mod client_tools;
+mod isolation;
+mod limits;
 
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -19,6 +21,20 @@ async fn post(app: &TestApp, input: &Value) -> reqwest::Response {
         .send()
         .await
         .unwrap()
+}
+
+/// The session a response's `Tandem-Session-Id` names.
+fn session_of(response: &reqwest::Response) -> String {
+    let header = &response.headers()["tandem-session-id"];
+    header.to_str().unwrap().to_string()
+}
+
+/// Posts an input and reads the whole stream; returns the thread's session and the
+/// events.
+async fn run(app: &TestApp, input: &Value) -> (String, Vec<Value>) {
+    let response = post(app, input).await;
+    let session = session_of(&response);
+    (session, events(response).await)
 }
 
 /// The events of an SSE body (keep-alive comments left out).
@@ -43,13 +59,21 @@ async fn events(response: reqwest::Response) -> Vec<Value> {
         .collect()
 }
 
-/// The log's events (as JSON) from seq `from` on.
-async fn logged(app: &TestApp, thread: &str, from: usize) -> Vec<Value> {
-    let log = app.log(thread).await;
+/// The log's events (as JSON) of `session` from seq `from` on, as a stream of `thread`
+/// sends them: its `RUN_STARTED` and `RUN_FINISHED` carry the client's `threadId`.
+async fn logged(app: &TestApp, session: &str, thread: &str, from: usize) -> Vec<Value> {
+    let log = app.log(session).await;
     assert_valid_session(&log, true);
     log.iter()
         .skip(from)
-        .map(|(_, event)| serde_json::to_value(event).unwrap())
+        .map(|(_, event)| {
+            let mut event = serde_json::to_value(event).unwrap();
+            if matches!(event["type"].as_str(), Some("RUN_STARTED" | "RUN_FINISHED")) {
+                assert_eq!(event["threadId"], session, "the log keeps the session's id");
+                event["threadId"] = json!(thread);
+            }
+            event
+        })
         .collect()
 }
 
@@ -73,7 +97,11 @@ async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
     let app = spawn_app(json!([{"reasoning": "Easy.", "text": "Hello from the log."}])).await;
     let thread = Uuid::new_v4().to_string();
     let first = input(&thread, vec![user("u1", "Hi")]);
-    let streamed = events(post(&app, &first).await).await;
+    let (session, streamed) = run(&app, &first).await;
+    assert_ne!(
+        session, thread,
+        "a new thread's session has an id of its own"
+    );
     assert_eq!(streamed[0]["type"], "RUN_STARTED");
     assert_eq!(
         streamed[0]["runId"], first["runId"],
@@ -81,8 +109,16 @@ async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
     );
     assert_eq!(outcome(&streamed)["type"], "success");
     assert_eq!(
+        (
+            &streamed[0]["threadId"],
+            &streamed.last().unwrap()["threadId"]
+        ),
+        (&json!(thread), &json!(thread)),
+        "the stream carries the client's threadId"
+    );
+    assert_eq!(
         streamed,
-        logged(&app, &thread, 0).await,
+        logged(&app, &session, &thread, 0).await,
         "same events, ids, order"
     );
 
@@ -97,16 +133,17 @@ async fn a_text_run_streams_what_the_log_holds_and_a_repeat_streams_it_again() {
         !streamed.iter().any(|e| e["role"] == "user"),
         "the client's message travels in RUN_STARTED.input only (it holds it already)"
     );
-    let (status, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!((status, &session["title"]), (200, &json!("Hi")));
+    let (status, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!((status, &summary["title"]), (200, &json!("Hi")));
 
-    let again = events(post(&app, &first).await).await;
+    let (same, again) = run(&app, &first).await;
     assert_eq!(
-        again, streamed,
+        (same, again),
+        (session.clone(), streamed.clone()),
         "a repeated input streams the run it started"
     );
     assert_eq!(
-        app.log(&thread).await.len(),
+        app.log(&session).await.len(),
         streamed.len(),
         "and starts nothing"
     );
@@ -195,6 +232,7 @@ async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
     .await;
     let thread = Uuid::new_v4().to_string();
     let mut response = post(&app, &input(&thread, vec![user("u1", "Talk")])).await;
+    let session = session_of(&response);
     let first = response
         .chunk()
         .await
@@ -213,9 +251,13 @@ async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
         "{body}"
     );
     let watch = body["error"]["details"]["watch"].as_str().unwrap();
-    assert_eq!(watch, format!("/api/sessions/{thread}/ws?after=0"));
+    assert_eq!(
+        watch,
+        format!("/api/sessions/{session}/ws?after=0"),
+        "the hint names the thread's session"
+    );
 
-    let mut socket = app.socket(&thread, 0).await;
+    let mut socket = app.socket(&session, 0).await;
     let run = socket.until_run_end().await;
     assert_eq!(
         run.last().unwrap().1.type_name(),
@@ -239,32 +281,11 @@ async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
 }
 
 #[tokio::test]
-async fn threads_are_refused_when_they_are_not_the_callers_or_not_uuids() {
-    let mut users =
-        crate::helpers::spawn_app_with_users(json!([{"text": "Hi."}]), &[], &["alice", "bob"])
-            .await;
-    let (bob, alice) = (users.pop().unwrap(), users.pop().unwrap());
-    let thread = Uuid::new_v4().to_string();
-    events(post(&alice, &input(&thread, vec![user("u1", "Hi")])).await).await;
+async fn a_thread_id_that_is_not_a_uuid_and_a_client_that_takes_no_stream_are_refused() {
+    let app = spawn_app(json!([{"text": "Hi."}])).await;
     let (status, body) = crate::helpers::status_and_json(
-        bob.http
-            .post(bob.url("/api/agui"))
-            .json(&input(&thread, vec![user("u1", "Hi")])),
-    )
-    .await;
-    assert_eq!(
-        (status, body["error"]["code"].as_str()),
-        (409, Some("thread_taken"))
-    );
-    assert_eq!(
-        alice.log(&thread).await.len(),
-        bob_sees_nothing(&bob, &thread, &alice).await
-    );
-
-    let (status, body) = crate::helpers::status_and_json(
-        alice
-            .http
-            .post(alice.url("/api/agui"))
+        app.http
+            .post(app.url("/api/agui"))
             .json(&input("thread-1", vec![user("u1", "Hi")])),
     )
     .await;
@@ -273,9 +294,8 @@ async fn threads_are_refused_when_they_are_not_the_callers_or_not_uuids() {
         (400, Some("bad_request"))
     );
     let (status, body) = crate::helpers::status_and_json(
-        alice
-            .http
-            .post(alice.url("/api/agui"))
+        app.http
+            .post(app.url("/api/agui"))
             .header("accept", "application/json")
             .json(&input(&Uuid::new_v4().to_string(), vec![user("u1", "Hi")])),
     )
@@ -286,9 +306,12 @@ async fn threads_are_refused_when_they_are_not_the_callers_or_not_uuids() {
     );
 }
 
-/// Bob cannot read the thread he was refused; returns the length of alice's log.
-async fn bob_sees_nothing(bob: &TestApp, thread: &str, alice: &TestApp) -> usize {
-    let (status, _) = bob.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(status, 404);
-    alice.log(thread).await.len()
+#[tokio::test]
+async fn a_thread_whose_id_is_a_session_of_the_caller_runs_in_that_session() {
+    let app = spawn_app(json!([{"text": "In the session."}])).await;
+    let made = app.create_session().await;
+    let (session, streamed) = run(&app, &input(&made, vec![user("u1", "Hi")])).await;
+    assert_eq!(session, made);
+    assert_eq!(streamed[0]["threadId"], made.as_str());
+    assert_eq!(streamed, logged(&app, &made, &made, 0).await);
 }

@@ -78,7 +78,11 @@ const lastAssistantText = () =>
 describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
   before(async () => {
     tandem = await startTandem({ args: ['--engine', 'script', '--script', scriptPath, '--token-delay-ms', '0'] });
-    // The thread is a session made first, so a viewer can watch it before the first run.
+    // The thread is a session made first, so a viewer can watch it before the first run: a
+    // `threadId` that is one of the caller's sessions is that session (a fresh thread id
+    // gets a session of its own, named by the response's `Tandem-Session-Id`), so
+    // `agent.threadId` is the session the viewers open, and the events they see carry the
+    // same `threadId` as the ones the agent receives.
     const created = await fetch(`${tandem.url}/api/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -176,5 +180,41 @@ describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
     assert.equal(runIds.length, 7);
     for (const [sent, started] of runIds) assert.equal(started, sent);
     assert.equal(new Set(runIds.map(([sent]) => sent)).size, 7, 'one id per run');
+  });
+
+  it('runs a fresh thread in a session of its own, which `Tandem-Session-Id` names', async () => {
+    const thread = randomUUID();
+    const fresh = new HttpAgent({ url: `${tandem.url}/api/agui`, threadId: thread });
+    const seen = [];
+    let input;
+    fresh.subscribe({
+      onEvent: ({ event }) => {
+        seen.push(event);
+      },
+      onRunStartedEvent: ({ input: sent }) => {
+        input = sent;
+      },
+    });
+    fresh.addMessage({ id: randomUUID(), role: 'user', content: 'Hi' });
+    await fresh.runAgent();
+    assert.equal(fresh.messages.at(-1).content, 'Hello over HTTP.', 'its own first model call');
+    // One plain fetch of the same input (a retry) streams the run again, with the header.
+    const again = await fetch(`${tandem.url}/api/agui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(input),
+    });
+    assert.equal(again.status, 200);
+    await again.text();
+    const session = again.headers.get('tandem-session-id');
+    assert.ok(session && session !== thread, `a session of its own: ${session}`);
+    const logged = await (await fetch(`${tandem.url}/api/sessions/${session}/events?after=0`)).json();
+    const events = logged.events.map(({ event }) => event);
+    assert.equal(events[0].threadId, session, 'the log keeps the session’s id');
+    assert.equal(events[0].input.threadId, thread);
+    const asStreamed = events.map((e) =>
+      e.type === 'RUN_STARTED' || e.type === 'RUN_FINISHED' ? { ...e, threadId: thread } : e,
+    );
+    assert.deepEqual(seen, asStreamed, 'the agent got the log’s events, under its threadId');
   });
 });

@@ -139,9 +139,7 @@ impl<S: Store> Runner<S> {
             None if self.deps.store.session(session).await?.is_none() => {
                 Err(ApiError::SessionNotFound(session.to_string()))
             }
-            None => Err(ApiError::InterruptNotFound(
-                interrupt_id.chars().take(80).collect(),
-            )),
+            None => Err(ApiError::interrupt_not_found(interrupt_id)),
         }
     }
 

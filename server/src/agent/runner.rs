@@ -65,8 +65,7 @@ impl<S: Store> Runner<S> {
         owner: UserId,
         message: NewMessage,
     ) -> Result<RunAccepted, ApiError> {
-        message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
-        self.check_room(owner)?;
+        self.check_message(&message, owner)?;
         let run_id = run_id_for(message.input.as_ref());
         let title = title_of(&message.text);
         let client_message_id = message.client_message_id.clone();
@@ -78,6 +77,13 @@ impl<S: Store> Runner<S> {
             title,
         };
         self.start(session, owner, run_id, guard, events).await
+    }
+
+    /// The checks [`Self::post_message`] makes before it writes anything: the message's
+    /// text and model, and room in the queue (in `owner`'s line and in all).
+    pub fn check_message(&self, message: &NewMessage, owner: UserId) -> Result<(), ApiError> {
+        message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
+        self.check_room(owner)
     }
 
     /// Stops the active run, or declines the pending question and finishes cancelled.
@@ -145,7 +151,7 @@ impl<S: Store> Runner<S> {
         self.create(owner, SessionId::generate(), title).await
     }
 
-    /// Creates a session of `owner` with the id an AG-UI client chose for its thread.
+    /// Creates the session of `owner`'s AG-UI thread, with the id `agui` gives it.
     pub async fn create_thread(
         &self,
         owner: UserId,

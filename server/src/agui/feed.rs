@@ -4,7 +4,9 @@
 //! The feed follows the log the way a socket does: it subscribes to the session's live
 //! events before the run is started, reads what the log holds after a seq known to be
 //! before the run, then takes live events, reading the log again for any gap (so there is
-//! no gap and no duplicate). Events before the run's own `RUN_STARTED` are skipped. A
+//! no gap and no duplicate). Events before the run's own `RUN_STARTED` are skipped. The
+//! `threadId` of `RUN_STARTED` and `RUN_FINISHED` is the client's (the log keeps the
+//! session's own id, which differs for a thread the session was derived from). A
 //! client that goes away drops the feed; the run goes on. What the feed logs carries
 //! its session and run (an `agui` span, at ERROR level so no filter drops the ids).
 
@@ -12,10 +14,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web::Bytes;
+use serde_json::Value;
 use shared::{Event, EventBody};
 use tokio::sync::broadcast::error::RecvError;
 use tracing::Instrument;
 
+use super::Started;
 use crate::domain::SessionId;
 use crate::eventlog::{event_of, Subscription};
 use crate::state::AppState;
@@ -32,6 +36,8 @@ pub struct RunFeed<S> {
     state: Arc<AppState<S>>,
     session: SessionId,
     run_id: String,
+    /// The client's `threadId`, when it is not the session's id.
+    thread_id: Option<String>,
     live: Subscription,
     /// The last seq looked at.
     seen: u64,
@@ -43,20 +49,22 @@ pub struct RunFeed<S> {
 }
 
 impl<S: Store> RunFeed<S> {
-    /// A feed of `run_id`'s events, starting after `after` (at or before the run's
-    /// `RUN_STARTED`); `live` was subscribed before the run could append anything.
-    pub fn new(
-        state: Arc<AppState<S>>,
-        session: SessionId,
-        run_id: String,
-        after: u64,
-        live: Subscription,
-    ) -> Self {
+    /// A feed of the started run's events, starting after its `after` (at or before the
+    /// run's `RUN_STARTED`); its `live` was subscribed before the run could append.
+    pub fn new(state: Arc<AppState<S>>, started: Started) -> Self {
+        let Started {
+            session,
+            thread_id,
+            run_id,
+            after,
+            live,
+        } = started;
         let span = tracing::error_span!("agui", session = %session, run = %run_id);
         Self {
             state,
             session,
             run_id,
+            thread_id: (thread_id != session.to_string()).then_some(thread_id),
             live,
             seen: after,
             caught_up: false,
@@ -162,7 +170,12 @@ impl<S: Store> RunFeed<S> {
             }
         }
         out.push_str("data: ");
-        out.push_str(json);
+        match (&body, &self.thread_id) {
+            (Some(EventBody::RunStarted { .. } | EventBody::RunFinished { .. }), Some(thread)) => {
+                out.push_str(&with_thread_id(json, thread))
+            }
+            _ => out.push_str(json),
+        }
         out.push_str("\n\n");
         if matches!(
             body,
@@ -170,5 +183,31 @@ impl<S: Store> RunFeed<S> {
         ) {
             self.done = true;
         }
+    }
+}
+
+/// A logged event's JSON with its `threadId` set to the client's; the rest as logged
+/// (keys keep their order).
+fn with_thread_id(json: &str, thread: &str) -> String {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(mut event)) => {
+            event.insert("threadId".into(), Value::String(thread.into()));
+            Value::Object(event).to_string()
+        }
+        _ => json.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clients_thread_id_replaces_the_sessions_and_nothing_else_changes() {
+        let logged = r#"{"type":"RUN_STARTED","threadId":"s","runId":"r","input":{"threadId":"t","state":{}},"timestamp":1}"#;
+        assert_eq!(
+            with_thread_id(logged, "t"),
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","state":{}},"timestamp":1}"#
+        );
     }
 }

@@ -2,8 +2,8 @@
 //! read or written: ids, roles, the tools it declares, its resume entries.
 //!
 //! Only what Tandem acts on is typed; the rest (`state`, `context`, `forwardedProps`,
-//! fields of later protocol versions) is kept as the client sent it, so the run's
-//! `RUN_STARTED.input` records the input faithfully.
+//! fields of later protocol versions) is kept as the client sent it, for its sizes to be
+//! checked (`agui::limits`) and what a run needs of it to be recorded (`agui::record`).
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -98,8 +98,7 @@ impl InputMessage {
     }
 }
 
-/// Parses and checks an input; also returns it as the JSON object it arrived as, for
-/// the run's `RUN_STARTED.input`.
+/// Parses and checks an input; also returns it as the JSON object it arrived as.
 pub fn from_value(raw: Value) -> Result<(RunAgentInput, Map<String, Value>), ApiError> {
     let Value::Object(object) = raw else {
         return Err(ApiError::BadRequest(

@@ -1,18 +1,26 @@
 //! AG-UI over HTTP: a `RunAgentInput` in, the run's events out as Server-Sent Events,
 //! for any AG-UI client (`@ag-ui/client`'s `HttpAgent`, CopilotKit) without glue code.
 //!
-//! The thread is the session: an unknown `threadId` (a UUID) becomes a new session of the
-//! caller with that id, so the REST routes and the socket address it too. What an input
-//! asks for is read against the log ([`thread`]): a new user message starts a run, `tool`
-//! messages answer the interrupt of the client's tool calls, `resume` answers an
-//! interrupt. Each goes through the runner exactly as the REST routes do (the same
-//! guards, idempotency and refusals), with the input, holding only its new messages,
-//! recorded in the run's `RUN_STARTED.input`. An input whose `runId` already started a
-//! run (a client's retry) starts nothing and streams that run again. The response is the
-//! run's [`RunFeed`].
+//! A thread is a session of its caller ([`session`]): a `threadId` that is one of the
+//! caller's sessions names it, any other names the caller's own session of that thread,
+//! so another user's thread answers exactly like an unknown one. What an input asks for
+//! is read against the log ([`thread`]; an empty one for a thread with no session yet):
+//! a new user message starts a run, `tool` messages answer the interrupt of the
+//! client's tool calls, `resume` answers an interrupt. Everything is checked before
+//! anything is written (the sizes of the free-form fields, [`limits`]; what the input
+//! asks for; the message and its model; the caller's rates; room in the queue), and a
+//! new thread's session is created only then: a refused input leaves nothing behind.
+//! Each goes through the runner exactly as the REST routes do (the same guards,
+//! idempotency and refusals), with what the run needs of the input recorded in its
+//! `RUN_STARTED.input` ([`record`]). An input whose `runId` already started a run (a
+//! client's retry) starts nothing and streams that run again. The response is the run's
+//! [`RunFeed`], whose events carry the client's `threadId`.
 
 mod feed;
 pub mod input;
+mod limits;
+mod record;
+mod session;
 mod thread;
 
 use serde_json::{json, Map, Value};
@@ -21,6 +29,8 @@ use shared::ResumeStatus;
 
 pub use feed::{RunFeed, KEEP_ALIVE};
 use input::{InputMessage, ResumeEntry, RunAgentInput};
+pub use limits::FieldLimits;
+use session::ThreadSession;
 use thread::Known;
 
 use crate::agent::NewMessage;
@@ -47,13 +57,15 @@ enum Ask {
 /// `after`, with `live` subscribed before the run could append.
 pub struct Started {
     pub session: SessionId,
+    /// The client's `threadId`, which every event of the feed carries.
+    pub thread_id: String,
     pub run_id: String,
     pub after: u64,
     pub live: Subscription,
 }
 
-/// Acts on an input for `caller`: makes the thread's session if it is new, then starts
-/// or resumes the run the input asks for.
+/// Acts on an input for `caller`: starts or resumes the run the input asks for, making
+/// the thread's session first if it is new.
 pub async fn start<S: Store>(
     state: &AppState<S>,
     caller: &Caller,
@@ -68,42 +80,59 @@ pub async fn start<S: Store>(
             )));
         }
     }
-    let session = thread_session(state, caller, &input.thread_id).await?;
+    state.limits.agui.check(&raw)?;
+    let thread = session::find(state, caller, &input.thread_id).await?;
+    let session = thread.id();
     let live = state.hub.subscribe(session);
-    let known = Known::read(&*state.store, session).await?;
+    let known = match thread {
+        ThreadSession::Existing(id) => Known::read(&*state.store, id).await?,
+        ThreadSession::New(_) => Known::default(),
+    };
+    let started = |run_id: String, after: u64, live: Subscription| Started {
+        session,
+        thread_id: input.thread_id.clone(),
+        run_id,
+        after,
+        live,
+    };
     if let Some(run_id) = known.run_of_client(&input.run_id) {
         // The same input again (a client that retried): its run, from the start.
-        return Ok(Started {
-            session,
-            after: known.before_run(run_id),
-            run_id: run_id.to_string(),
-            live,
-        });
+        return Ok(started(run_id.to_string(), known.before_run(run_id), live));
     }
-    let (ask, new_messages) = ask(state, session, &input, &known).await?;
+    let (ask, new_messages) = ask(state, thread, &input, &known).await?;
     // A client may pick one of `GET /api/models` in `forwardedProps.model`.
     let model = raw
         .get("forwardedProps")
         .and_then(|props| props.get("model"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let recorded = Some(recorded_input(raw, new_messages));
+    let recorded = record::recorded_input(&raw, &new_messages);
+    let cost = Cost {
+        bytes: limits::json_size(&recorded),
+        new_session: matches!(thread, ThreadSession::New(_)),
+    };
+    let recorded = Some(recorded);
     // Runs wait for a slot in the line of the session's owner: the caller.
     let owner = caller.user;
     let accepted = match ask {
         Ask::Message(message) => {
-            state.rates.send_message(caller.user)?;
             let message = NewMessage {
                 text: message.text()?,
                 client_message_id: Some(message.id),
                 input: recorded,
                 model,
             };
-            state.runner.post_message(session, owner, message).await
+            state.runner.check_message(&message, owner)?;
+            cost.take(state, caller)?;
+            match thread {
+                ThreadSession::Existing(id) => state.runner.post_message(id, owner, message).await,
+                ThreadSession::New(id) => first_run(state, caller, id, message).await,
+            }
         }
         Ask::ToolResults(results) => {
-            let interrupt = client_tools_interrupt(state, session).await?;
+            let interrupt = client_tools_interrupt(state, thread).await?;
             let payload = results_payload(&results)?;
+            cost.take(state, caller)?;
             let status = ResumeStatus::Resolved;
             let answer =
                 state
@@ -113,10 +142,14 @@ pub async fn start<S: Store>(
         }
         Ask::Resume(entry) => {
             let id = &entry.interrupt_id;
-            let answer =
-                state
-                    .runner
-                    .answer(session, owner, id, entry.status, entry.payload, recorded);
+            if let ThreadSession::New(_) = thread {
+                // A thread with no session has no interrupt to answer.
+                return Err(ApiError::interrupt_not_found(id));
+            }
+            cost.take(state, caller)?;
+            let answer = state
+                .runner
+                .answer(session, owner, id, entry.status, entry.payload, recorded);
             answer.await
         }
     };
@@ -126,48 +159,47 @@ pub async fn start<S: Store>(
     } else {
         known.last_seq
     };
-    Ok(Started {
-        session,
-        run_id,
-        after,
-        live,
-    })
+    Ok(started(run_id, after, live))
 }
 
-/// The caller's session of a thread, created (with the thread's id) if it is new.
-async fn thread_session<S: Store>(
+/// What an input that starts or resumes a run takes from the caller's allowances: one
+/// message, the bytes it adds to the log, and for a thread's first run one new session.
+struct Cost {
+    bytes: usize,
+    new_session: bool,
+}
+
+impl Cost {
+    fn take<S: Store>(&self, state: &AppState<S>, caller: &Caller) -> Result<(), ApiError> {
+        state.rates.send_message(caller.user)?;
+        state.rates.log_agui_input(caller.user, self.bytes)?;
+        if self.new_session {
+            state.rates.create_session(caller.user)?;
+        }
+        Ok(())
+    }
+}
+
+/// The first run of a thread with no session: the session is made now that every check
+/// has passed, and deleted again if the run cannot start after all.
+async fn first_run<S: Store>(
     state: &AppState<S>,
     caller: &Caller,
-    thread_id: &str,
-) -> Result<SessionId, ApiError> {
-    let id = SessionId::parse(thread_id).map_err(|_| {
-        ApiError::BadRequest("threadId must be a UUID (AG-UI clients generate one)".into())
-    })?;
-    let owned = |owner| {
-        if owner == caller.user {
-            Ok(id)
-        } else {
-            Err(ApiError::ThreadTaken)
-        }
-    };
-    if let Some(row) = state.store.session(id).await? {
-        return owned(row.owner);
+    id: SessionId,
+    message: NewMessage,
+) -> Result<RunAccepted, ApiError> {
+    let made = session::create(state, caller, id).await?;
+    let accepted = state.runner.post_message(id, caller.user, message).await;
+    if made && accepted.is_err() {
+        session::discard(state, id).await;
     }
-    state.rates.create_session(caller.user)?;
-    match state.runner.create_thread(caller.user, id).await {
-        Ok(_) => Ok(id),
-        // Two first inputs of one thread raced: the other one made it.
-        Err(error) => match state.store.session(id).await? {
-            Some(row) => owned(row.owner),
-            None => Err(error),
-        },
-    }
+    accepted
 }
 
 /// What the input asks for, and the messages that ask it.
 async fn ask<S: Store>(
     state: &AppState<S>,
-    session: SessionId,
+    thread: ThreadSession,
     input: &RunAgentInput,
     known: &Known,
 ) -> Result<(Ask, Vec<InputMessage>), ApiError> {
@@ -203,7 +235,10 @@ async fn ask<S: Store>(
     match users.len() {
         1 => Ok((Ask::Message(users[0].clone()), users)),
         0 => {
-            let status = state.store.session(session).await?.map(|row| row.status);
+            let status = match thread {
+                ThreadSession::Existing(id) => state.store.session(id).await?.map(|r| r.status),
+                ThreadSession::New(_) => None,
+            };
             if status == Some(SessionStatus::AwaitingInput) {
                 return refuse("the thread waits on an interrupt: answer it with `resume` (or, for the client's tool calls, `tool` messages)");
             }
@@ -215,12 +250,15 @@ async fn ask<S: Store>(
     }
 }
 
-/// The pending interrupt of the client's tool calls.
+/// The pending interrupt of the client's tool calls (a thread with no session has none).
 async fn client_tools_interrupt<S: Store>(
     state: &AppState<S>,
-    session: SessionId,
+    thread: ThreadSession,
 ) -> Result<String, ApiError> {
-    let pending = state.store.pending_interrupts(session).await?;
+    let pending = match thread {
+        ThreadSession::Existing(id) => state.store.pending_interrupts(id).await?,
+        ThreadSession::New(_) => Vec::new(),
+    };
     pending
         .into_iter()
         .find(|row| row.interrupt.reason == CLIENT_TOOLS)
@@ -247,31 +285,6 @@ fn results_payload(results: &[InputMessage]) -> Result<Value, ApiError> {
         }));
     }
     Ok(json!({ "results": out }))
-}
-
-/// The input as the run's `RUN_STARTED.input` records it: only its new messages, and no
-/// `null` fields (AG-UI clients refuse them).
-fn recorded_input(mut raw: Map<String, Value>, new_messages: Vec<InputMessage>) -> Value {
-    let ids: Vec<&str> = new_messages.iter().map(|m| m.id.as_str()).collect();
-    let messages: Vec<Value> = raw
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|m| m["id"].as_str().is_some_and(|id| ids.contains(&id)))
-        .cloned()
-        .collect();
-    raw.insert("messages".into(), Value::Array(messages));
-    raw.retain(|_, value| !value.is_null());
-    for (key, empty) in [
-        ("tools", json!([])),
-        ("context", json!([])),
-        ("state", json!({})),
-        ("forwardedProps", json!({})),
-    ] {
-        raw.entry(key).or_insert(empty);
-    }
-    Value::Object(raw)
 }
 
 /// A refusal because a run is active says where to watch it: the session's socket,

@@ -87,4 +87,27 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_MAX_QUEUED_RUNS_PER_USER", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_queued_runs_per_user: u32,
+    /// Largest `context` of an AG-UI input, as JSON bytes (422 `invalid_message` beyond).
+    #[arg(long, env = "TANDEM_MAX_AGUI_CONTEXT_BYTES", default_value_t = 32 * 1024,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_agui_context_bytes: u32,
+    /// Largest `state` of an AG-UI input, as JSON bytes (422 beyond; it is not logged).
+    #[arg(long, env = "TANDEM_MAX_AGUI_STATE_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_agui_state_bytes: u32,
+    /// Largest `forwardedProps` of an AG-UI input, as JSON bytes (422 beyond; it is not
+    /// logged).
+    #[arg(long, env = "TANDEM_MAX_AGUI_FORWARDED_PROPS_BYTES", default_value_t = 16 * 1024,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_agui_forwarded_props_bytes: u32,
+    /// Largest `tools` of an AG-UI input (all its tool definitions together), as JSON
+    /// bytes (422 beyond).
+    #[arg(long, env = "TANDEM_MAX_AGUI_TOOLS_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_agui_tools_bytes: u32,
+    /// Bytes of AG-UI input one user's runs may add to the log per minute (429
+    /// `rate_limited` beyond).
+    #[arg(long, env = "TANDEM_AGUI_INPUT_BYTES_PER_MINUTE", default_value_t = 4 * 1024 * 1024,
+          value_parser = clap::value_parser!(u32).range(1024..))]
+    pub agui_input_bytes_per_minute: u32,
 }

@@ -5,6 +5,8 @@ use std::fmt;
 
 use uuid::Uuid;
 
+use super::UserId;
+
 /// Why a string is not a valid identifier.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("`{0}` is not a valid session id (expected a UUID)")]
@@ -28,6 +30,13 @@ impl SessionId {
         Uuid::parse_str(text)
             .map(Self)
             .map_err(|_| IdError(truncate(text)))
+    }
+
+    /// The session of `owner`'s AG-UI thread `thread` (a UUID the client chose): a UUIDv5
+    /// in the thread's namespace named by the owner's id, so two users' threads of one
+    /// id are two sessions, and no one's id tells anything about another's.
+    pub fn of_thread(thread: SessionId, owner: UserId) -> Self {
+        Self(Uuid::new_v5(&thread.0, owner.as_bytes()))
     }
 }
 
@@ -61,6 +70,16 @@ mod tests {
         assert!(SessionId::parse("nope").is_err());
         assert!(SessionId::parse(&"x".repeat(36)).is_err());
         assert!(SessionId::parse(&"a".repeat(10_000)).is_err());
+    }
+
+    #[test]
+    fn a_threads_session_is_the_owners_own_and_stable() {
+        let thread = SessionId::generate();
+        let (alice, bob) = (UserId::generate(), UserId::generate());
+        let of_alice = SessionId::of_thread(thread, alice);
+        assert_eq!(of_alice, SessionId::of_thread(thread, alice));
+        assert_ne!(of_alice, SessionId::of_thread(thread, bob));
+        assert_ne!(of_alice.to_string(), thread.to_string());
     }
 
     #[test]

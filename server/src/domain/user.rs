@@ -40,6 +40,11 @@ impl UserId {
             _ => Err(UserError::Id(text.chars().take(64).collect())),
         }
     }
+
+    /// The id's 16 bytes.
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        self.0.as_bytes()
+    }
 }
 
 impl fmt::Display for UserId {

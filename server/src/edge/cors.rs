@@ -14,8 +14,9 @@ use actix_web::HttpResponse;
 /// What a listed origin may send.
 const METHODS: &str = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 const HEADERS: &str = "authorization, content-type, accept, last-event-id";
-/// What a listed origin's script may read besides the simple response headers.
-const EXPOSED: &str = "retry-after, x-request-id";
+/// What a listed origin's script may read besides the simple response headers
+/// (`tandem-session-id` names the session of an AG-UI thread, see `routes::agui`).
+const EXPOSED: &str = "retry-after, x-request-id, tandem-session-id";
 /// How long a browser may reuse a preflight's answer, in seconds.
 const MAX_AGE: &str = "600";
 
@@ -100,6 +101,11 @@ mod tests {
             .to_str()
             .unwrap()
             .contains("content-type"));
+        let mut response = HeaderMap::new();
+        allow(&mut response, "https://app.example.com");
+        let exposed = response.get(header::ACCESS_CONTROL_EXPOSE_HEADERS).unwrap();
+        let exposed = exposed.to_str().unwrap();
+        assert!(exposed.contains("tandem-session-id"), "{exposed}");
         let refused = preflight(None);
         assert_eq!(refused.status(), StatusCode::FORBIDDEN);
         assert!(!refused

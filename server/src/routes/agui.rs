@@ -1,5 +1,6 @@
 //! `POST /api/agui`: AG-UI's HTTP transport. The work is in [`crate::agui`]; this turns
-//! the request into an input and the started run into an SSE response.
+//! the request into an input and the started run into an SSE response, whose
+//! `Tandem-Session-Id` header names the thread's session (for its socket and REST routes).
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -13,25 +14,29 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
 
+/// The response header that names the session of the input's thread.
+pub const SESSION_ID_HEADER: &str = "tandem-session-id";
+
 /// `POST /api/agui` `RunAgentInput` → `text/event-stream` of the run's events.
 #[utoipa::path(
     post,
     path = "/api/agui",
     tag = "agui",
     request_body(content = Object, content_type = "application/json",
-                 description = "An AG-UI `RunAgentInput`: `threadId` (a UUID; a new one makes a session with that id), `runId`, `messages` (the client's whole conversation; those the log holds are ignored), `tools` (the client's own tools), `context`, `state`, `forwardedProps`, `resume`"),
+                 description = "An AG-UI `RunAgentInput`: `threadId` (a UUID; a session of the caller by that id, else the caller's own session of the thread, made by its first run), `runId`, `messages` (the client's whole conversation; those the log holds are ignored), `tools` (the client's own tools), `context`, `state`, `forwardedProps`, `resume`"),
     responses(
-        (status = 200, description = "The run's events from `RUN_STARTED` to `RUN_FINISHED` or `RUN_ERROR`, each as `data: <event JSON>` (a repeated input streams the run it started)", content_type = "text/event-stream", body = String),
+        (status = 200, description = "The run's events from `RUN_STARTED` to `RUN_FINISHED` or `RUN_ERROR`, each as `data: <event JSON>`, carrying the input's `threadId` (a repeated input streams the run it started)", content_type = "text/event-stream", body = String,
+         headers(("Tandem-Session-Id" = String, description = "The id of the thread's session, for its socket and REST routes"))),
         (status = 400, description = "Malformed body, not a RunAgentInput, or a `threadId` that is not a UUID", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "`interrupt_not_found`: `resume` names no interrupt of the thread", body = ErrorBody),
         (status = 406, description = "`Accept` excludes `text/event-stream`", body = ErrorBody),
-        (status = 409, description = "`run_active` (with `details.watch`: the socket to watch it on), `awaiting_input`, `interrupt_already_answered`, or `thread_taken`", body = ErrorBody),
+        (status = 409, description = "`run_active` (with `details.watch`: the socket to watch it on), `awaiting_input`, or `interrupt_already_answered`", body = ErrorBody),
         (status = 410, description = "The interrupt expired before it was answered", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
-        (status = 422, description = "`invalid_message` (nothing new to run, a bad tool, several new messages) or `invalid_payload`", body = ErrorBody),
-        (status = 429, description = "Too many messages or new threads this minute, or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
+        (status = 422, description = "`invalid_message` (nothing new to run, a bad tool, several new messages, `context`, `state`, `forwardedProps` or `tools` over its `--max-agui-*-bytes`) or `invalid_payload`", body = ErrorBody),
+        (status = 429, description = "Too many messages, new threads or bytes of input this minute, or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
@@ -47,13 +52,8 @@ pub async fn run<S: Store>(
     let raw: Value = read_json(&request, body, agui::MAX_INPUT_BYTES, None).await?;
     let (input, raw) = input::from_value(raw)?;
     let started = agui::start(&state, &caller, input, raw).await?;
-    let feed = RunFeed::new(
-        state.into_inner(),
-        started.session,
-        started.run_id,
-        started.after,
-        started.live,
-    );
+    let session = started.session.to_string();
+    let feed = RunFeed::new(state.into_inner(), started);
     let events = futures_util::stream::unfold(feed, |mut feed| async move {
         let chunk = feed.next_chunk().await?;
         Some((Ok::<_, std::convert::Infallible>(chunk), feed))
@@ -64,6 +64,7 @@ pub async fn run<S: Store>(
         // Compressing would hold events back until a compressor block fills.
         .insert_header((header::CONTENT_ENCODING, "identity"))
         .insert_header(("X-Accel-Buffering", "no"))
+        .insert_header((SESSION_ID_HEADER, session))
         .streaming(events))
 }
 

@@ -222,6 +222,12 @@ async fn a_listed_origins_page_may_call_agui_across_origins_and_no_other() {
         response.headers()["access-control-allow-origin"],
         "https://app.example.com"
     );
+    let exposed = response.headers()["access-control-expose-headers"].to_str();
+    assert!(
+        exposed.as_ref().unwrap().contains("tandem-session-id"),
+        "the page may read the thread's session: {exposed:?}"
+    );
+    assert!(response.headers().contains_key("tandem-session-id"));
     let streamed = response.text().await.unwrap();
     assert!(
         streamed.contains(" afar.") && streamed.contains("RUN_FINISHED"),

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{events, input, outcome, post, user};
+use super::{events, input, outcome, post, run, user};
 use crate::helpers::child::Tandem;
 use crate::helpers::{
     assert_valid_session, fresh_database, spawn_app, spawn_app_with, status_and_json, write_script,
@@ -21,16 +21,17 @@ fn question(timeout: Option<u64>) -> Value {
     json!([{"toolCalls": [{"name": "request_input", "arguments": arguments}]}, {"text": "Moving on."}])
 }
 
-/// A thread paused on a question: its id, the input that paused it and the interrupt.
+/// A thread paused on a question: its session, the input that paused it and the
+/// interrupt.
 async fn paused(app: &TestApp) -> (String, Value, String) {
     let thread = Uuid::new_v4().to_string();
     let first = input(&thread, vec![user("u1", "Hi")]);
-    let streamed = events(post(app, &first).await).await;
+    let (session, streamed) = run(app, &first).await;
     let interrupt = outcome(&streamed)["interrupts"][0]["id"]
         .as_str()
         .unwrap()
         .to_string();
-    (thread, first, interrupt)
+    (session, first, interrupt)
 }
 
 fn resume(first: &Value, interrupt: &str, payload: Value) -> Value {
@@ -48,26 +49,26 @@ async fn refused(app: &TestApp, input: &Value) -> (u16, Value) {
 #[tokio::test]
 async fn a_late_or_malformed_resume_is_refused_with_its_status() {
     let app = spawn_app(question(None)).await;
-    let (thread, first, interrupt) = paused(&app).await;
+    let (session, first, interrupt) = paused(&app).await;
     let (status, body) = refused(&app, &resume(&first, &interrupt, json!({"name": 7}))).await;
     assert_eq!(
         status, 422,
         "a payload that fails the question's schema: {body}"
     );
     assert_eq!(body["error"]["code"], "invalid_payload");
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["status"], "awaiting_input", "nothing changed");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(summary["status"], "awaiting_input", "nothing changed");
 
     let app = spawn_app_with(question(Some(1)), &[]).await;
-    let (thread, first, interrupt) = paused(&app).await;
+    let (session, first, interrupt) = paused(&app).await;
     let mut socket = app
-        .socket(&thread, app.log(&thread).await.len() as u64)
+        .socket(&session, app.log(&session).await.len() as u64)
         .await;
     socket.until_run_end().await; // the server's sweeper expired it
     let (status, body) = refused(&app, &resume(&first, &interrupt, json!({"text": "Ada"}))).await;
     assert_eq!(status, 410, "{body}");
     assert_eq!(body["error"]["code"], "interrupt_expired");
-    assert_valid_session(&app.log(&thread).await, true);
+    assert_valid_session(&app.log(&session).await, true);
 }
 
 #[tokio::test]
@@ -83,7 +84,7 @@ async fn tool_results_that_leave_a_call_unanswered_are_refused() {
     let thread = Uuid::new_v4().to_string();
     let mut first = input(&thread, vec![user("u1", "Two cards")]);
     first["tools"] = json!([{"name": "show_card", "description": "Shows a card"}]);
-    let streamed = events(post(&app, &first).await).await;
+    let (session, streamed) = run(&app, &first).await;
     let calls = outcome(&streamed)["pendingToolCallIds"].clone();
     assert_eq!(calls.as_array().unwrap().len(), 2, "{calls}");
     let mut messages = first["messages"].as_array().unwrap().clone();
@@ -94,9 +95,9 @@ async fn tool_results_that_leave_a_call_unanswered_are_refused() {
     assert_eq!(status, 422, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(message.contains("no result for tool call"), "{message}");
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
     assert_eq!(
-        session["status"], "awaiting_input",
+        summary["status"], "awaiting_input",
         "still waiting for both"
     );
 }
@@ -159,14 +160,14 @@ async fn client_tools_pending_across_a_restart_are_answered_after_it() {
     let thread = Uuid::new_v4().to_string();
     let mut first = input(&thread, vec![user("u1", "Show a card")]);
     first["tools"] = json!([{"name": "show_card", "description": "Shows a card"}]);
-    let paused = events(post(&app, &first).await).await;
+    let (session, paused) = run(&app, &first).await;
     let call = outcome(&paused)["pendingToolCallIds"][0].clone();
 
     tandem.kill();
     let tandem = Tandem::spawn(&url, &script);
     let app = tandem.client();
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["pendingInterrupts"][0]["reason"], "client_tools");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(summary["pendingInterrupts"][0]["reason"], "client_tools");
     let mut messages = first["messages"].as_array().unwrap().clone();
     messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call, "content": "shown"}));
     let mut second = input(&thread, messages);
@@ -178,5 +179,5 @@ async fn client_tools_pending_across_a_restart_are_answered_after_it() {
         "{resumed:?}"
     );
     assert_eq!(outcome(&resumed), &json!({"type": "success"}));
-    assert_valid_session(&app.log(&thread).await, true);
+    assert_valid_session(&app.log(&session).await, true);
 }

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{events, input, logged, outcome, post, user};
+use super::{events, input, logged, outcome, post, run, user};
 use crate::helpers::{assert_valid_session, spawn_app, spawn_app_with, TestApp};
 
 #[tokio::test]
@@ -23,7 +23,7 @@ async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it
                       "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}});
     let mut first = input(&thread, vec![user("u1", "Show me a card")]);
     first["tools"] = json!([card]);
-    let paused = events(post(&app, &first).await).await;
+    let (session, paused) = run(&app, &first).await;
     let call_id = paused
         .iter()
         .find(|e| e["type"] == "TOOL_CALL_START" && e["toolCallName"] == "show_card")
@@ -38,9 +38,9 @@ async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it
             && e["content"].as_str().unwrap().contains(r#""result":5"#)),
         "the server's own tool ran: {paused:?}"
     );
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["status"], "awaiting_input");
-    assert_eq!(session["pendingInterrupts"][0]["reason"], "client_tools");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(summary["status"], "awaiting_input");
+    assert_eq!(summary["pendingInterrupts"][0]["reason"], "client_tools");
 
     let mut messages = first["messages"].as_array().unwrap().clone();
     messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call_id, "content": "shown"}));
@@ -59,7 +59,7 @@ async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it
     );
     assert_eq!(outcome(&resumed), &json!({"type": "success"}));
     let paused_len = paused.len();
-    assert_eq!(resumed, logged(&app, &thread, paused_len).await);
+    assert_eq!(resumed, logged(&app, &session, &thread, paused_len).await);
 
     let mut clash = input(&Uuid::new_v4().to_string(), vec![user("u2", "Hi")]);
     clash["tools"] = json!([{"name": "calculator", "description": "mine"}]);
@@ -68,14 +68,15 @@ async fn client_tools_end_the_run_with_pending_calls_and_their_results_resume_it
     assert_eq!(status, 422, "{body}");
 }
 
-/// A thread paused on a call of the client's `show_card`; returns it and the call's id.
+/// A thread paused on a call of the client's `show_card`; returns its session and the
+/// call's id.
 async fn waiting_for_the_client(app: &TestApp) -> (String, String) {
     let thread = Uuid::new_v4().to_string();
     let mut first = input(&thread, vec![user("u1", "Show me a card")]);
     first["tools"] = json!([{"name": "show_card", "description": "Shows a card"}]);
-    let paused = events(post(app, &first).await).await;
+    let (session, paused) = run(app, &first).await;
     let call = outcome(&paused)["pendingToolCallIds"][0].as_str().unwrap();
-    (thread, call.to_string())
+    (session, call.to_string())
 }
 
 fn card_script() -> Value {
@@ -86,8 +87,8 @@ fn card_script() -> Value {
 }
 
 /// The result the log holds for `call`.
-async fn logged_result(app: &TestApp, thread: &str, call: &str) -> Value {
-    let log = app.log(thread).await;
+async fn logged_result(app: &TestApp, session: &str, call: &str) -> Value {
+    let log = app.log(session).await;
     log.iter()
         .find_map(|(_, event)| match &event.body {
             shared::EventBody::ToolCallResult {
@@ -103,33 +104,33 @@ async fn logged_result(app: &TestApp, thread: &str, call: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_call_without_a_result_expires_like_a_question() {
     let app = spawn_app_with(card_script(), &["--input-timeout-secs", "1"]).await;
-    let (thread, call) = waiting_for_the_client(&app).await;
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert!(session["pendingInterrupts"][0]["expiresAt"].is_string());
+    let (session, call) = waiting_for_the_client(&app).await;
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert!(summary["pendingInterrupts"][0]["expiresAt"].is_string());
     // The server's own sweeper ends the wait: the socket sees the run that follows.
     let mut socket = app
-        .socket(&thread, app.log(&thread).await.len() as u64)
+        .socket(&session, app.log(&session).await.len() as u64)
         .await;
     let continued = socket.until_run_end().await;
     assert_eq!(continued[0].1.type_name(), "RUN_STARTED");
-    let result = logged_result(&app, &thread, &call).await;
+    let result = logged_result(&app, &session, &call).await;
     assert_eq!(result["status"], "expired", "{result}");
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["status"], "idle");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(summary["status"], "idle");
 }
 
 #[tokio::test]
 async fn stopping_a_thread_that_waits_for_the_client_cancels_its_calls() {
     let app = spawn_app(card_script()).await;
-    let (thread, call) = waiting_for_the_client(&app).await;
+    let (session, call) = waiting_for_the_client(&app).await;
     let (status, body) = app
-        .post(&format!("/api/sessions/{thread}/cancel"), json!({}))
+        .post(&format!("/api/sessions/{session}/cancel"), json!({}))
         .await;
     assert_eq!(status, 202, "{body}");
-    let result = logged_result(&app, &thread, &call).await;
+    let result = logged_result(&app, &session, &call).await;
     assert_eq!(result["status"], "cancelled", "{result}");
-    let log = app.log(&thread).await;
+    let log = app.log(&session).await;
     assert_valid_session(&log, true);
-    let (_, session) = app.get(&format!("/api/sessions/{thread}")).await;
-    assert_eq!(session["status"], "idle");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(summary["status"], "idle");
 }
