@@ -133,7 +133,9 @@ impl ApiError {
             Self::RateLimited {
                 retry_after_secs, ..
             } => Some(*retry_after_secs),
-            Self::TooManySockets(_) | Self::TooManyViewers(_) | Self::TooManyQueuedRuns(_) => Some(5),
+            Self::TooManySockets(_) | Self::TooManyViewers(_) | Self::TooManyQueuedRuns(_) => {
+                Some(5)
+            }
             Self::Saturated | Self::Storage(_) => Some(1),
             _ => None,
         }
@@ -203,9 +205,7 @@ impl ResponseError for ApiError {
             Self::RateLimited { .. }
             | Self::TooManySockets(_)
             | Self::TooManyViewers(_)
-            | Self::TooManyQueuedRuns(_) => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            | Self::TooManyQueuedRuns(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
         }

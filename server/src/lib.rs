@@ -15,7 +15,8 @@
 //!   any AG-UI client.
 //! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
 //!   [`scrub`] keeps secrets out of what leaves the server; [`visibility`] is what a
-//!   share link's viewer may see; [`export`] turns a session into Markdown or JSON.
+//!   share link's viewer may see; [`standing`] ends sockets and streams the moment their
+//!   credential ends; [`export`] turns a session into Markdown or JSON.
 
 pub mod agent;
 pub mod agui;
@@ -32,6 +33,7 @@ pub mod metrics;
 pub mod retention;
 pub mod routes;
 pub mod scrub;
+pub mod standing;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -7,8 +7,10 @@
 //! no gap and no duplicate). Events before the run's own `RUN_STARTED` are skipped. The
 //! `threadId` of `RUN_STARTED` and `RUN_FINISHED` is the client's (the log keeps the
 //! session's own id, which differs for a thread the session was derived from). A
-//! client that goes away drops the feed; the run goes on. What the feed logs carries
-//! its session and run (an `agui` span, at ERROR level so no filter drops the ids).
+//! client that goes away drops the feed; the run goes on. The feed ends (the response
+//! body ends where it stands) the moment the caller's credential does: a revoke, a
+//! sign-out, a sign-in's expiry ([`Standing`]). What the feed logs carries its session
+//! and run (an `agui` span, at ERROR level so no filter drops the ids).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +24,7 @@ use tracing::Instrument;
 use super::Started;
 use crate::domain::SessionId;
 use crate::eventlog::{event_of, Subscription};
+use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -39,6 +42,8 @@ pub struct RunFeed<S> {
     /// The client's `threadId`, when it is not the session's id.
     thread_id: Option<String>,
     live: Subscription,
+    /// The caller's credential, which the feed lives no longer than.
+    standing: Standing,
     /// The last seq looked at.
     seen: u64,
     /// Whether everything committed up to the live feed has been read from the log.
@@ -50,8 +55,9 @@ pub struct RunFeed<S> {
 
 impl<S: Store> RunFeed<S> {
     /// A feed of the started run's events, starting after its `after` (at or before the
-    /// run's `RUN_STARTED`); its `live` was subscribed before the run could append.
-    pub fn new(state: Arc<AppState<S>>, started: Started) -> Self {
+    /// run's `RUN_STARTED`); its `live` was subscribed before the run could append. It
+    /// ends when `standing` does.
+    pub fn new(state: Arc<AppState<S>>, started: Started, standing: Standing) -> Self {
         let Started {
             session,
             thread_id,
@@ -66,6 +72,7 @@ impl<S: Store> RunFeed<S> {
             run_id,
             thread_id: (thread_id != session.to_string()).then_some(thread_id),
             live,
+            standing,
             seen: after,
             caught_up: false,
             started: false,
@@ -92,6 +99,11 @@ impl<S: Store> RunFeed<S> {
                 tokio::select! {
                     published = self.live.recv() => self.take_live(published, &mut out),
                     _ = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b": keep-alive\n\n")),
+                    ended = self.standing.ended(&self.state, self.session) => {
+                        tracing::info!(reason = ?ended.description, "AG-UI stream ended: its credential did");
+                        self.done = true;
+                        return None;
+                    }
                 }
                 if self.done && out.is_empty() {
                     return None;

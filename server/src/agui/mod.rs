@@ -147,9 +147,10 @@ pub async fn start<S: Store>(
                 return Err(ApiError::interrupt_not_found(id));
             }
             cost.take(state, caller)?;
-            let answer = state
-                .runner
-                .answer(session, owner, id, entry.status, entry.payload, recorded);
+            let answer =
+                state
+                    .runner
+                    .answer(session, owner, id, entry.status, entry.payload, recorded);
             answer.await
         }
     };

@@ -9,8 +9,9 @@ use shared::api::ErrorBody;
 
 use super::read_json;
 use crate::agui::{self, input, RunFeed};
-use crate::auth::Caller;
+use crate::auth::{Auth, Caller, Reliance};
 use crate::error::ApiError;
+use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -42,18 +43,25 @@ pub const SESSION_ID_HEADER: &str = "tandem-session-id";
 )]
 pub async fn run<S: Store>(
     state: web::Data<AppState<S>>,
-    caller: Caller,
+    (caller, auth): (Caller, web::Data<Auth>),
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     if !accepts_event_stream(&request) {
         return Err(ApiError::NotAcceptable);
     }
+    // The stream ends when the caller's credential does: watch for endings before its
+    // last check, so that one ending in between cannot be missed.
+    let watch = state.endings.watch();
+    if !auth.still_valid(&caller).await? {
+        return Err(ApiError::Unauthorized);
+    }
+    let standing = Standing::new(Reliance::Caller(caller.clone()), watch, (**auth).clone());
     let raw: Value = read_json(&request, body, agui::MAX_INPUT_BYTES, None).await?;
     let (input, raw) = input::from_value(raw)?;
     let started = agui::start(&state, &caller, input, raw).await?;
     let session = started.session.to_string();
-    let feed = RunFeed::new(state.into_inner(), started);
+    let feed = RunFeed::new(state.into_inner(), started, standing);
     let events = futures_util::stream::unfold(feed, |mut feed| async move {
         let chunk = feed.next_chunk().await?;
         Some((Ok::<_, std::convert::Infallible>(chunk), feed))

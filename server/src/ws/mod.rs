@@ -11,12 +11,11 @@
 //! client frames get a `read_only` error, and the socket closes once the link is gone.
 //!
 //! Every socket closes (1008) the moment the credential it was opened with ends: a
-//! sign-out, a revoke, a sign-in's expiry, a deleted share link ([`standing`]).
+//! sign-out, a revoke, a sign-in's expiry, a deleted share link ([`crate::standing`]).
 
 pub mod client_frames;
 mod outbox;
 mod socket;
-mod standing;
 
 use std::time::Duration;
 
@@ -28,9 +27,9 @@ use crate::domain::{TokenHash, UserId};
 use crate::error::ApiError;
 use crate::limits::{SocketOwner, SocketSlot};
 use crate::routes::owned_session;
+use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
-use standing::Standing;
 
 /// How often the server pings, by default.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);

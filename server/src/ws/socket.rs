@@ -20,10 +20,10 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::client_frames::{self, error_frame};
 use super::outbox::{Closed, Outbox};
-use super::standing::Standing;
 use crate::domain::{SessionId, UserId};
 use crate::eventlog::{Published, Subscription};
 use crate::limits::SocketSlot;
+use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::{FramePage, Store};
 use crate::visibility::Visibility;

@@ -215,3 +215,53 @@ async fn a_socket_closes_when_its_sign_in_expires() {
     .await;
     assert_eq!(status, 401);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agui_stream_ends_when_its_user_is_revoked() {
+    use futures_util::StreamExt;
+    let (dir, url) = fresh_database();
+    let long = json!([{"text": "word ".repeat(400)}]);
+    let script = write_script(dir.path(), long);
+    let flags = [&["--auth", "token", "--token-delay-ms", "5"], NO_HEARTBEAT].concat();
+    let app = start(test_config(&url, &script, &flags)).await;
+    let token = add_users(&url, &["carol"]).await.remove(0);
+    let carol = app.as_user(&token);
+    let thread = uuid::Uuid::new_v4().to_string();
+    let input = json!({"threadId": thread, "runId": uuid::Uuid::new_v4().to_string(),
+        "state": {}, "tools": [], "context": [], "forwardedProps": {},
+        "messages": [{"id": "m1", "role": "user", "content": "talk for a while"}]});
+    let response = carol
+        .http
+        .post(carol.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("TEXT_MESSAGE_CONTENT") {
+        let chunk = tokio::time::timeout(Duration::from_secs(20), body.next())
+            .await
+            .expect("the stream goes on")
+            .expect("the stream is open")
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    revoke(&url, "carol").await;
+    // The body ends (without the run's end) instead of streaming the rest.
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(20), body.next())
+            .await
+            .expect("the stream ends in time");
+        match next {
+            Some(Ok(chunk)) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+            Some(Err(_)) | None => break,
+        }
+    }
+    assert!(
+        !seen.contains("RUN_FINISHED"),
+        "the stream stopped before the run's end"
+    );
+}

@@ -1,11 +1,12 @@
-//! A socket's standing: the credential it was opened with, the announcements that may end
-//! it, and the checks that keep it honest in between.
+//! A long-lived connection's standing (a session socket, a share link's socket, an AG-UI
+//! event stream): the credential it was opened with, the announcements that may end it
+//! ([`crate::auth::Endings`]), and the checks that keep it honest in between.
 //!
-//! A socket ends (1008 with a reason) the moment an announcement says its credential
-//! ended (a sign-out, a revoke, a deleted share link, on any instance), when its sign-in
-//! expires, and when a check against the store finds the credential gone (after missed
-//! announcements, and before every frame the socket acts on, so a frame sent in the
-//! instant before the announcement arrives is refused too).
+//! A connection ends (a socket with 1008 and a reason, a stream by ending its body) the
+//! moment an announcement says its credential ended (a sign-out, a revoke, a deleted share
+//! link, on any instance), when its sign-in expires, and when a check against the store
+//! finds the credential gone: after missed announcements, and before every frame a socket
+//! acts on, so a frame sent in the instant before the announcement arrives is refused too.
 
 use std::time::Duration;
 
@@ -17,12 +18,12 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
 
-/// Why a socket closes when a check finds its credential gone.
+/// Why a connection closes when a check finds its credential gone.
 const NO_LONGER_VALID: &str = "the credential this socket was opened with is no longer valid";
 /// Why a socket closes when its sign-in expires.
 const EXPIRED: &str = crate::auth::endings::SIGN_IN_EXPIRED;
 
-/// What one socket's right to go on rests on.
+/// What one connection's right to go on rests on.
 pub struct Standing {
     reliance: Reliance,
     watch: EndingsWatch,
@@ -33,7 +34,7 @@ pub struct Standing {
 }
 
 impl Standing {
-    /// The standing of a socket relying on `reliance`, watching announcements from
+    /// The standing of a connection relying on `reliance`, watching announcements from
     /// `watch` (taken before the credential's last check).
     pub fn new(reliance: Reliance, watch: EndingsWatch, auth: Auth) -> Self {
         Self {
@@ -52,7 +53,7 @@ impl Standing {
         }
     }
 
-    /// Waits until the socket must close: its credential ended, expired, or a check
+    /// Waits until the connection must end: its credential ended, expired, or a check
     /// after missed announcements found it gone. Never returns for a credential that
     /// holds.
     pub async fn ended<S: Store>(
