@@ -9,6 +9,7 @@
 //! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
 //! - [`mcp`]: MCP servers (stdio, streamable HTTP) whose tools the model may call.
 //! - [`retention`]: deleting finished sessions past a configured age.
+//! - [`http_server`]: the HTTP server, over the edge's connection wrapper.
 //! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
 //!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
 //! - [`agui`]: AG-UI over HTTP (a `RunAgentInput` in, the run's events out as SSE) for
@@ -27,6 +28,7 @@ pub mod edge;
 pub mod error;
 pub mod eventlog;
 pub mod export;
+pub mod http_server;
 pub mod limits;
 pub mod mcp;
 pub mod metrics;

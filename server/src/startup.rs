@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::{middleware, web, App, HttpServer};
+use actix_web::{middleware, web, App};
 use shared::api::ServerInfo;
 
 use crate::agent::engines::{
@@ -172,22 +172,17 @@ impl Application {
             config.access.origins(),
             page.content_security_policy(),
         ));
-        let mut server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .app_data(auth.clone())
-                .app_data(edge.clone())
-                .wrap(middleware::Compress::default())
-                .wrap(middleware::from_fn(crate::edge::guard))
-                .configure(|cfg| crate::routes::configure::<S>(cfg, page.clone()))
-        })
-        .shutdown_timeout(1)
-        .client_request_timeout(Duration::from_secs(10))
-        .on_connect(no_delay);
-        if let Some(workers) = config.workers {
-            server = server.workers(workers);
-        }
-        let server = server.listen(listener)?.run();
+        let security_lines = crate::edge::security_header_lines(&page.content_security_policy());
+        let server =
+            crate::http_server::serve(listener, config.workers, security_lines, move || {
+                App::new()
+                    .app_data(state.clone())
+                    .app_data(auth.clone())
+                    .app_data(edge.clone())
+                    .wrap(middleware::Compress::default())
+                    .wrap(middleware::from_fn(crate::edge::guard))
+                    .configure(|cfg| crate::routes::configure::<S>(cfg, page.clone()))
+            })?;
         Ok(Self {
             port: local.port(),
             address: local.to_string(),
@@ -304,14 +299,4 @@ async fn mcp_tools(
     // rmcp's HTTP client (reqwest 0.13) brings rustls without a crypto provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
     Ok(McpTools::start(servers, shutdown.clone()).await)
-}
-
-/// Turns off Nagle's algorithm on every accepted connection: each event frame is small
-/// and must leave at once, not wait for the client's delayed ACK (~40 ms).
-fn no_delay(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
-    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "could not set TCP_NODELAY");
-        }
-    }
 }

@@ -5,10 +5,16 @@
 //! socket's inside a `socket` span with its `session`; the JSON format puts the fields of
 //! every enclosing span on the line itself, so each line about a session says which.
 
+mod client_mistakes;
 mod json;
 
 use clap::ValueEnum;
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
+
+pub use client_mistakes::{client_mistake, WARNINGS_PER_MINUTE};
 
 /// How log lines look.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -42,11 +48,14 @@ pub fn init_with(default_filter: &str, format: LogFormat) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
+    let not_ours = filter_fn(|metadata| !client_mistakes::logged_by_tandem_instead(metadata));
     let _ = match format {
-        LogFormat::Text => builder.try_init(),
+        LogFormat::Text => builder.finish().with(not_ours).try_init(),
         LogFormat::Json => builder
             .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
             .event_format(json::Flat)
+            .finish()
+            .with(not_ours)
             .try_init(),
     };
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::faults::raw_ws::{RawSocket, TEXT};
 use crate::helpers::child::Tandem;
 use crate::helpers::provider::{ProviderServer, Reply};
 use crate::helpers::{fresh_database, key_file, write_script};
@@ -123,4 +124,99 @@ async fn warnings_inside_a_run_keep_its_ids_when_only_warnings_are_logged() {
         .iter()
         .filter(|l| l["level"] == "INFO" && l["target"] != "tandem::listening");
     assert_eq!(info.count(), 0, "RUST_LOG=warn filters");
+}
+
+/// Writes `request` to a new connection and reads until the server closes it.
+async fn send_raw(address: &str, request: &[u8]) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    // The end of a request the server refuses may be reset; its answer came before.
+    let _ = stream.write_all(request).await;
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    assert!(
+        answer.starts_with(b"HTTP/1.1 4"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_mistakes_are_a_bounded_number_of_warnings_never_errors() {
+    let (dir, url) = fresh_database();
+    let script = write_script(dir.path(), json!([]));
+    // Debug for the mistakes' own lines, so the test can wait for every one of them.
+    let env = [("RUST_LOG", "info,tandem::telemetry=debug")];
+    let tandem = Tandem::spawn_with_env(&url, &script, &["--log-format", "json"], &env);
+    let app = tandem.client();
+    let address = tandem.address().to_string();
+    let session = app.create_session().await;
+    const ROUNDS: usize = 15;
+    let huge_head = format!("GET / HTTP/1.1\r\nX-Big: {}\r\n\r\n", "a".repeat(200_000));
+    for _ in 0..ROUNDS {
+        send_raw(&address, b"GARBAGE\r\n\r\n").await;
+        send_raw(&address, huge_head.as_bytes()).await;
+        let bad_json = app
+            .http
+            .post(app.url("/api/sessions"))
+            .header("content-type", "application/json");
+        assert_eq!(bad_json.body("{bad").send().await.unwrap().status(), 400);
+        let text = app
+            .http
+            .post(app.url("/api/sessions"))
+            .header("content-type", "text/plain");
+        assert_eq!(text.body("{}").send().await.unwrap().status(), 415);
+        for path in [
+            "/api/sessions/not-a-uuid",
+            "/api/sessions/%FF%FE",
+            "/api/sessions?foo=1",
+        ] {
+            let status = app.http.get(app.url(path)).send().await.unwrap().status();
+            assert_eq!(status, 400, "{path}");
+        }
+        let ws_path = format!("/api/sessions/{session}/ws");
+        let mut socket = RawSocket::connect(&address, &ws_path).await;
+        socket.send_frame(true, TEXT, b"\xff\xfe", true).await;
+        assert_eq!(socket.close_code().await, Some(1007), "invalid UTF-8");
+        let mut socket = RawSocket::connect(&address, &ws_path).await;
+        socket.send_frame(false, 0x9, b"ping", true).await;
+        assert_eq!(socket.close_code().await, Some(1002), "a fragmented ping");
+    }
+    let mistakes = 4 * ROUNDS;
+    assert!(
+        tandem
+            .logged_times("a client's mistake", mistakes, Duration::from_secs(30))
+            .await,
+        "every mistake is logged, as a warning or at debug"
+    );
+
+    let parsed = parsed(&tandem);
+    let at = |level: &'static str| parsed.iter().filter(move |l| l["level"] == level);
+    let errors: Vec<&Value> = at("ERROR").collect();
+    assert!(
+        errors.is_empty(),
+        "client mistakes logged as errors: {errors:?}"
+    );
+    let warned = at("WARN")
+        .filter(|l| {
+            l["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("a client's mistake")
+        })
+        .count();
+    assert!(
+        (1..=tandem::telemetry::WARNINGS_PER_MINUTE as usize).contains(&warned),
+        "{warned} warnings for {mistakes} mistakes"
+    );
+    let other_warnings: Vec<&Value> = at("WARN")
+        .filter(|l| {
+            !l["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("a client's mistake")
+        })
+        .filter(|l| l["target"] != "tandem::routes::page")
+        .collect();
+    assert!(other_warnings.is_empty(), "{other_warnings:?}");
 }

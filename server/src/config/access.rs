@@ -59,7 +59,7 @@ impl AccessArgs {
             }
         }
         for origin in self.origins() {
-            if crate::edge::origin_authority(&origin).is_none() {
+            if crate::edge::canonical_origin(&origin).is_none() {
                 return Err(AccessError::BadOrigin(origin));
             }
         }

@@ -23,11 +23,7 @@ const MAX_AGE: &str = "600";
 /// The request's `Origin` when `--allowed-origins` lists it (compared as `origins` does).
 pub fn listed<'a>(allowed: &[String], origin: Option<&'a str>) -> Option<&'a str> {
     let origin = origin?;
-    let trimmed = origin.trim().trim_end_matches('/');
-    allowed
-        .iter()
-        .any(|listed| trimmed.eq_ignore_ascii_case(listed))
-        .then_some(origin)
+    super::origins::is_listed(allowed, origin).then_some(origin)
 }
 
 /// Whether a request is a CORS preflight.
@@ -87,6 +83,11 @@ mod tests {
             Some("https://APP.example.com")
         );
         assert_eq!(listed(&allowed, Some("https://evil.example")), None);
+        assert_eq!(
+            listed(&allowed, Some("http://app.example.com")),
+            None,
+            "another scheme"
+        );
         assert_eq!(listed(&allowed, None), None);
         let answer = preflight(Some("https://app.example.com"));
         assert_eq!(answer.status(), StatusCode::NO_CONTENT);

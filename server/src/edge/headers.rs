@@ -48,3 +48,18 @@ pub fn secure(headers: &mut HeaderMap, csp: &str, api: bool) {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
 }
+
+/// The security headers as header lines (`name: value\r\n`…), for the responses the app
+/// does not write ([`super::heads`]): `csp`'s policy, and never cached.
+pub fn security_header_lines(csp: &str) -> Vec<u8> {
+    let mut headers = HeaderMap::new();
+    secure(&mut headers, csp, true);
+    let mut lines = Vec::new();
+    for (name, value) in &headers {
+        lines.extend_from_slice(name.as_str().as_bytes());
+        lines.extend_from_slice(b": ");
+        lines.extend_from_slice(value.as_bytes());
+        lines.extend_from_slice(b"\r\n");
+    }
+    lines
+}

@@ -6,20 +6,26 @@
 //!   host name.
 //! - **Origin** ([`origins`]): a request that changes something, and every WebSocket
 //!   upgrade, is refused with 403 when it comes from a browser page of another origin
-//!   (its `Origin`, or `Sec-Fetch-Site` without one) that `--allowed-origins` does not
-//!   list. Cross-site WebSocket hijacking and CSRF stop here, whatever the credentials.
+//!   (its `Origin`, or `Sec-Fetch-Site` without one; scheme, host and port all count)
+//!   that `--allowed-origins` does not list. Cross-site WebSocket hijacking and CSRF stop
+//!   here, whatever the credentials.
 //! - **CORS** ([`cors`]): pages of the origins `--allowed-origins` lists may call the API
 //!   from the browser (a preflight is answered here); other origins get no CORS header.
 //! - **Headers** ([`headers`]): CSP, `nosniff`, `Referrer-Policy`, framing refused; API
 //!   responses are not cached.
 //! - **Panics** ([`panics`]): a panicking handler answers 500 `internal`; the worker and
 //!   every other request go on.
+//! - **Heads the app did not write** ([`heads`], [`Connection`]): the responses
+//!   actix-http's parser writes itself (400 for a malformed request, 431, 408) get the
+//!   security headers on their way out of the connection.
 //!
 //! It must not know about sessions or users: authentication is the handlers' [`Caller`]
 //! argument (crate::auth).
 
+mod connection;
 mod cors;
 mod headers;
+mod heads;
 mod hosts;
 mod origins;
 mod panics;
@@ -30,8 +36,10 @@ use actix_web::http::{header, Method};
 use actix_web::middleware::Next;
 use actix_web::{web, ResponseError};
 
-pub use headers::content_security_policy;
-pub use origins::origin_authority;
+pub use connection::Connection;
+pub use headers::{content_security_policy, security_header_lines};
+pub use heads::AppResponses;
+pub use origins::canonical_origin;
 
 use crate::error::ApiError;
 
@@ -40,7 +48,7 @@ use crate::error::ApiError;
 pub struct EdgePolicy {
     /// Host names besides `localhost`, IP literals and the bind host.
     hosts: Vec<String>,
-    /// Origins besides the server's own (`scheme://host[:port]`, lowercase).
+    /// Origins besides the server's own, canonical ([`canonical_origin`]).
     origins: Vec<String>,
     /// The page's Content-Security-Policy.
     csp: String,
@@ -52,6 +60,10 @@ impl EdgePolicy {
         if let Some((host, _port)) = bind.rsplit_once(':') {
             hosts.push(host.trim_matches(['[', ']']).to_ascii_lowercase());
         }
+        let origins = origins
+            .iter()
+            .filter_map(|origin| canonical_origin(origin))
+            .collect();
         Self {
             hosts,
             origins,
@@ -77,6 +89,8 @@ pub async fn guard(
         .map(str::to_string);
     let listed = cors::listed(&policy.origins, origin.as_deref()).map(str::to_string);
     let preflight = cors::is_preflight(request.method(), request.headers());
+    let connection = request.conn_data::<AppResponses>().cloned();
+    let answers_head = request.method() == Method::HEAD;
     let mut response = match refusal(&policy, &request) {
         Some(error) => request.into_response(error.error_response()),
         None if preflight => request.into_response(cors::preflight(listed.as_deref())),
@@ -86,6 +100,9 @@ pub async fn guard(
         cors::allow(response.headers_mut(), origin);
     }
     headers::secure(response.headers_mut(), &policy.csp, api);
+    if let Some(connection) = connection {
+        connection.wrote(answers_head);
+    }
     Ok(response)
 }
 
@@ -114,7 +131,8 @@ fn refusal(policy: &EdgePolicy, request: &ServiceRequest) -> Option<ApiError> {
     }
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
     let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
-    match origins::allowed(&policy.origins, &host, origin, fetch_site) {
+    let own = origins::own_origin(request.connection_info().scheme(), &host);
+    match origins::allowed(&policy.origins, own.as_deref(), origin, fetch_site) {
         true => None,
         false => Some(ApiError::OriginNotAllowed(
             origin.unwrap_or("(none)").chars().take(100).collect(),

@@ -1,53 +1,58 @@
 //! Which browser origins may change things or open sockets.
+//!
+//! An origin is scheme, host and port, all three: the server's own is the request's
+//! scheme (`https` when a TLS proxy in front says so with `X-Forwarded-Proto` or
+//! `Forwarded`, as for the sign-in cookie's `Secure`) and its `Host`, so a page served
+//! over another scheme on the same host and port is another origin. Origins are compared
+//! in one canonical form ([`canonical_origin`]): lowercase, the scheme's default port
+//! (80, 443) left out.
 
-/// The `host[:port]` of an origin (`scheme://host[:port]`), lowercase, without the
-/// scheme's default port; `None` if it is not an http(s) origin.
-pub fn origin_authority(origin: &str) -> Option<String> {
-    let origin = origin.trim().to_ascii_lowercase();
-    let (scheme, rest) = origin.split_once("://")?;
+/// `scheme://host[:port]` of an http(s) origin, lowercase, without the scheme's default
+/// port and any trailing `/`; `None` if it is not one (`null`, `file://…`, a path).
+pub fn canonical_origin(origin: &str) -> Option<String> {
+    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+    let (scheme, authority) = origin.split_once("://")?;
     let default_port = match scheme {
         "http" => ":80",
         "https" => ":443",
         _ => return None,
     };
-    if rest.is_empty() || rest.contains(['/', '?', '#', '@']) {
+    if authority.is_empty() || authority.contains(['/', '?', '#', '@']) {
         return None;
     }
-    Some(rest.strip_suffix(default_port).unwrap_or(rest).to_string())
+    let authority = authority.strip_suffix(default_port).unwrap_or(authority);
+    Some(format!("{scheme}://{authority}"))
 }
 
-/// Whether a request that changes something may go on. `host` is the (already checked)
-/// `Host` header; `origin` and `fetch_site` are the browser's `Origin` and
-/// `Sec-Fetch-Site`. Clients that are not browsers send neither and pass: they cannot be
-/// tricked into sending someone else's cookie.
+/// The server's own origin for a request that came over `scheme` with the (already
+/// checked) `Host` header `host`.
+pub fn own_origin(scheme: &str, host: &str) -> Option<String> {
+    canonical_origin(&format!("{scheme}://{host}"))
+}
+
+/// Whether `origin` is one of the `listed` origins (each already canonical).
+pub fn is_listed(listed: &[String], origin: &str) -> bool {
+    canonical_origin(origin).is_some_and(|origin| listed.contains(&origin))
+}
+
+/// Whether a request that changes something may go on. `own` is the server's origin for
+/// this request ([`own_origin`]); `origin` and `fetch_site` are the browser's `Origin`
+/// and `Sec-Fetch-Site`. Clients that are not browsers send neither and pass: they
+/// cannot be tricked into sending someone else's cookie.
 pub fn allowed(
-    extra: &[String],
-    host: &str,
+    listed: &[String],
+    own: Option<&str>,
     origin: Option<&str>,
     fetch_site: Option<&str>,
 ) -> bool {
     match origin {
         Some(origin) => {
-            let own = origin_authority(origin)
-                .is_some_and(|authority| authority == strip_default(&host.to_ascii_lowercase()));
-            own || extra.iter().any(|allowed| {
-                origin
-                    .trim()
-                    .trim_end_matches('/')
-                    .eq_ignore_ascii_case(allowed)
-            })
+            let canonical = canonical_origin(origin);
+            (canonical.is_some() && canonical.as_deref() == own) || is_listed(listed, origin)
         }
         // A browser that names no origin must at least say the request is its own.
         None => matches!(fetch_site, None | Some("same-origin") | Some("none")),
     }
-}
-
-/// A `Host` header without `:80`/`:443` (browsers omit default ports from `Origin`).
-fn strip_default(host: &str) -> String {
-    host.strip_suffix(":80")
-        .or_else(|| host.strip_suffix(":443"))
-        .unwrap_or(host)
-        .to_string()
 }
 
 #[cfg(test)]
@@ -55,51 +60,88 @@ mod tests {
     use super::*;
 
     #[test]
-    fn origins_parse_to_their_authority() {
+    fn origins_take_one_canonical_form() {
+        let canonical = |o: &str| canonical_origin(o);
         assert_eq!(
-            origin_authority("http://localhost:8080").as_deref(),
-            Some("localhost:8080")
+            canonical("http://localhost:8080").as_deref(),
+            Some("http://localhost:8080")
         );
         assert_eq!(
-            origin_authority("https://A.example:443").as_deref(),
-            Some("a.example")
+            canonical("HTTPS://A.example:443/").as_deref(),
+            Some("https://a.example")
         );
-        assert_eq!(origin_authority("null"), None);
-        assert_eq!(origin_authority("file://x"), None);
-        assert_eq!(origin_authority("https://a.example/path"), None);
+        assert_eq!(
+            canonical("http://a.example:80").as_deref(),
+            Some("http://a.example")
+        );
+        assert_eq!(
+            canonical("http://a.example:443").as_deref(),
+            Some("http://a.example:443"),
+            "443 is not http's default"
+        );
+        assert_eq!(canonical("null"), None);
+        assert_eq!(canonical("file://x"), None);
+        assert_eq!(canonical("https://a.example/path"), None);
+        assert_eq!(
+            own_origin("https", "Tandem.example.com:443").as_deref(),
+            Some("https://tandem.example.com")
+        );
     }
 
     #[test]
     fn own_and_listed_origins_pass_others_do_not() {
-        let extra = vec!["https://app.example.com".to_string()];
-        let host = "127.0.0.1:8080";
-        assert!(allowed(
-            &extra,
-            host,
-            Some("http://127.0.0.1:8080"),
-            Some("same-origin")
-        ));
-        assert!(allowed(
-            &extra,
-            host,
-            Some("https://app.example.com"),
-            Some("cross-site")
-        ));
-        assert!(allowed(&extra, host, None, None), "a non-browser client");
-        assert!(!allowed(
-            &extra,
-            host,
-            Some("https://evil.example"),
-            Some("cross-site")
-        ));
-        assert!(!allowed(&extra, host, Some("http://127.0.0.1:9999"), None));
-        assert!(!allowed(&extra, host, Some("null"), None));
-        assert!(!allowed(&extra, host, None, Some("cross-site")));
+        let listed = vec!["https://app.example.com".to_string()];
+        let own = own_origin("http", "127.0.0.1:8080");
+        let own = own.as_deref();
+        let pass = |origin: Option<&str>, site: Option<&str>| allowed(&listed, own, origin, site);
+        assert!(pass(Some("http://127.0.0.1:8080"), Some("same-origin")));
+        assert!(pass(Some("https://app.example.com"), Some("cross-site")));
+        assert!(pass(Some("https://app.example.com:443"), None));
+        assert!(pass(None, None), "a non-browser client");
+        assert!(!pass(Some("https://evil.example"), Some("cross-site")));
+        assert!(!pass(Some("http://127.0.0.1:9999"), None));
+        assert!(!pass(Some("null"), None));
+        assert!(!pass(None, Some("cross-site")));
+        let behind_tls = own_origin("https", "tandem.example.com");
         assert!(allowed(
             &[],
-            "tandem.example.com",
+            behind_tls.as_deref(),
             Some("https://tandem.example.com"),
             None
         ));
+    }
+
+    #[test]
+    fn the_scheme_is_part_of_the_origin() {
+        let listed = vec!["https://app.example.com".to_string()];
+        let plain = own_origin("http", "127.0.0.1:8080");
+        assert!(!allowed(
+            &listed,
+            plain.as_deref(),
+            Some("https://127.0.0.1:8080"),
+            None
+        ));
+        let tls = own_origin("https", "tandem.example.com");
+        assert!(!allowed(
+            &listed,
+            tls.as_deref(),
+            Some("http://tandem.example.com"),
+            None
+        ));
+        assert!(!allowed(
+            &listed,
+            plain.as_deref(),
+            Some("http://app.example.com"),
+            None
+        ));
+        assert!(
+            !allowed(
+                &listed,
+                plain.as_deref(),
+                Some("https://app.example.com:8443"),
+                None
+            ),
+            "another port of a listed host"
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! REST routes under `/api`, `/healthz`, `/readyz`, and the built page.
 //!
-//! [`ROUTES`] is the one table of every endpoint with who may call it; `configure`
-//! registers exactly its entries, and the test suite generates its auth and isolation
+//! [`ROUTES`] is the one table of every endpoint with who may call it and the query
+//! parameters it takes (any other is refused, [`query`]); `configure` registers exactly
+//! its entries, and the test suite generates its auth and isolation
 //! checks from it, so a route cannot be added without them. Handlers parse and validate
 //! input, call the runner or the store, and render JSON; a handler of a
 //! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
@@ -15,6 +16,7 @@ mod health;
 mod metrics;
 pub mod openapi;
 mod page;
+mod query;
 mod runs;
 mod sessions;
 mod shares;
@@ -49,6 +51,8 @@ pub struct RouteInfo {
     /// The path pattern, actix style (`{id}`).
     pub path: &'static str,
     pub access: Access,
+    /// The query parameters it takes; any other is refused with 400 ([`query`]).
+    pub query: &'static [&'static str],
 }
 
 const fn route(method: &'static str, path: &'static str, access: Access) -> RouteInfo {
@@ -56,6 +60,17 @@ const fn route(method: &'static str, path: &'static str, access: Access) -> Rout
         method,
         path,
         access,
+        query: &[],
+    }
+}
+
+impl RouteInfo {
+    /// This route, taking the query parameters `names`.
+    const fn taking(self, names: &'static [&'static str]) -> Self {
+        Self {
+            query: names,
+            ..self
+        }
     }
 }
 
@@ -71,12 +86,12 @@ pub const ROUTES: &[RouteInfo] = &[
     route("GET", "/api/info", Access::User),
     route("GET", "/api/models", Access::User),
     route("POST", "/api/sessions", Access::User),
-    route("GET", "/api/sessions", Access::User),
+    route("GET", "/api/sessions", Access::User).taking(&["q"]),
     route("GET", "/api/sessions/{id}", Access::User),
     route("PATCH", "/api/sessions/{id}", Access::User),
     route("DELETE", "/api/sessions/{id}", Access::User),
-    route("GET", "/api/sessions/{id}/events", Access::User),
-    route("GET", "/api/sessions/{id}/export", Access::User),
+    route("GET", "/api/sessions/{id}/events", Access::User).taking(&["after", "limit"]),
+    route("GET", "/api/sessions/{id}/export", Access::User).taking(&["format"]),
     route("GET", "/api/sessions/{id}/webhooks", Access::User),
     route("POST", "/api/sessions/{id}/shares", Access::User),
     route("GET", "/api/sessions/{id}/shares", Access::User),
@@ -88,10 +103,10 @@ pub const ROUTES: &[RouteInfo] = &[
         Access::User,
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
-    route("GET", "/api/sessions/{id}/ws", Access::User),
+    route("GET", "/api/sessions/{id}/ws", Access::User).taking(&["after"]),
     route("POST", "/api/agui", Access::User),
     route("GET", "/api/shared/{token}", Access::Shared),
-    route("GET", "/api/shared/{token}/ws", Access::Shared),
+    route("GET", "/api/shared/{token}/ws", Access::Shared).taking(&["after"]),
 ];
 
 /// The handler of one table entry.
@@ -156,7 +171,7 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
         };
         let mut resource = web::resource(path).default_service(web::to(refuse));
         for info in methods {
-            resource = resource.route(handler::<S>(info));
+            resource = resource.route(query::taking_only(handler::<S>(info), info.query));
         }
         cfg.service(resource);
     }

@@ -2,6 +2,8 @@
 //! `utoipa` from the handlers' annotations and the shared body types, so it cannot
 //! drift from the code (a test checks it lists every route of [`super::ROUTES`]).
 
+use std::collections::btree_map::Entry;
+
 use actix_web::HttpResponse;
 use shared::api::{
     CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
@@ -11,6 +13,7 @@ use shared::api::{
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use super::{auth, health, runs, sessions};
@@ -63,7 +66,7 @@ use super::{auth, health, runs, sessions};
         SessionList, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession
     )),
-    modifiers(&Security),
+    modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),
     tags(
         (name = "auth", description = "Signing in and who the caller is"),
@@ -104,6 +107,49 @@ impl Modify for Security {
     }
 }
 
+/// Says on every operation that it may answer 400: a query parameter it does not take is
+/// refused ([`super::query`]), whatever the operation's own annotation lists.
+struct QueryRefusals;
+
+impl Modify for QueryRefusals {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                match operation.responses.responses.entry("400".to_string()) {
+                    Entry::Occupied(mut listed) => {
+                        if let RefOr::T(response) = listed.get_mut() {
+                            response
+                                .description
+                                .push_str("; or a query parameter it does not take");
+                        }
+                    }
+                    Entry::Vacant(missing) => {
+                        missing.insert(RefOr::T(query_refusal()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The 400 of an operation whose annotation lists none.
+fn query_refusal() -> Response {
+    let error_body = ContentBuilder::new()
+        .schema(Some(Ref::from_schema_name("ErrorBody")))
+        .build();
+    ResponseBuilder::new()
+        .description("A query parameter this endpoint does not take")
+        .content("application/json", error_body)
+        .build()
+}
+
 /// `GET /api/openapi.json`.
 #[utoipa::path(
     get,
@@ -138,5 +184,29 @@ mod tests {
             );
         }
         assert_eq!(doc["openapi"], "3.1.0");
+    }
+
+    #[test]
+    fn every_route_documents_the_query_it_takes_and_the_refusal_of_others() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        for route in super::super::ROUTES {
+            let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
+            let mut documented: Vec<&str> = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+            documented.sort_unstable();
+            let mut taken = route.query.to_vec();
+            taken.sort_unstable();
+            let what = format!("{} {}", route.method, route.path);
+            assert_eq!(
+                documented, taken,
+                "{what}: the table and the document disagree"
+            );
+            assert!(operation["responses"]["400"].is_object(), "{what}: no 400");
+        }
     }
 }

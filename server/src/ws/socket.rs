@@ -162,7 +162,10 @@ async fn run<S: Store>(
                     Some(Ok(AggregatedMessage::Ping(bytes))) => ws.pong(&bytes).await?,
                     Some(Ok(AggregatedMessage::Pong(_))) => {}
                     Some(Ok(AggregatedMessage::Close(reason))) => return Ok(reason),
-                    Some(Err(error)) => return Ok(Some(protocol_close(error))),
+                    Some(Err(error)) => {
+                        crate::telemetry::client_mistake("a malformed WebSocket frame", &error);
+                        return Ok(Some(protocol_close(error)));
+                    }
                 }
             }
             published = live.recv() => {

@@ -137,6 +137,27 @@ async fn a_socket_from_another_origin_is_refused_before_the_upgrade() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_host_and_port_over_another_scheme_is_another_origin() {
+    let (alice, _) = alice_and_bob().await;
+    let (session, _) = paused_session(&alice).await;
+    let tls = format!("https://{}", alice.address);
+    let (status, code) = create_with(&alice, &[("origin", &tls)]).await;
+    assert_eq!((status, code.as_str()), (403, "origin_not_allowed"));
+    let refused = alice.try_socket(&session, 0, &[("origin", &tls)]).await;
+    assert_eq!(refused.err().map(|(status, _)| status), Some(403));
+    // Behind a TLS proxy the request's scheme is https, and so is the page's origin.
+    let proxied = [("origin", tls.as_str()), ("x-forwarded-proto", "https")];
+    assert_eq!(create_with(&alice, &proxied).await.0, 201);
+    let plain = format!("http://{}", alice.address);
+    let (status, _) = create_with(
+        &alice,
+        &[("origin", &plain), ("x-forwarded-proto", "https")],
+    )
+    .await;
+    assert_eq!(status, 403, "a plain page behind a TLS proxy is foreign");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listed_origins_may_drive_the_api() {
     let apps = crate::helpers::spawn_app_with_users(
         json!([]),
@@ -265,4 +286,84 @@ async fn every_response_carries_the_security_headers() {
     }
     let api = app.http.get(app.url("/api/sessions")).send().await.unwrap();
     assert_eq!(api.headers().get("cache-control").unwrap(), "no-store");
+
+    // The responses actix-http's parser writes itself, before any app code runs.
+    let host = format!("Host: {}\r\n", app.address);
+    let huge = format!(
+        "GET / HTTP/1.1\r\n{host}X-Big: {}\r\n\r\n",
+        "a".repeat(200_000)
+    );
+    let many: String = (0..100).map(|i| format!("X-{i}: a\r\n")).collect();
+    let many = format!("GET / HTTP/1.1\r\n{host}{many}\r\n");
+    let after_keep_alive = format!("GET /healthz HTTP/1.1\r\n{host}\r\nNOT HTTP\r\n\r\n");
+    let after_head = format!("HEAD /api/sessions HTTP/1.1\r\n{host}\r\nGET /\x01 HTTP/1.1\r\n\r\n");
+    let cases = [
+        (
+            "a malformed request line",
+            "GARBAGE\r\n\r\n".to_string(),
+            vec![400],
+        ),
+        ("a 200 KB header", huge, vec![431]),
+        ("100 headers", many, vec![431]),
+        (
+            "after a keep-alive response",
+            after_keep_alive,
+            vec![200, 400],
+        ),
+        ("after an answer to HEAD", after_head, vec![405, 400]),
+    ];
+    for (what, request, statuses) in cases {
+        let heads = raw_exchange(&app.address, request.as_bytes()).await;
+        let got: Vec<u16> = heads.iter().map(|(status, _)| *status).collect();
+        assert_eq!(got, statuses, "{what}: {heads:?}");
+        for (status, headers) in &heads {
+            for expected in [
+                "x-content-type-options: nosniff",
+                "x-frame-options: deny",
+                "referrer-policy: no-referrer",
+            ] {
+                assert!(headers.contains(expected), "{what}, {status}: {headers}");
+            }
+            assert!(
+                headers.contains("content-security-policy: default-src 'none'"),
+                "{what}, {status}: {headers}"
+            );
+        }
+    }
+}
+
+/// Writes `request` to a new connection as it is and reads until the server ends it;
+/// returns each response's status and head (lowercase). Bodies are skipped by
+/// `Content-Length` (the responses here have no other framing), except after `HEAD`.
+async fn raw_exchange(address: &str, request: &[u8]) -> Vec<(u16, String)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    // The server stops reading a request it refuses, so the end of a long one may be
+    // refused (reset): what it answered before is what counts.
+    let _ = stream.write_all(request).await;
+    let mut received = Vec::new();
+    let read = stream.read_to_end(&mut received);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(20), read)
+        .await
+        .expect("the server closes the connection");
+    let text = String::from_utf8_lossy(&received).to_ascii_lowercase();
+    let head_request = request.starts_with(b"HEAD ");
+    let mut heads = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(end) = rest.find("\r\n\r\n") {
+        let head = &rest[..end];
+        let status = head[9..12].parse().unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .map_or(0, |n| n.trim().parse().unwrap());
+        let body = if head_request && heads.is_empty() {
+            0
+        } else {
+            length
+        };
+        heads.push((status, head.to_string()));
+        rest = &rest[end + 4 + body..];
+    }
+    heads
 }

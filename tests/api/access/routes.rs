@@ -279,3 +279,41 @@ async fn another_users_session_cannot_be_answered_stopped_read_or_deleted() {
     );
     assert_eq!(mine["pendingInterrupts"][0]["id"], interrupt);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_refuses_a_query_parameter_it_does_not_take() {
+    let (alice, _) = alice_and_bob().await;
+    let cases = cases();
+    let (session, interrupt) = paused_session(&alice).await;
+    let (share, token) = share_of(&alice, &session).await;
+    let params = Params {
+        session: &session,
+        interrupt: &interrupt,
+        share: &share,
+        token: &token,
+    };
+    for route in ROUTES {
+        let case = &cases[&(route.method, route.path)];
+        let query = match case.query {
+            "" => "?foo=1".to_string(),
+            own => format!("{own}&foo=1"),
+        };
+        let url = alice.url(&format!("{}{query}", fill(route.path, &params)));
+        let method = Method::from_bytes(route.method.as_bytes()).unwrap();
+        let mut request = alice.http.request(method, url);
+        if let Some(body) = &case.body {
+            request = request.json(body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        let what = format!("{} {}{query}", route.method, route.path);
+        assert_eq!(status, 400, "{what}: {body}");
+        assert_eq!(body["error"]["code"], "bad_request", "{what}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("`foo`"), "{what}: {message}");
+    }
+    let (_, after) = alice.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(after["id"], session, "nothing was deleted");
+    assert_eq!(after["status"], "awaiting_input", "nothing was answered");
+}

@@ -30,7 +30,7 @@ mod lease_holders;
 mod log_checks;
 mod paused;
 mod races;
-mod raw_ws;
+pub(crate) mod raw_ws;
 mod tool_checks;
 mod viewer;
 mod zombie;

@@ -9,6 +9,7 @@
 mod append_file;
 pub mod calculator;
 mod clock;
+mod replace_file;
 pub mod request_input;
 pub mod schema;
 pub mod workspace;

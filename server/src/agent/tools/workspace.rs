@@ -4,15 +4,17 @@
 //! Paths are checked as text first ([`check_path`]: relative, plain components, no
 //! dotfiles), then opened with `cap-std` beneath the user's folder, which refuses any
 //! resolution that leaves it (`openat2` `RESOLVE_BENEATH` on Linux), symbolic links
-//! included; the final component is never followed as a link. Folders are created
-//! `0700` and files `0600`. A per-user quota bounds what the folder may hold.
+//! included; the final component is never followed as a link. A file is never written in
+//! place: a new one replaces it by rename ([`super::replace_file`]), and only a plain file
+//! with one link is replaced, so a hard link planted inside cannot lead out either.
+//! Folders are created `0700` and files `0600`. A per-user quota bounds what the folder
+//! may hold.
 
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, DirBuilder, DirBuilderExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, DirBuilder, DirBuilderExt};
 
+use super::replace_file::{existing_size, is_stale_temp, replace, Content, ReplaceError};
 use crate::domain::UserName;
 
 /// Longest path accepted, in bytes.
@@ -131,37 +133,40 @@ fn write_beneath(
         .open_dir(user.as_str())
         .map_err(|e| failed("open the workspace for", e))?;
     let relative = Path::new(path);
-    if let Some(parent) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
-        dir.create_dir_with(parent, &private_dirs())
-            .map_err(|e| failed("create the folder for", e))?;
+    let folder = match relative.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => {
+            dir.create_dir_with(parent, &private_dirs())
+                .map_err(|e| failed("create the folder for", e))?;
+            dir.open_dir(parent)
+        }
+        None => dir.try_clone(),
     }
+    .map_err(|e| failed("open the folder of", e))?;
+    let name = Path::new(relative.file_name().unwrap_or_default());
+    let refused = |e: ReplaceError| format!("cannot write `{path}`: {e}");
     let used = usage(&dir, 0).map_err(|e| failed("measure the workspace for", e))?;
-    let existing = match (mode, dir.symlink_metadata(relative)) {
-        (WriteMode::Replace, Ok(meta)) if meta.is_file() => meta.len(),
-        _ => 0,
+    let existing = existing_size(&folder, name).map_err(refused)?;
+    let replaced = match mode {
+        WriteMode::Replace => existing.unwrap_or(0),
+        WriteMode::Append => 0,
     };
-    let after = used - existing.min(used) + content.len() as u64;
+    let after = used - replaced.min(used) + content.len() as u64;
     if after > quota {
         return Err(format!(
             "writing `{path}` would exceed your workspace quota of {quota} bytes ({used} used)"
         ));
     }
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).mode(0o600);
-    options.follow(FollowSymlinks::No);
-    match mode {
-        WriteMode::Replace => options.truncate(true),
-        WriteMode::Append => options.append(true),
+    let written = content.len() as u64;
+    let content = match mode {
+        WriteMode::Replace => Content::Replace(content),
+        WriteMode::Append => Content::Append(content),
     };
-    let mut file = dir
-        .open_with(relative, &options)
-        .map_err(|e| failed("open", e))?;
-    file.write_all(content).map_err(|e| failed("write", e))?;
-    file.sync_data().map_err(|e| failed("sync", e))?;
-    Ok(content.len() as u64)
+    replace(&folder, name, content).map_err(refused)?;
+    Ok(written)
 }
 
-/// Bytes held by regular files under `dir` (links are not followed).
+/// Bytes held by regular files under `dir` (links are not followed). Temporary files a
+/// crash left behind ([`is_stale_temp`]) are removed on the way instead of counted.
 fn usage(dir: &Dir, depth: usize) -> std::io::Result<u64> {
     let mut total = 0;
     for entry in dir.entries()? {
@@ -170,7 +175,12 @@ fn usage(dir: &Dir, depth: usize) -> std::io::Result<u64> {
         if kind.is_dir() && depth < MAX_WALK_DEPTH {
             total += usage(&entry.open_dir()?, depth + 1)?;
         } else if kind.is_file() {
-            total += entry.metadata()?.len();
+            let meta = entry.metadata()?;
+            if is_stale_temp(&entry.file_name(), &meta) {
+                dir.remove_file(entry.file_name())?;
+            } else {
+                total += meta.len();
+            }
         }
     }
     Ok(total)
@@ -242,6 +252,118 @@ mod tests {
             }
         }
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn hard_links_to_files_outside_are_refused_and_the_outside_file_is_unchanged() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
+        spaces
+            .write(&alice(), "seed.txt", b"x".to_vec(), WriteMode::Replace)
+            .await
+            .unwrap();
+        let target = outside.path().join("passwd");
+        std::fs::write(&target, "root:x:0:0\n").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::hard_link(&target, root.path().join("alice/linked.txt")).unwrap();
+        for mode in [WriteMode::Replace, WriteMode::Append] {
+            let refused = spaces
+                .write(&alice(), "linked.txt", b"pwned".to_vec(), mode)
+                .await
+                .unwrap_err();
+            assert!(refused.contains("hard links"), "{mode:?}: {refused}");
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "root:x:0:0\n");
+        let meta = std::fs::metadata(&target).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o644);
+        assert_eq!(std::os::unix::fs::MetadataExt::nlink(&meta), 2);
+    }
+
+    #[tokio::test]
+    async fn writes_replace_the_file_whole_by_rename_and_keep_it_private() {
+        let root = tempfile::tempdir().unwrap();
+        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
+        let file = root.path().join("alice/n/a.txt");
+        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        spaces
+            .write(&alice(), "n/a.txt", b"old".to_vec(), WriteMode::Replace)
+            .await
+            .unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        for (mode, expected) in [(WriteMode::Replace, "new"), (WriteMode::Append, "new!")] {
+            let before = inode(&file);
+            let mut reader = std::fs::File::open(&file).unwrap();
+            let bytes = if mode == WriteMode::Replace {
+                "new"
+            } else {
+                "!"
+            };
+            spaces
+                .write(&alice(), "n/a.txt", bytes.into(), mode)
+                .await
+                .unwrap();
+            assert_ne!(
+                inode(&file),
+                before,
+                "{mode:?}: a new file, not the old one rewritten"
+            );
+            let mut seen = String::new();
+            std::io::Read::read_to_string(&mut reader, &mut seen).unwrap();
+            assert!(
+                ["old", "new"].contains(&seen.as_str()),
+                "a reader saw {seen:?}"
+            );
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), expected);
+            let mode_bits = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode_bits, 0o600, "{mode:?}");
+        }
+        let names: Vec<_> = std::fs::read_dir(root.path().join("alice/n"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec![std::ffi::OsString::from("a.txt")],
+            "no temporary file stays"
+        );
+    }
+
+    #[tokio::test]
+    async fn temporary_files_a_crash_left_are_swept_once_stale_and_counted_until_then() {
+        let root = tempfile::tempdir().unwrap();
+        let spaces = Workspaces::new(root.path().to_path_buf(), 10);
+        spaces
+            .write(&alice(), "n/seed", Vec::new(), WriteMode::Replace)
+            .await
+            .unwrap();
+        let folder = root.path().join("alice/n");
+        let stale = folder.join(format!(
+            "{}crashed",
+            super::super::replace_file::TEMP_PREFIX
+        ));
+        std::fs::write(&stale, [b'x'; 8]).unwrap();
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        let fresh = folder.join(format!(
+            "{}writing",
+            super::super::replace_file::TEMP_PREFIX
+        ));
+        std::fs::write(&fresh, [b'x'; 3]).unwrap();
+        spaces
+            .write(&alice(), "a", vec![b'y'; 7], WriteMode::Replace)
+            .await
+            .expect("the stale file is not counted");
+        assert!(!stale.exists(), "the stale file is gone");
+        let over = spaces
+            .write(&alice(), "b", vec![b'z'; 1], WriteMode::Replace)
+            .await;
+        assert!(over.unwrap_err().contains("quota"), "a fresh one counts");
     }
 
     #[tokio::test]
