@@ -12,6 +12,9 @@
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
 //! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
+//!
+//! [`ALL`] lists every name, for code that must decide about each one (what a share
+//! link shows of it is decided in the server's `visibility`, whose tests walk this list).
 
 /// A persisted stop request.
 pub const STOP_REQUESTED: &str = "tandem.stop_requested";
@@ -54,3 +57,41 @@ pub const MODEL_SELECTED: &str = "tandem.model_selected";
 /// Recorded just before the call's error result so viewers see more than the card;
 /// `message` is the sentence the page shows.
 pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";
+
+/// Every name above, once. A name added to this file belongs here too (a test counts
+/// them), so that whatever must decide about each name (a share link's filter) meets it.
+pub const ALL: &[&str] = &[
+    STOP_REQUESTED,
+    RUN_RECOVERED,
+    TOOL_APPROVAL,
+    RUN_QUEUED,
+    USAGE,
+    CLIENT_TOOLS_PENDING,
+    CONTEXT_TRIMMED,
+    CONTEXT_SUMMARY,
+    MODEL_SELECTED,
+    MCP_SERVER_UNAVAILABLE,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::ALL;
+
+    #[test]
+    fn every_name_declared_here_is_listed_once_in_all() {
+        let source = include_str!("custom.rs");
+        let declared: Vec<&str> = source
+            .lines()
+            .filter(|line| line.starts_with("pub const ") && line.contains(": &str = \""))
+            .filter_map(|line| line.split('"').nth(1))
+            .collect();
+        assert_eq!(declared.len(), ALL.len(), "{declared:?}");
+        for name in &declared {
+            assert_eq!(
+                ALL.iter().filter(|listed| *listed == name).count(),
+                1,
+                "{name}"
+            );
+        }
+    }
+}

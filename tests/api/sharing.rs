@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 use shared::EventBody;
+use uuid::Uuid;
 
-use crate::helpers::socket::Received;
+use crate::helpers::socket::{Received, Socket};
 use crate::helpers::{spawn_app_with, TestApp};
 
 fn turns() -> Value {
@@ -259,4 +260,149 @@ async fn viewers_are_capped_per_session_across_links_and_per_owner() {
     // The owner's own sockets count apart.
     let _mine = app.socket(&one, 0).await;
     let _mine_too = app.socket(&two, 0).await;
+}
+
+/// Arguments a link that hides them must never send, where Tandem records them: the
+/// model's, the person's edit of them, and those of an AG-UI client's own tool.
+const ARGUMENTS: [&str; 3] = [
+    "model-argument-canary",
+    "edited-argument-canary",
+    "client-argument-canary",
+];
+/// What an AG-UI client sends beside its messages, which no link sends.
+const CLIENT_INPUT: [&str; 4] = [
+    "context-canary",
+    "state-canary",
+    "props-canary",
+    "tool-definition-canary",
+];
+
+/// A call that needs approval, then a call of the client's own tool, then an answer.
+fn approval_then_client_tool() -> Value {
+    json!([
+        {"toolCalls": [{"name": "write_file",
+                        "arguments": {"path": "note.txt", "content": ARGUMENTS[0]}}]},
+        {"text": "Showing a card.",
+         "toolCalls": [{"name": "show_card", "arguments": {"title": ARGUMENTS[2]}}]},
+        {"text": "All done."},
+    ])
+}
+
+/// An AG-UI input on `thread` with the client's tool, context, state and props.
+fn client_input(thread: &str, messages: Value) -> Value {
+    json!({"threadId": thread, "runId": Uuid::new_v4().to_string(), "messages": messages,
+           "tools": [{"name": "show_card", "description": CLIENT_INPUT[3],
+                      "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}}],
+           "context": [{"description": "what the client knows", "value": CLIENT_INPUT[0]}],
+           "state": {"secret": CLIENT_INPUT[1]}, "forwardedProps": {"note": CLIENT_INPUT[2]}})
+}
+
+/// Posts an AG-UI input and reads the run it starts to its end; returns the last event.
+async fn agui_run(app: &TestApp, input: &Value) -> Value {
+    let response = app
+        .http
+        .post(app.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .json(input)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.unwrap();
+    let last = body
+        .split("\n\n")
+        .filter_map(|f| f.strip_prefix("data: "))
+        .last();
+    serde_json::from_str(last.expect("the run's events")).unwrap()
+}
+
+/// A socket's frames as the server sent them, up to and including the one `done` holds for.
+async fn raw_until(socket: &mut Socket, done: impl Fn(&Value) -> bool) -> Vec<String> {
+    let mut frames = Vec::new();
+    loop {
+        let text = socket.text().await.expect("the socket stays open");
+        let frame: Value = serde_json::from_str(&text).unwrap();
+        frames.push(text);
+        if done(&frame) {
+            return frames;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_that_hides_arguments_sends_none_nor_what_an_ag_ui_client_sent_beside_its_messages()
+{
+    let flags = ["--require-approval", "write_file"];
+    let app = spawn_app_with(approval_then_client_tool(), &flags).await;
+    // A thread whose id is a session of the caller's runs in that session.
+    let thread = app.create_session().await;
+    let said = json!([{"id": "u1", "role": "user", "content": "Write a note"}]);
+    let first = client_input(&thread, said.clone());
+    let paused = agui_run(&app, &first).await;
+    let interrupt = paused["outcome"]["interrupts"][0]["id"].clone();
+    let share = create_share(&app, &thread, json!({"hideToolArguments": true})).await;
+    let token = share["token"].as_str().unwrap();
+    let mut live = app.anonymous().try_shared_socket(token, 0).await.unwrap();
+    let mut seen = raw_until(&mut live, |frame| frame["kind"] == "caught_up").await;
+
+    // The person approves the call with edited arguments; the model then calls the
+    // client's tool, whose result the client sends.
+    let mut approve = client_input(&thread, said.clone());
+    approve["resume"] = json!([{"interruptId": interrupt, "status": "resolved", "payload":
+        {"approved": true, "arguments": {"path": "note.txt", "content": ARGUMENTS[1]}}}]);
+    let waiting = agui_run(&app, &approve).await;
+    let call = waiting["outcome"]["pendingToolCallIds"][0].clone();
+    let mut messages = said.as_array().unwrap().clone();
+    messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call, "content": "shown"}));
+    let done = agui_run(&app, &client_input(&thread, json!(messages))).await;
+    assert_eq!(done["outcome"], json!({"type": "success"}));
+
+    let last = app.log(&thread).await.last().unwrap().0;
+    seen.extend(raw_until(&mut live, |frame| frame["seq"].as_u64() == Some(last)).await);
+    let mut again = app.anonymous().try_shared_socket(token, 0).await.unwrap();
+    let replayed = raw_until(&mut again, |frame| frame["kind"] == "caught_up").await;
+    let (status, read) = app.anonymous().get(&format!("/api/shared/{token}")).await;
+    assert_eq!(status, 200, "{read}");
+
+    let (_, log) = app
+        .get(&format!(
+            "/api/sessions/{thread}/events?after=0&limit=10000"
+        ))
+        .await;
+    let log = log.to_string();
+    for planted in ARGUMENTS.iter().chain(&CLIENT_INPUT[..1]) {
+        assert!(log.contains(planted), "{planted} is not in the log: {log}");
+    }
+    let (seen, replayed) = (seen.join("\n"), replayed.join("\n"));
+    for (way, text) in [
+        ("live", &seen),
+        ("replay", &replayed),
+        ("REST", &read.to_string()),
+    ] {
+        for planted in ARGUMENTS.iter().chain(&CLIENT_INPUT) {
+            assert!(
+                !text.contains(planted),
+                "{planted} reached the {way} viewer:\n{text}"
+            );
+        }
+    }
+    // What the link shows still arrives: the person's message (from the client's input),
+    // the edited call's result, the client's call waiting, the answer.
+    let result = r#"{\"result\":{\"written\""#;
+    for shown in [
+        "Write a note",
+        result,
+        "tandem.client_tools_pending",
+        "show_card",
+        "done",
+    ] {
+        assert!(
+            replayed.contains(shown),
+            "{shown} missing from the replay:\n{replayed}"
+        );
+        assert!(
+            seen.contains(shown),
+            "{shown} missing from the live frames:\n{seen}"
+        );
+    }
 }

@@ -109,6 +109,21 @@ impl Socket {
         }
     }
 
+    /// The next frame's text as the server sent it, with any field the typed frames do
+    /// not know; `None` once the socket closes.
+    pub async fn text(&mut self) -> Option<String> {
+        loop {
+            let next = tokio::time::timeout(FRAME_DEADLINE, self.inner.next())
+                .await
+                .expect("a frame in time");
+            match next {
+                Some(Ok(Message::Text(text))) => return Some(text.as_str().to_string()),
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
     /// The next frame; panics on close.
     pub async fn frame(&mut self) -> ServerFrame {
         match self.receive().await {

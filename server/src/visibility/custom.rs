@@ -1,0 +1,63 @@
+//! What a share viewer gets of Tandem's `CUSTOM` events, by name: every name of
+//! [`shared::custom`], and no other.
+
+use serde_json::Value;
+use shared::custom as name;
+
+use super::fields::{filter, scalar, scalars, Object};
+use super::{runs, Visibility};
+
+/// The fields of a [`shared::usage::CallUsage`] (`tandem.usage`).
+pub(super) const CALL_USAGE: &[&str] = &[
+    "provider",
+    "model",
+    "inputTokens",
+    "outputTokens",
+    "reasoningTokens",
+    "cachedInputTokens",
+    "costUsd",
+];
+
+/// A `CUSTOM` event's `name` and `value` as shown, or `None` when the viewer gets none
+/// of it: a name nobody decided on, a value that is not an object, a summary a link
+/// that hides anything does not show.
+pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> {
+    let custom = event.get("name")?.as_str()?;
+    let value = event.get("value")?;
+    let fields = value.as_object()?;
+    let shown = match custom {
+        name::STOP_REQUESTED => scalars(fields, &["runId"]),
+        name::RUN_RECOVERED => scalars(fields, &["runId", "attempt"]),
+        name::TOOL_APPROVAL => filter(fields, |key, value| match key {
+            "interruptId" | "toolCallId" | "approved" | "edited" | "reason" => scalar(value),
+            "arguments" if visibility.shows_arguments() => Some(value.clone()),
+            _ => None,
+        }),
+        name::RUN_QUEUED => scalars(fields, &["runId", "position"]),
+        name::USAGE => scalars(fields, CALL_USAGE),
+        name::CONTEXT_TRIMMED => scalars(
+            fields,
+            &[
+                "firstUserMessage",
+                "droppedMessages",
+                "budgetTokens",
+                "estimatedTokens",
+            ],
+        ),
+        // The model's own words about earlier turns may retell what a link hides.
+        name::CONTEXT_SUMMARY if visibility.hides_nothing() => scalars(
+            fields,
+            &["firstUserMessage", "summary", "summarisedMessages"],
+        ),
+        name::MODEL_SELECTED => scalars(fields, &["model"]),
+        name::MCP_SERVER_UNAVAILABLE => {
+            scalars(fields, &["server", "toolCallId", "reason", "message"])
+        }
+        name::CLIENT_TOOLS_PENDING => runs::interrupt(value, visibility)?,
+        _ => return None,
+    };
+    let mut custom_fields = Object::new();
+    custom_fields.insert("name".into(), Value::String(custom.into()));
+    custom_fields.insert("value".into(), Value::Object(shown));
+    Some(custom_fields)
+}
