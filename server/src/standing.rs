@@ -7,12 +7,20 @@
 //! link, on any instance), when its sign-in expires, and when a check against the store
 //! finds the credential gone: after missed announcements, and before every frame a socket
 //! acts on, so a frame sent in the instant before the announcement arrives is refused too.
+//!
+//! The announcements are watched by a small task of the connection's own, which hands the
+//! connection's loop one reason when it must end. The loop's branch is then a oneshot
+//! receiver: polling it on every wake of the loop costs nothing shared, where receiving
+//! from the broadcast channel itself would take its lock each time. A connection nothing
+//! can end (`--auth none`) has no such task.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_ws::{CloseCode, CloseReason};
+use tokio::sync::oneshot;
 
-use crate::auth::{Auth, EndingsWatch, Reliance, Verdict};
+use crate::auth::{Auth, Caller, Credential, EndingsWatch, Reliance, Verdict};
 use crate::domain::{now_ms, SessionId};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -26,22 +34,45 @@ const EXPIRED: &str = crate::auth::endings::SIGN_IN_EXPIRED;
 /// What one connection's right to go on rests on.
 pub struct Standing {
     reliance: Reliance,
-    watch: EndingsWatch,
     auth: Auth,
-    /// Announcements may have been missed; set until a check against the store completes
-    /// (a check cut short by another branch of the socket's loop is not lost).
-    recheck_due: bool,
+    /// The reason the connection must end, once its watcher finds one; `None` when
+    /// nothing can end it.
+    ended: Option<oneshot::Receiver<&'static str>>,
 }
 
 impl Standing {
-    /// The standing of a connection relying on `reliance`, watching announcements from
-    /// `watch` (taken before the credential's last check).
-    pub fn new(reliance: Reliance, watch: EndingsWatch, auth: Auth) -> Self {
+    /// The standing of a connection to `session` relying on `reliance`, watching
+    /// announcements from `watch` (taken before the credential's last check).
+    pub fn new<S: Store>(
+        reliance: Reliance,
+        watch: EndingsWatch,
+        auth: Auth,
+        state: Arc<AppState<S>>,
+        session: SessionId,
+    ) -> Self {
+        let nothing_can_end = matches!(
+            reliance,
+            Reliance::Caller(Caller {
+                credential: Credential::None,
+                ..
+            })
+        );
+        let ended = (!nothing_can_end).then(|| {
+            let (tell, ended) = oneshot::channel();
+            let watcher = Watcher {
+                reliance: reliance.clone(),
+                auth: auth.clone(),
+                watch,
+                state,
+                session,
+            };
+            tokio::spawn(watcher.run(tell));
+            ended
+        });
         Self {
             reliance,
-            watch,
             auth,
-            recheck_due: false,
+            ended,
         }
     }
 
@@ -55,36 +86,15 @@ impl Standing {
 
     /// Waits until the connection must end: its credential ended, expired, or a check
     /// after missed announcements found it gone. Never returns for a credential that
-    /// holds.
-    pub async fn ended<S: Store>(
-        &mut self,
-        state: &AppState<S>,
-        session: SessionId,
-    ) -> CloseReason {
-        let expiry = self.reliance.expires_at_ms().map(until);
-        let expired = async {
-            match expiry {
-                Some(wait) => tokio::time::sleep(wait).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(expired);
-        loop {
-            if self.recheck_due {
-                // A storage hiccup is not the credential's fault: keep the socket; the
-                // next announcement or frame checks again.
-                if let Ok(false) = self.holds(state, session).await {
-                    return Self::close(NO_LONGER_VALID);
-                }
-                self.recheck_due = false;
-            }
-            tokio::select! {
-                _ = &mut expired => return Self::close(EXPIRED),
-                verdict = self.watch.next_for(&self.reliance) => match verdict {
-                    Verdict::Ended(reason) => return Self::close(reason),
-                    Verdict::Recheck => self.recheck_due = true,
-                },
-            }
+    /// holds; cheap to call again on every wake of a loop.
+    pub async fn ended(&mut self) -> CloseReason {
+        match &mut self.ended {
+            Some(ended) => match ended.await {
+                Ok(reason) => Self::close(reason),
+                // The watcher is gone without a reason (the runtime is stopping).
+                Err(_) => std::future::pending().await,
+            },
+            None => std::future::pending().await,
         }
     }
 
@@ -103,28 +113,76 @@ impl Standing {
         {
             return Ok(Some(Self::close(EXPIRED)));
         }
-        match self.holds(state, session).await? {
+        match holds(&self.reliance, &self.auth, state, session).await? {
             true => Ok(None),
             false => Ok(Some(Self::close(NO_LONGER_VALID))),
         }
     }
+}
 
-    /// Whether the credential still opens what the socket shows.
-    async fn holds<S: Store>(
-        &self,
-        state: &AppState<S>,
-        session: SessionId,
-    ) -> Result<bool, ApiError> {
-        match &self.reliance {
-            Reliance::Caller(caller) => Ok(self.auth.still_valid(caller).await?),
-            Reliance::ShareLink { token, .. } => {
-                match crate::routes::open_share(state, *token).await {
-                    Ok((share, _)) => Ok(share.session == session),
-                    Err(ApiError::NotFound(_)) => Ok(false),
-                    Err(other) => Err(other),
-                }
+/// A connection's watcher: what it relies on and the announcements to watch.
+struct Watcher<S> {
+    reliance: Reliance,
+    auth: Auth,
+    watch: EndingsWatch,
+    state: Arc<AppState<S>>,
+    session: SessionId,
+}
+
+impl<S: Store> Watcher<S> {
+    /// Tells the connection why it must end, once it must; ends early when the
+    /// connection ends first (it drops its receiver).
+    async fn run(mut self, mut tell: oneshot::Sender<&'static str>) {
+        tokio::select! {
+            _ = tell.closed() => {}
+            reason = self.until_ended() => {
+                let _ = tell.send(reason);
             }
         }
+    }
+
+    async fn until_ended(&mut self) -> &'static str {
+        let expiry = self.reliance.expires_at_ms().map(until);
+        let expired = async {
+            match expiry {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
+        loop {
+            tokio::select! {
+                _ = &mut expired => return EXPIRED,
+                verdict = self.watch.next_for(&self.reliance) => match verdict {
+                    Verdict::Ended(reason) => return reason,
+                    // A storage hiccup is not the credential's fault: the connection
+                    // stays; the next announcement or frame checks again.
+                    Verdict::Recheck => {
+                        let checked = holds(&self.reliance, &self.auth, &self.state, self.session);
+                        if let Ok(false) = checked.await {
+                            return NO_LONGER_VALID;
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// Whether the credential still opens what the connection shows.
+async fn holds<S: Store>(
+    reliance: &Reliance,
+    auth: &Auth,
+    state: &AppState<S>,
+    session: SessionId,
+) -> Result<bool, ApiError> {
+    match reliance {
+        Reliance::Caller(caller) => Ok(auth.still_valid(caller).await?),
+        Reliance::ShareLink { token, .. } => match crate::routes::open_share(state, *token).await {
+            Ok((share, _)) => Ok(share.session == session),
+            Err(ApiError::NotFound(_)) => Ok(false),
+            Err(other) => Err(other),
+        },
     }
 }
 

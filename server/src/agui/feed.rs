@@ -99,7 +99,7 @@ impl<S: Store> RunFeed<S> {
                 tokio::select! {
                     published = self.live.recv() => self.take_live(published, &mut out),
                     _ = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b": keep-alive\n\n")),
-                    ended = self.standing.ended(&self.state, self.session) => {
+                    ended = self.standing.ended() => {
                         tracing::info!(reason = ?ended.description, "AG-UI stream ended: its credential did");
                         self.done = true;
                         return None;

@@ -56,12 +56,21 @@ pub async fn run<S: Store>(
     if !auth.still_valid(&caller).await? {
         return Err(ApiError::Unauthorized);
     }
-    let standing = Standing::new(Reliance::Caller(caller.clone()), watch, (**auth).clone());
+
     let raw: Value = read_json(&request, body, agui::MAX_INPUT_BYTES, None).await?;
     let (input, raw) = input::from_value(raw)?;
     let started = agui::start(&state, &caller, input, raw).await?;
     let session = started.session.to_string();
-    let feed = RunFeed::new(state.into_inner(), started, standing);
+    let state = state.into_inner();
+    let reliance = Reliance::Caller(caller);
+    let standing = Standing::new(
+        reliance,
+        watch,
+        (**auth).clone(),
+        state.clone(),
+        started.session,
+    );
+    let feed = RunFeed::new(state, started, standing);
     let events = futures_util::stream::unfold(feed, |mut feed| async move {
         let chunk = feed.next_chunk().await?;
         Some((Ok::<_, std::convert::Infallible>(chunk), feed))

@@ -94,7 +94,14 @@ pub async fn connect<S: Store>(
     if !auth.still_valid(&caller).await? {
         return Err(ApiError::Unauthorized);
     }
-    let standing = Standing::new(Reliance::Caller(caller.clone()), watch, (**auth).clone());
+    let reliance = Reliance::Caller(caller.clone());
+    let standing = Standing::new(
+        reliance,
+        watch,
+        (**auth).clone(),
+        state.clone().into_inner(),
+        row.id,
+    );
     let opened = Opened {
         row,
         user: caller.user,
@@ -148,11 +155,19 @@ pub async fn connect_shared<S: Store>(
         token: TokenHash::of(&path),
         owner: row.owner,
     };
+    let session = row.id;
+    let standing = Standing::new(
+        reliance,
+        watch,
+        (**auth).clone(),
+        state.clone().into_inner(),
+        session,
+    );
     let opened = Opened {
         user: row.owner,
         row,
         place,
-        standing: Standing::new(reliance, watch, (**auth).clone()),
+        standing,
     };
     upgrade(request, body, state, opened, query.after, Some(shared))
 }

@@ -173,7 +173,7 @@ async fn run<S: Store>(
                     return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }));
                 }
             }
-            close = standing.ended(state, session) => return Ok(Some(close)),
+            close = standing.ended() => return Ok(Some(close)),
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
