@@ -58,6 +58,27 @@ export function connection(page, state) {
   return page.locator(`[data-testid=connection][data-state=${state}]`).waitFor();
 }
 
+/** The viewports every page change is looked at in. */
+export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+
+/**
+ * Saves `target/browser/<name>-<light|dark>-<desktop|phone>.png`: the page as it is now in
+ * both colour schemes and both viewports, then puts the page back as it was (light unless
+ * the test chose otherwise, its own viewport).
+ */
+export async function shots(page, name) {
+  const viewport = page.viewportSize();
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    for (const [device, size] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: path.join(artefactDir('browser'), `${name}-${colorScheme}-${device}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: null });
+  if (viewport) await page.setViewportSize(viewport);
+}
+
 /** Types `text` into the composer the way a person does and presses Enter. */
 export async function say(page, text) {
   const composer = byId(page, 'composer');
