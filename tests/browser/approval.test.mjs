@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
+  byId, connection, idle, launchBrowser, newContext, shot, startSession,
 } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -35,22 +35,13 @@ const replyAfterCard = (p) => p.locator(
   '[data-testid=interrupt][data-kind=tool_approval] ~ .row-assistant [data-testid=assistant-message]:not(.streaming)',
 );
 
-/** Opens a fresh session in `page` and waits until its socket is live; returns its id. */
-async function newSession(p) {
-  const previous = await p.evaluate(() => location.hash);
-  await byId(p, 'new-session').click();
-  await p.waitForFunction((before) => location.hash.startsWith('#/sessions/') && location.hash !== before, previous);
-  const id = await sessionIdOf(p);
-  await connection(p, 'live');
-  return id;
-}
-
-/** Asks for the note and waits for the approval card; returns the pending card. */
+/** Starts a new session asking for the note and waits for the approval card; returns
+ * the session's id and the pending card. */
 async function askForANote(p) {
-  await say(p, REQUEST);
+  const id = await startSession(p, REQUEST);
   const card = approvalIn(p, 'pending');
   await card.waitFor();
-  return card;
+  return { id, card };
 }
 
 before(async () => {
@@ -66,7 +57,6 @@ before(async () => {
   ({ context, errors } = await newContext(browser));
   page = await context.newPage();
   await page.goto(tandem.url);
-  await newSession(page);
 });
 
 after(async () => {
@@ -77,7 +67,7 @@ after(async () => {
 
 describe('approving and rejecting a tool call', () => {
   it('approves a write with an edited path, after bad edits are refused on the card', async () => {
-    const card = await askForANote(page);
+    const { card } = await askForANote(page);
     assert.match(await card.getByTestId('interrupt-prompt').textContent(), /write_file/);
     assert.equal((await card.getByTestId('approval-tool').textContent()).trim(), 'write_file');
     // The call itself is an ordinary tool card, waiting (not failed) while the person decides.
@@ -128,8 +118,7 @@ describe('approving and rejecting a tool call', () => {
   });
 
   it('rejects a write with a reason, seen in a second tab, and the run finishes', async () => {
-    const id = await newSession(page);
-    const card = await askForANote(page);
+    const { id, card } = await askForANote(page);
     const tab2 = await context.newPage();
     await tab2.goto(`${tandem.url}/#/sessions/${id}`);
     await connection(tab2, 'live');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  assistantSaying, byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
+  assistantSaying, byId, connection, idle, launchBrowser, newContext, say, shot, startSession,
 } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -47,9 +47,6 @@ before(async () => {
   ({ context, errors } = await newContext(browser));
   page = await context.newPage();
   await page.goto(tandem.url);
-  await byId(page, 'new-session').click();
-  await sessionIdOf(page);
-  await connection(page, 'live');
 });
 
 after(async () => {
@@ -66,7 +63,7 @@ describe('what happens beside the conversation', () => {
   });
 
   it('shows a notice when a call finds the server down, and the summary where the view begins', async () => {
-    await say(page, 'Hello there');
+    await startSession(page, 'Hello there');
     await assistantSaying(page, 'First answer.');
     await idle(page);
     await say(page, 'Look it up');

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  assistantSaying, byId, connection, launchBrowser, newContext, pending, say, sessionIdOf, shot,
+  assistantSaying, byId, connection, launchBrowser, newContext, pending, say, sessionIdOf, shot, startSession,
 } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -58,10 +58,7 @@ async function freshPage(clock) {
 /** Opens the server's page, starts a session, asks the scripted question; returns the id. */
 async function askIn(page, server) {
   await page.goto(server.url);
-  await byId(page, 'new-session').click();
-  const id = await sessionIdOf(page);
-  await connection(page, 'live');
-  await say(page, 'hi');
+  const id = await startSession(page, 'hi');
   await pending(page).waitFor();
   return id;
 }

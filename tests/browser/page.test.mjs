@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { seriousViolations } from '../support/axe.mjs';
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shot,
+  sessionIdOf, shot, startSession,
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -114,9 +114,6 @@ describe('the page people expect of a chat product', () => {
   let firstSession;
 
   it('renders Markdown while it streams; the model\'s HTML stays inert', async () => {
-    await byId(page, 'new-session').click();
-    firstSession = await sessionIdOf(page);
-    await connection(page, 'live');
     // The code block is already a highlighted block while the answer still streams. An
     // observer records it as it happens (polling could miss a state that lasts 200 ms on a
     // loaded machine).
@@ -130,7 +127,7 @@ describe('the page people expect of a chat product', () => {
       });
       observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
-    await say(page, 'Write the trip report');
+    firstSession = await startSession(page, 'Write the trip report');
     await assistantSaying(page, 'stays text');
     await page.locator('.bubble-assistant:not(.streaming) .code-block').waitFor();
     assert.equal(await page.evaluate(() => window.__codeWhileStreaming), true,
@@ -203,8 +200,10 @@ describe('the page people expect of a chat product', () => {
     await pressKey('/');
     await page.waitForFunction(() => document.activeElement?.dataset.testid === 'composer');
     await pressKey('n');
+    // A new conversation: nothing is created until its first message.
     await page.waitForFunction((first) => !location.hash.endsWith(first), firstSession);
-    await connection(page, 'live');
+    await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'composer');
   });
 
   it('renames a session, finds sessions by title and content, and exports one', async () => {
@@ -215,6 +214,10 @@ describe('the page people expect of a chat product', () => {
     await byId(page, 'title-input').press('Enter');
     await byId(page, 'session-title').filter({ hasText: 'Lisbon trip' }).waitFor();
     await byId(page, 'session-item').filter({ hasText: 'Lisbon trip' }).waitFor();
+    // A second session to search among (made directly: what it holds does not matter).
+    await page.evaluate(() => fetch('/api/sessions', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+    }));
 
     const titles = () => byId(page, 'session-item').locator('.session-title').allTextContents();
     await byId(page, 'search').fill('println');
@@ -327,13 +330,14 @@ describe('the page people expect of a chat product', () => {
     const before = await page.evaluate(() => location.hash);
     await byId(page, 'new-session').click();
     await page.waitForFunction((old) => location.hash !== old, before);
-    const session = await sessionIdOf(page);
-    await connection(page, 'live');
     const picker = byId(page, 'model-picker');
     assert.deepEqual(await picker.locator('option').allTextContents(), ['script (3 turns)', 'tandem-alt']);
     assert.equal(await picker.inputValue(), 'script (3 turns)', 'the default until one is picked');
     await picker.selectOption('tandem-alt');
     await say(page, 'Use the other model');
+    await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));
+    const session = await sessionIdOf(page);
+    await connection(page, 'live');
     await assistantSaying(page, 'stays text');
     await idle(page);
     const log = await (await fetch(`${tandem.url}/api/sessions/${session}/events`)).json();

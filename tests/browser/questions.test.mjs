@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shot,
+  sessionIdOf, shot, startSession,
 } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -29,9 +29,6 @@ before(async () => {
   ({ context, errors } = await newContext(browser));
   page = await context.newPage();
   await page.goto(tandem.url);
-  await byId(page, 'new-session').click();
-  await sessionIdOf(page);
-  await connection(page, 'live');
 });
 
 after(async () => {
@@ -41,7 +38,7 @@ after(async () => {
 
 describe('answering forms and confirms, and stopping a run', () => {
   it('signs up through a form and the agent confirms the name', async () => {
-    await say(page, 'sign me up');
+    await startSession(page, 'sign me up');
     await pending(page).and(page.locator('[data-kind=form]')).waitFor();
     await field('name').fill('Ada Lovelace');
     await field('email').fill('ada@example.com');

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
+  startSession,
 } from '../support/browser.mjs';
 import { seriousViolations } from '../support/axe.mjs';
 import { freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
@@ -71,10 +72,7 @@ describe('signing in and out', () => {
     await signIn(page, adaToken);
     await byId(page, 'user-name').waitFor();
     assert.equal(await byId(page, 'user-name').textContent(), 'ada');
-    await byId(page, 'new-session').click();
-    adaSession = await sessionIdOf(page);
-    await connection(page, 'live');
-    await say(page, 'what is 6 * 7');
+    adaSession = await startSession(page, 'what is 6 * 7');
     assert.match(await assistantSaying(page, '42'), /42/);
     await idle(page);
     await shot(page, '53-signed-in');
@@ -114,9 +112,8 @@ describe('signing in and out', () => {
     await page.goto(tandem.url);
     await signIn(page, token);
     await byId(page, 'user-name').waitFor();
-    await byId(page, 'new-session').click();
-    await sessionIdOf(page);
-    await connection(page, 'live');
+    await startSession(page, 'what time is it');
+    await idle(page);
     execFileSync(tandemBin(), ['--database-url', tandem.databaseUrl, 'users', 'revoke', 'cleo']);
     // The socket closes at once (1008) and the page asks who it is: no waiting for a poll.
     await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor({ timeout: 2000 });
@@ -142,15 +139,10 @@ describe('a run waiting for a free slot', () => {
   it('shows the run as queued until it starts', async () => {
     const first = await freshPage();
     const second = await freshPage();
-    for (const page of [first, second]) {
-      await page.goto(busy.url);
-      await byId(page, 'new-session').click();
-      await sessionIdOf(page);
-      await connection(page, 'live');
-    }
-    await say(first, 'hello there');
+    for (const page of [first, second]) await page.goto(busy.url);
+    await startSession(first, 'hello there');
     await first.locator('[data-testid=assistant-message].streaming').waitFor();
-    await say(second, 'hello too');
+    await startSession(second, 'hello too');
     const queued = byId(second, 'queued');
     await queued.waitFor();
     assert.match(await queued.textContent(), /Queued.*1st in line/);

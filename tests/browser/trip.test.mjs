@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shot, textsOf,
+  sessionIdOf, shot, startSession, textsOf,
 } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -68,11 +68,8 @@ describe('planning a trip with a restart in the middle', () => {
     await tab1.goto(tandem.url);
     assert.match(await byId(tab1, 'model-label').textContent(), /demo model/i);
     await shot(tab1, '01-welcome');
-    await byId(tab1, 'new-session').click();
-    sessionId = await sessionIdOf(tab1);
-    await connection(tab1, 'live');
     await recordAssistantGrowth(tab1);
-    await say(tab1, 'plan a trip');
+    sessionId = await startSession(tab1, 'plan a trip');
     await tab1.locator('[data-testid=user-message]', { hasText: 'plan a trip' }).waitFor();
   });
 

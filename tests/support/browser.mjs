@@ -87,6 +87,24 @@ export async function say(page, text) {
   await composer.press('Enter');
 }
 
+/**
+ * Starts a new conversation the way a person does: "+ New session", then the first
+ * message, which creates the session; waits until the new session's socket is live and
+ * returns its id.
+ */
+export async function startSession(page, text) {
+  const before = await page.evaluate(() => location.hash);
+  await byId(page, 'new-session').click();
+  await say(page, text);
+  await page.waitForFunction(
+    (previous) => location.hash.startsWith('#/sessions/') && location.hash !== previous,
+    before,
+  );
+  const id = await sessionIdOf(page);
+  await connection(page, 'live');
+  return id;
+}
+
 /** The session id from the page's `#/sessions/<id>` route. */
 export async function sessionIdOf(page) {
   await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));

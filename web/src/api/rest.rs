@@ -1,18 +1,20 @@
 //! The REST calls the page makes: signing in and out, server info, listing (and
-//! searching), reading, creating, renaming and deleting sessions, and share links.
+//! searching), reading, creating, renaming and deleting sessions, a new conversation's
+//! first message, and share links.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
 //! handler set with [`on_unauthorized`], so the page can ask to sign in again. Messages and
-//! answers go over the session socket, not through here.
+//! answers go over the session socket, not through here, except a new conversation's first
+//! message, which comes with creating its session.
 
 use std::cell::RefCell;
 
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
 use shared::api::{
-    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ModelList, ServerInfo,
-    SessionDetail, SessionList, SessionSummary,
+    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ModelList, PostMessage,
+    RunAccepted, ServerInfo, SessionDetail, SessionList, SessionSummary,
 };
 
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
@@ -108,6 +110,13 @@ pub async fn create_session() -> Result<SessionSummary, ApiError> {
     json(send(request).await?).await
 }
 
+/// `POST /api/sessions/{id}/messages`: a message that starts a run (the first message of a
+/// conversation; later ones go over the session's socket).
+pub async fn post_message(id: &str, message: &PostMessage) -> Result<RunAccepted, ApiError> {
+    let url = format!("/api/sessions/{id}/messages");
+    json(send(Request::post(&url).json(message)).await?).await
+}
+
 /// `GET /api/sessions/{id}`: one session with its pending questions.
 pub async fn get_session(id: &str) -> Result<SessionDetail, ApiError> {
     json(send(Request::get(&format!("/api/sessions/{id}")).build()).await?).await
@@ -156,6 +165,20 @@ const PREFETCHED_HISTORY: &str = "tandemHistory";
 pub async fn delete_session(id: &str) -> Result<(), ApiError> {
     send(Request::delete(&format!("/api/sessions/{id}")).build()).await?;
     Ok(())
+}
+
+/// `DELETE /api/sessions/{id}` sent so that it outlives the page (`keepalive`), as the
+/// page goes away; nobody reads the answer.
+pub fn delete_session_as_page_leaves(id: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let init = web_sys::RequestInit::new();
+    init.set_method("DELETE");
+    // `keepalive` lets the request outlive the page (not in web-sys's bindings).
+    let _ = js_sys::Reflect::set(&init, &JsValue::from_str("keepalive"), &JsValue::TRUE);
+    init.set_credentials(web_sys::RequestCredentials::SameOrigin);
+    let _ = window.fetch_with_str_and_init(&format!("/api/sessions/{id}"), &init);
 }
 
 /// Sends a request; a non-2xx reply becomes the server's error.

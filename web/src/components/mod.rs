@@ -19,6 +19,7 @@ pub mod sidebar;
 pub mod sign_in;
 pub mod tool_call;
 pub mod transcript;
+pub mod undo;
 
 pub use composer::Composer;
 pub use header::Header;
@@ -28,3 +29,4 @@ pub use shortcuts::Shortcuts;
 pub use sidebar::Sidebar;
 pub use sign_in::SignIn;
 pub use transcript::Transcript;
+pub use undo::UndoDelete;

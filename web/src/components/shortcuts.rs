@@ -1,10 +1,11 @@
 //! Keyboard shortcuts, and the dialog that lists them (`?`).
 //!
-//! Single keys, as on GitHub or Gmail, taken only when the person is not typing in a field
-//! and holds no modifier, so they never steal a keystroke from the composer or a form:
-//! `n` new session, `/` focus the composer, `w` jump to the question waiting for you (in
-//! this session, else the first session that needs you), `[` open or close the session
-//! list, `?` this list, `Escape` close it.
+//! Single keys, as on GitHub or Gmail, taken only when the focus is on no text field, no
+//! text is being composed (an input method) and no modifier is held, so they never steal a
+//! keystroke from the composer or a form: `n` new conversation, `/` focus the composer, `w`
+//! jump to the question waiting for you (in this session, else the first session that
+//! needs you), `[` open or close the session list, `?` this list, `Escape` close it. Any
+//! other character typed on the bare page goes into the composer.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -16,12 +17,13 @@ use crate::state::route::navigate;
 use crate::state::{use_layout, use_session, use_sessions, RunState};
 
 /// The shortcuts as the help dialog lists them.
-const KEYS: [(&str, &str); 5] = [
-    ("n", "Start a new session"),
+const KEYS: [(&str, &str); 6] = [
+    ("n", "Start a new conversation"),
     ("/", "Write a message"),
     ("w", "Jump to the question waiting for you"),
     ("[", "Show or hide the session list (small screens)"),
     ("?", "Show these shortcuts"),
+    ("Esc", "Close this list or the session list (anywhere)"),
 ];
 
 /// Listens for the shortcuts; renders the help dialog when asked.
@@ -39,12 +41,18 @@ pub fn Shortcuts() -> impl IntoView {
             layout.drawer_open.set(false);
             return;
         }
-        if event.ctrl_key() || event.meta_key() || event.alt_key() || is_typing(&event) {
+        if event.ctrl_key()
+            || event.meta_key()
+            || event.alt_key()
+            || event.is_composing()
+            || is_typing(&event)
+        {
             return;
         }
         let handled = match event.key().as_str() {
             "n" => {
-                sessions.create();
+                sessions.start_new();
+                request_animation_frame(super::composer::focus_composer);
                 true
             }
             "/" => focus_first(".composer-input"),
@@ -69,6 +77,11 @@ pub fn Shortcuts() -> impl IntoView {
             "?" => {
                 help.update(|open| *open = !*open);
                 true
+            }
+            // Typing on the bare page writes a message: the character goes to the composer.
+            key if key.chars().count() == 1 && !help.get_untracked() => {
+                focus_first(".composer-input");
+                false
             }
             _ => false,
         };
@@ -98,6 +111,9 @@ pub fn Shortcuts() -> impl IntoView {
                     on:click=|event| event.stop_propagation()
                 >
                     <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
+                    <p class="dialog-text">
+                        "Single keys work when you are not typing in a field; anything else you type on the page goes into the message box."
+                    </p>
                     <dl class="shortcut-list">
                         {KEYS
                             .iter()

@@ -1,5 +1,6 @@
 //! The sidebar: the "New session" button and the session list with status badges. A session
-//! waiting for the person stands out with an amber "needs you" badge.
+//! waiting for the person stands out with an amber "needs you" badge. A session's × deletes
+//! it undoably (see [`crate::components::undo::UndoDelete`]).
 
 use leptos::prelude::*;
 use shared::api::{SessionStatus, SessionSummary};
@@ -19,7 +20,10 @@ pub fn Sidebar() -> impl IntoView {
                 <span class="brand-name">"Tandem"</span>
             </div>
             <button class="btn btn-primary btn-wide" data-testid="new-session"
-                on:click=move |_| sessions.create()>
+                on:click=move |_| {
+                    sessions.start_new();
+                    request_animation_frame(super::composer::focus_composer);
+                }>
                 "+ New session"
             </button>
             {move || sessions.error.get().map(|error| view! {
@@ -28,7 +32,7 @@ pub fn Sidebar() -> impl IntoView {
             <SearchBox />
             <ul class="session-list" data-testid="session-list">
                 <For
-                    each=move || sessions.results.get().unwrap_or_else(|| sessions.sessions.get())
+                    each=move || sessions.shown()
                     key=|s: &SessionSummary| (s.id.clone(), s.title.clone())
                     children=move |summary: SessionSummary| view! { <SessionItem summary /> }
                 />
@@ -100,6 +104,7 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
         summary.title
     };
     let tooltip = title.clone();
+    let deleted_title = title.clone();
     view! {
         <li
             class="session-item"
@@ -124,12 +129,14 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
                 class="session-delete"
                 data-testid="delete-session"
                 title="Delete session"
-                aria-label="Delete session"
-                on:click=move |ev| {
-                    ev.prevent_default();
-                    ev.stop_propagation();
-                    let open = is_open();
-                    sessions.delete(id.get_value(), open);
+                aria-label=format!("Delete session {deleted_title}")
+                on:click={
+                    let title = deleted_title.clone();
+                    move |ev: leptos::ev::MouseEvent| {
+                        ev.prevent_default();
+                        ev.stop_propagation();
+                        sessions.delete(id.get_value(), title.clone(), is_open());
+                    }
                 }
             >
                 "×"

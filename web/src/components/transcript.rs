@@ -1,8 +1,13 @@
-//! The transcript: one keyed row per item, scrolled to the bottom as content streams in
-//! unless the person scrolled up to read.
+//! The transcript: one keyed row per item. It opens at the newest row and follows the
+//! stream while the person is at the bottom; once they scroll up to read it stays where
+//! they are and offers "Jump to latest" with a count of the rows that arrived since. When
+//! the person sends, it brings the newest row into view again. An empty conversation shows
+//! example prompts; a session whose history cannot be read says so and offers to retry.
 
 use leptos::html::Div;
 use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 use super::interrupt::InterruptCard;
 use super::message::{
@@ -11,76 +16,206 @@ use super::message::{
 use super::tool_call::ToolCallCard;
 use crate::state::item::ItemKind;
 use crate::state::session::Row;
-use crate::state::{usage, use_session, Item, RunState};
+use crate::state::{usage, use_session, History, Item, RunState};
 
 /// How close to the bottom (in pixels) still counts as "at the bottom".
 const STICK_DISTANCE_PX: i32 = 48;
+
+/// Prompts a new conversation offers, each showing off something Tandem does (the demo
+/// model acts on these; a real model answers them too).
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "Plan a trip somewhere warm",
+        "asks you to choose, then for approval",
+    ),
+    (
+        "Sign me up for the newsletter",
+        "asks you to fill in a form",
+    ),
+    ("Delete my old files", "waits for your approval"),
+    ("What is 12 * (3 + 4)?", "calls a tool and shows its work"),
+];
 
 /// The open session's transcript.
 #[component]
 pub fn Transcript() -> impl IntoView {
     let session = use_session();
     let scroller = NodeRef::<Div>::new();
-    let stick = StoredValue::new(true);
+    let inner = NodeRef::<Div>::new();
+    // Whether the view follows the newest row; rows that arrived while it did not.
+    let follow = RwSignal::new(true);
+    let unseen = RwSignal::new(0usize);
+    let seen_rows = StoredValue::new(0usize);
+    let to_bottom = move || {
+        if let Some(el) = scroller.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    };
     let on_scroll = move |_| {
         if let Some(el) = scroller.get_untracked() {
             let gap = el.scroll_height() - el.scroll_top() - el.client_height();
-            stick.set_value(gap <= STICK_DISTANCE_PX);
-        }
-    };
-    // Syncs the DOM scroll position with new content; runs after the DOM has updated.
-    Effect::new(move |_| {
-        session.tick.track();
-        session.rows.track();
-        if stick.get_value() {
-            if let Some(el) = scroller.get_untracked() {
-                el.set_scroll_top(el.scroll_height());
+            let at_bottom = gap <= STICK_DISTANCE_PX;
+            if at_bottom != follow.get_untracked() {
+                follow.set(at_bottom);
+            }
+            if at_bottom {
+                unseen.set(0);
             }
         }
+    };
+    let jump = move || {
+        follow.set(true);
+        unseen.set(0);
+        to_bottom();
+    };
+    // New rows: followed to the bottom, or counted while the person reads further up.
+    Effect::new(move |_| {
+        session.tick.track();
+        let rows = session.rows.with(Vec::len);
+        let added = rows.saturating_sub(seen_rows.get_value());
+        seen_rows.set_value(rows);
+        if follow.get_untracked() {
+            to_bottom();
+        } else if added > 0 {
+            unseen.update(|n| *n += added);
+        }
     });
-    // A newly opened session starts at the bottom.
+    // Content that grows after it is drawn (Markdown, code, a card opening) keeps the
+    // bottom in view while the view follows.
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>);
+    Effect::new(move |_| {
+        let Some(target) = inner.get() else { return };
+        let resized = Closure::<dyn FnMut()>::new(move || {
+            if follow.get_untracked() {
+                to_bottom();
+            }
+        });
+        if let Ok(watcher) = web_sys::ResizeObserver::new(resized.as_ref().unchecked_ref()) {
+            watcher.observe(&target);
+            observer.set_value(Some((watcher, resized)));
+        }
+    });
+    on_cleanup(move || {
+        observer.try_with_value(|watching| {
+            if let Some((watcher, _)) = watching {
+                watcher.disconnect();
+            }
+        });
+    });
+    // A newly opened session starts at the bottom, and so does the newest row after the
+    // person sends.
     Effect::new(move |_| {
         session.id.track();
-        stick.set_value(true);
+        session.latest.track();
+        seen_rows.set_value(session.rows.with_untracked(Vec::len));
+        jump();
     });
+    let empty =
+        move || session.rows.with(Vec::is_empty) && session.history.get() == History::Loaded;
     view! {
-        <div
-            class="transcript"
-            data-testid="transcript"
-            node_ref=scroller
-            on:scroll=on_scroll
-            on:click=super::copy_code::on_click
-        >
-            <div class="transcript-inner">
-                <Show when=move || session.rows.with(Vec::is_empty)>
-                    <p class="transcript-empty">"Say hello — the agent's answer will stream in here."</p>
-                </Show>
-                <For
-                    each=move || session.rows.get()
-                    key=|row: &Row| row.key.clone()
-                    children=move |row: Row| view! { <TranscriptItem item=row.item.into() /> }
-                />
-                <Show when=move || session.run.get() == RunState::Running>
-                    <div class="working" aria-live="polite">
-                        <span class="working-dots"><i></i><i></i><i></i></span>
-                        {move || match session.queued.get() {
-                            Some(position) => view! {
-                                <span data-testid="queued">
-                                    {format!("Queued — the server is busy; this run starts when a slot frees up ({} in line)", ordinal(position))}
-                                </span>
-                            }.into_any(),
-                            None => view! {
-                                <span>"The agent is working"</span>
-                                {move || session.run_usage.get().filter(|u| u.calls > 0).map(|u| view! {
-                                    <span class="working-usage" data-testid="run-usage-live">
-                                        {format!(" · {}", usage::summary(&u))}
-                                    </span>
-                                })}
-                            }.into_any(),
-                        }}
-                    </div>
-                </Show>
+        <div class="transcript-frame">
+            <div
+                class="transcript"
+                data-testid="transcript"
+                node_ref=scroller
+                on:scroll=on_scroll
+                on:click=super::copy_code::on_click
+            >
+                <div class="transcript-inner" node_ref=inner>
+                    <Show when=move || session.history.get() == History::Unavailable>
+                        <Unavailable />
+                    </Show>
+                    <Show when=empty>
+                        <Examples />
+                    </Show>
+                    <For
+                        each=move || session.rows.get()
+                        key=|row: &Row| row.key.clone()
+                        children=move |row: Row| view! { <TranscriptItem item=row.item.into() /> }
+                    />
+                    <Show when=move || session.run.get() == RunState::Running>
+                        <Working />
+                    </Show>
+                </div>
             </div>
+            <Show when=move || !follow.get()>
+                <button class="jump-latest" data-testid="jump-latest" on:click=move |_| jump()>
+                    {move || match unseen.get() {
+                        0 => "↓ Jump to latest".to_string(),
+                        1 => "↓ Jump to latest · 1 new".to_string(),
+                        n => format!("↓ Jump to latest · {n} new"),
+                    }}
+                </button>
+            </Show>
+        </div>
+    }
+}
+
+/// The line under the newest row while a run works (or waits for a slot).
+#[component]
+fn Working() -> impl IntoView {
+    let session = use_session();
+    view! {
+        <div class="working" aria-live="polite">
+            <span class="working-dots"><i></i><i></i><i></i></span>
+            {move || match session.queued.get() {
+                Some(position) => view! {
+                    <span data-testid="queued">
+                        {format!("Queued — the server is busy; this run starts when a slot frees up ({} in line)", ordinal(position))}
+                    </span>
+                }.into_any(),
+                None => view! {
+                    <span>"The agent is working"</span>
+                    {move || session.run_usage.get().filter(|u| u.calls > 0).map(|u| view! {
+                        <span class="working-usage" data-testid="run-usage-live">
+                            {format!(" · {}", usage::summary(&u))}
+                        </span>
+                    })}
+                }.into_any(),
+            }}
+        </div>
+    }
+}
+
+/// An empty conversation: what to say, and prompts to start with.
+#[component]
+fn Examples() -> impl IntoView {
+    let session = use_session();
+    view! {
+        <div class="empty-state" data-testid="empty-state">
+            <h2 class="empty-title">"What shall we work on?"</h2>
+            <p class="empty-text">
+                "Ask anything. When the agent needs you — a choice, an approval, a form — it asks right here."
+            </p>
+            <ul class="examples" aria-label="Example prompts">
+                {EXAMPLES
+                    .iter()
+                    .map(|(prompt, shows)| view! {
+                        <li>
+                            <button
+                                class="example"
+                                data-testid="example-prompt"
+                                on:click=move |_| session.picked_prompt.set(Some(prompt.to_string()))
+                            >
+                                <span class="example-prompt">{*prompt}</span>
+                                <span class="example-shows">{*shows}</span>
+                            </button>
+                        </li>
+                    })
+                    .collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+/// A session whose history could not be read (the server is not answering).
+#[component]
+fn Unavailable() -> impl IntoView {
+    let session = use_session();
+    view! {
+        <div class="unavailable" data-testid="unavailable" role="alert">
+            <p>"This session can't be loaded right now: the server isn't answering. It loads by itself once the server is back."</p>
+            <button class="btn" on:click=move |_| session.reopen()>"Try again"</button>
         </div>
     }
 }

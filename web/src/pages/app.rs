@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::session::SessionPage;
 use super::shared::SharedPage;
-use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn};
+use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn, UndoDelete};
 use crate::state::route::shared_link;
 use crate::state::route::use_route;
 use crate::state::{provide_auth, provide_layout, provide_session, provide_sessions, AuthState};
@@ -73,6 +73,7 @@ fn Workspace() -> impl IntoView {
             </main>
             <Shortcuts />
             <NeedsYou />
+            <UndoDelete />
         </div>
     }
 }

@@ -24,5 +24,5 @@ pub mod waiting;
 pub use auth::{provide_auth, use_auth, Auth, AuthState};
 pub use item::{Item, ItemBody, RunState};
 pub use layout::{provide_layout, use_layout, Layout};
-pub use session::{provide_session, provide_shared_session, use_session, Session};
+pub use session::{provide_session, provide_shared_session, use_session, History, Session};
 pub use sessions::{provide_sessions, use_sessions, SessionList};

@@ -9,10 +9,11 @@
 //! backlog of thousands of events is one update of the page, not thousands. It sends
 //! the person's frames (messages, answers, stop) and passes the server's errors on: most
 //! as the page's notice, an answer refused because its interrupt was already settled to
-//! the card that sent it. It must not render anything.
+//! the card that sent it. With no session open the page is a new conversation: its first
+//! message creates the session ([`Session::start`]). It must not render anything.
 
 use leptos::prelude::*;
-use shared::api::SessionStatus;
+use shared::api::{PostMessage, SessionStatus};
 use shared::usage::UsageTotals;
 use shared::{ClientFrame, ServerFrame};
 
@@ -34,6 +35,17 @@ pub struct Row {
     pub key: String,
     /// The item, updated in place as events arrive.
     pub item: ArcRwSignal<Item>,
+}
+
+/// Whether the open session's history could be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum History {
+    /// Being read.
+    Loading,
+    /// Read (an empty session, or no session open: a new conversation).
+    Loaded,
+    /// The server could not be reached; the socket keeps trying and fills it in.
+    Unavailable,
 }
 
 /// The open session's state, shared through context. Cheap to copy.
@@ -64,6 +76,12 @@ pub struct Session {
     pub waiting_for_client: RwSignal<bool>,
     /// Bumped after every applied event; the transcript scrolls on it.
     pub tick: RwSignal<u64>,
+    /// Whether the history could be read; the transcript says so when it could not.
+    pub history: RwSignal<History>,
+    /// Bumped when the person sends: the transcript brings the newest row into view.
+    pub latest: RwSignal<u64>,
+    /// A message the person picked (an example prompt) for the composer to send.
+    pub picked_prompt: RwSignal<Option<String>>,
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
     pub read_only: bool,
     transcript: StoredValue<Transcript>,
@@ -104,6 +122,9 @@ fn provide(read_only: bool) -> Session {
         model: RwSignal::new(None),
         waiting_for_client: RwSignal::new(false),
         tick: RwSignal::new(0),
+        history: RwSignal::new(History::Loaded),
+        latest: RwSignal::new(0),
+        picked_prompt: RwSignal::new(None),
         read_only,
         transcript: StoredValue::new(Transcript::default()),
         inbox: StoredValue::new(Vec::new()),
@@ -117,13 +138,22 @@ fn provide(read_only: bool) -> Session {
 impl Session {
     /// Opens a session (closing the previous one's socket), or closes it with `None`.
     pub fn open(self, id: Option<String>) {
-        if self.id.get_untracked() == id {
-            return;
+        if self.id.get_untracked() != id {
+            self.load(id);
         }
+    }
+
+    /// Opens the open session again from scratch (the person asked to retry).
+    pub fn reopen(self) {
+        self.load(self.id.get_untracked());
+    }
+
+    fn load(self, id: Option<String>) {
         self.reset(id.clone());
         let Some(id) = id else { return };
         let opened = self.opened.get_value();
         self.connection.set(ConnState::Connecting);
+        self.history.set(History::Loading);
         leptos::task::spawn_local(async move {
             let after = self.read_history(&id, opened).await;
             if self.opened.get_value() != opened {
@@ -134,6 +164,36 @@ impl Session {
         });
     }
 
+    /// Starts a new conversation with its first message: creates the session and sends the
+    /// message (over REST: the session has no socket yet); gives the session's id, to
+    /// open, where the run is already under way. A message the server refuses leaves no
+    /// session behind; the error is the page's notice and is returned.
+    pub async fn start(self, message: PostMessage) -> Result<String, ApiError> {
+        let result = async {
+            let created = crate::api::rest::create_session().await?;
+            if let Err(refused) = crate::api::rest::post_message(&created.id, &message).await {
+                let _ = crate::api::rest::delete_session(&created.id).await;
+                return Err(refused);
+            }
+            Ok(created.id)
+        };
+        match result.await {
+            Ok(id) => {
+                self.show_latest();
+                Ok(id)
+            }
+            Err(error) => {
+                self.notice.set(Some(error.clone()));
+                Err(error)
+            }
+        }
+    }
+
+    /// Brings the newest row into view and keeps following the stream.
+    pub fn show_latest(self) {
+        self.latest.update(|latest| *latest += 1);
+    }
+
     /// Reads the session's log over HTTP and queues it for the fold; returns the last seq
     /// read, where the socket takes over. Stops at the first failure (the socket then
     /// replays the rest) or when another session was opened meanwhile.
@@ -141,8 +201,14 @@ impl Session {
         let mut after = 0;
         loop {
             let Ok(page) = crate::api::rest::events(id, after, HISTORY_PAGE).await else {
+                if after == 0 && self.opened.get_value() == opened {
+                    self.history.set(History::Unavailable);
+                }
                 return after;
             };
+            if after == 0 && self.opened.get_value() == opened {
+                self.history.set(History::Loaded);
+            }
             if self.opened.get_value() != opened {
                 return after;
             }
@@ -190,6 +256,7 @@ impl Session {
         self.waiting_for_client.set(false);
         self.notice.set(None);
         self.refusal.set(None);
+        self.history.set(History::Loaded);
         self.id.set(id);
     }
 
@@ -275,7 +342,9 @@ impl Session {
                     touched.extend(changed.unwrap_or_default());
                     folded = true;
                 }
-                Incoming::Frame(ServerFrame::CaughtUp { .. }) => {}
+                Incoming::Frame(ServerFrame::CaughtUp { .. }) => {
+                    set_if_changed(self.history, History::Loaded);
+                }
                 Incoming::Frame(ServerFrame::Error { code, message }) => {
                     match Refusal::from_code(&code) {
                         Some(refusal) => self.refusal.set(Some(refusal)),

@@ -2,9 +2,15 @@
 //! over it (`GET /api/sessions?q=`).
 //!
 //! [`SessionList`] is provided once by the app and reached with [`use_sessions`]. It owns the
-//! list and its refresh, the search and its results, creating, renaming and deleting
-//! sessions; a refresh that answers after a newer one is dropped so the list never goes
-//! back in time. It must not render anything.
+//! list and its refresh, the search and its results, starting a new conversation (nothing
+//! is created on the server until its first message), renaming and deleting sessions; a
+//! refresh that answers after a newer one is dropped so the list never goes back in time.
+//! A deletion leaves the list at once but reaches the server only after [`UNDO_FOR`], so
+//! the person can take it back; one still pending when the page goes away is sent then.
+//! It must not render anything.
+
+use std::collections::HashMap;
+use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,6 +19,18 @@ use shared::api::SessionSummary;
 use crate::api::{rest, ApiError};
 
 use super::route::navigate;
+
+/// How long a deletion can be undone before it reaches the server.
+pub const UNDO_FOR: Duration = Duration::from_secs(6);
+
+/// A deletion the person can still undo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingDelete {
+    pub id: String,
+    pub title: String,
+    /// The session was open when it was deleted: undoing opens it again.
+    pub was_open: bool,
+}
 
 /// The sessions the server knows, newest first.
 #[derive(Clone, Copy)]
@@ -25,6 +43,9 @@ pub struct SessionList {
     pub search: RwSignal<String>,
     /// The sessions the search found, once it answered (`None` when not searching).
     pub results: RwSignal<Option<Vec<SessionSummary>>>,
+    /// Deletions that can still be undone, oldest first; their sessions are not listed.
+    pub deleting: RwSignal<Vec<PendingDelete>>,
+    timers: StoredValue<HashMap<String, TimeoutHandle>>,
     generation: StoredValue<u64>,
     search_generation: StoredValue<u64>,
 }
@@ -41,11 +62,15 @@ pub fn provide_sessions() -> SessionList {
         error: RwSignal::new(None),
         search: RwSignal::new(String::new()),
         results: RwSignal::new(None),
+        deleting: RwSignal::new(Vec::new()),
+        timers: StoredValue::new(HashMap::new()),
         generation: StoredValue::new(0),
         search_generation: StoredValue::new(0),
     };
     provide_context(list);
     list.refresh();
+    let leaving = window_event_listener(leptos::ev::pagehide, move |_| list.delete_pending_now());
+    on_cleanup(move || leaving.remove());
     list
 }
 
@@ -109,31 +134,89 @@ impl SessionList {
         });
     }
 
-    /// Creates a session and opens it.
-    pub fn create(self) {
+    /// Opens a new conversation. Nothing is created on the server until its first
+    /// message (`Session::start`), so empty sessions never pile up.
+    pub fn start_new(self) {
+        navigate(None);
+    }
+
+    /// The listed sessions, without those whose deletion is pending. Reactive.
+    pub fn shown(self) -> Vec<SessionSummary> {
+        let hidden = |s: &SessionSummary| self.deleting.with(|d| d.iter().any(|p| p.id == s.id));
+        let listed = self.results.get().unwrap_or_else(|| self.sessions.get());
+        listed.into_iter().filter(|s| !hidden(s)).collect()
+    }
+
+    /// Deletes a session, undoably: it leaves the list (and, if it was open, the page
+    /// opens a new conversation) at once, and reaches the server after [`UNDO_FOR`].
+    pub fn delete(self, id: String, title: String, was_open: bool) {
+        if self
+            .deleting
+            .with_untracked(|d| d.iter().any(|p| p.id == id))
+        {
+            return;
+        }
+        if was_open {
+            navigate(None);
+        }
+        let timer = {
+            let id = id.clone();
+            set_timeout_with_handle(move || self.delete_now(id), UNDO_FOR).ok()
+        };
+        if let Some(timer) = timer {
+            self.timers.update_value(|timers| {
+                timers.insert(id.clone(), timer);
+            });
+        }
+        self.deleting.update(|d| {
+            d.push(PendingDelete {
+                id,
+                title,
+                was_open,
+            })
+        });
+    }
+
+    /// Takes a pending deletion back: the session is listed again (and opened, if it was
+    /// open when deleted).
+    pub fn undo_delete(self, id: &str) {
+        if let Some(timer) = self.timers.try_update_value(|t| t.remove(id)).flatten() {
+            timer.clear();
+        }
+        let mut undone = None;
+        self.deleting.update(|d| {
+            if let Some(at) = d.iter().position(|p| p.id == id) {
+                undone = Some(d.remove(at));
+            }
+        });
+        if let Some(PendingDelete {
+            id, was_open: true, ..
+        }) = undone
+        {
+            navigate(Some(&id));
+        }
+    }
+
+    /// Sends a pending deletion to the server now.
+    fn delete_now(self, id: String) {
+        self.timers.update_value(|t| {
+            t.remove(&id);
+        });
         spawn_local(async move {
-            match rest::create_session().await {
-                Ok(summary) => {
-                    navigate(Some(&summary.id));
-                    self.refresh();
-                }
+            let result = rest::delete_session(&id).await;
+            self.deleting.update(|d| d.retain(|p| p.id != id));
+            match result {
+                Ok(()) => self.refresh(),
                 Err(error) => self.error.set(Some(error)),
             }
         });
     }
 
-    /// Deletes a session; if it was open, nothing is open afterwards.
-    pub fn delete(self, id: String, was_open: bool) {
-        spawn_local(async move {
-            match rest::delete_session(&id).await {
-                Ok(()) => {
-                    if was_open {
-                        navigate(None);
-                    }
-                    self.refresh();
-                }
-                Err(error) => self.error.set(Some(error)),
-            }
-        });
+    /// Sends every pending deletion now, in a way that outlives the page (it is going).
+    fn delete_pending_now(self) {
+        let pending = self.deleting.try_get_untracked().unwrap_or_default();
+        for deletion in pending {
+            rest::delete_session_as_page_leaves(&deletion.id);
+        }
     }
 }
