@@ -134,6 +134,15 @@ describe('typing, new conversations and following the stream', () => {
     await page.getByText('Single keys work when you are not typing in a field').waitFor();
     await page.keyboard.press('Escape');
     assert.equal(await composerValue(page), 'hi', 'a shortcut took nothing from the draft');
+
+    // The rename field is wide enough for the title it edits.
+    await page.getByRole('button', { name: 'Rename session' }).click();
+    const field = page.getByRole('textbox', { name: 'Session title' });
+    await field.fill('A title long enough to need some room');
+    await shots(page, '86-rename');
+    const fits = await field.evaluate((input) => [input.scrollWidth, input.clientWidth]);
+    assert.ok(fits[0] <= fits[1], `the whole title shows in the field: ${fits}`);
+    await field.press('Escape');
   });
 
   it('opens at the newest message, follows the stream, and offers to jump back after scrolling up', async () => {
