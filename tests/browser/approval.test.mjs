@@ -70,8 +70,9 @@ describe('approving and rejecting a tool call', () => {
     const { card } = await askForANote(page);
     assert.match(await card.getByTestId('interrupt-prompt').textContent(), /write_file/);
     assert.equal((await card.getByTestId('approval-tool').textContent()).trim(), 'write_file');
-    // The call itself is an ordinary tool card, waiting (not failed) while the person decides.
-    await writeCard(page).and(page.locator('[data-status=running]')).waitFor();
+    // The call itself is an ordinary tool card, waiting (not failed, not "running") while
+    // the person decides.
+    await writeCard(page).and(page.locator('[data-status=awaiting]')).waitFor();
     const box = card.getByTestId('approval-arguments');
     const original = await box.inputValue();
     assert.match(original, /"path": "notes\/tandem\.txt"/);

@@ -1,5 +1,6 @@
 //! The copy buttons of rendered code blocks, handled by one click listener on the
-//! transcript (the buttons live in Markdown HTML, which carries no listeners of its own).
+//! transcript (the buttons live in Markdown HTML, which carries no listeners of its own),
+//! and the clipboard write every copy button uses ([`copy_text`]).
 
 use std::time::Duration;
 
@@ -8,7 +9,13 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, MouseEvent};
 
 /// How long a button says "Copied" before it reads "Copy" again.
-const COPIED_FOR: Duration = Duration::from_millis(1500);
+pub const COPIED_FOR: Duration = Duration::from_millis(1500);
+
+/// Puts `text` on the clipboard. The promise settles later; a button says "Copied" at
+/// once, as people expect.
+pub fn copy_text(text: &str) {
+    let _ = window().navigator().clipboard().write_text(text);
+}
 
 /// Copies the code of the block whose copy button was clicked; other clicks pass through.
 pub fn on_click(event: MouseEvent) {
@@ -26,8 +33,7 @@ pub fn on_click(event: MouseEvent) {
         .and_then(|block| block.query_selector("code").ok().flatten())
         .and_then(|code| code.text_content())
         .unwrap_or_default();
-    // The promise settles later; the label says "Copied" at once, as people expect.
-    let _ = window().navigator().clipboard().write_text(&code);
+    copy_text(&code);
     button.set_text_content(Some("Copied"));
     set_timeout(move || button.set_text_content(Some("Copy")), COPIED_FOR);
 }

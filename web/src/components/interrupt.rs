@@ -2,9 +2,13 @@
 //! kind needs and, when it has a deadline, a countdown; then a read-only record of the
 //! answer once the transcript records it (from this tab or any other, or the server's
 //! expiry). A refused answer to an already settled interrupt is said on the card, not the
-//! page. The tool-approval control lives in [`super::approval`], the countdown in
-//! [`super::deadline`], the sending and locking in [`super::responder`].
+//! page. The prompt is inline Markdown, rendered as safely as answers
+//! ([`markdown::to_inline_html`]). A card that waits for the person is brought into view
+//! when it appears, its controls (at its end) first. The tool-approval control lives in
+//! [`super::approval`], the countdown in [`super::deadline`], the sending and locking in
+//! [`super::responder`].
 
+use leptos::html::Div;
 use leptos::prelude::*;
 use serde_json::json;
 use shared::ResumeStatus;
@@ -13,6 +17,7 @@ use super::approval::ApprovalControl;
 use super::deadline::Countdown;
 use super::form::FormControl;
 use super::responder::Responder;
+use crate::markdown;
 use crate::state::answer::{Answer, AnswerOutcome};
 use crate::state::interrupt::{confirm_payload, Control};
 use crate::state::item::InterruptCard as Card;
@@ -43,8 +48,13 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
     let prompt = card
         .interrupt
         .message
-        .clone()
+        .as_deref()
+        .map(markdown::to_inline_html)
         .unwrap_or_else(|| "The agent needs your input.".into());
+    let node = NodeRef::<Div>::new();
+    if !session.read_only && card.answer.is_none() {
+        bring_into_view(node, answer);
+    }
     let (badge, from) = match card.control {
         Control::ToolApproval { .. } => ("Approval", "The agent wants to run a tool"),
         _ => ("Question", "The agent asks"),
@@ -53,6 +63,7 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
     view! {
         <div
             class="interrupt"
+            node_ref=node
             class:answered=move || answer.with(Option::is_some)
             data-testid="interrupt"
             data-kind=card.control.kind_name()
@@ -63,9 +74,9 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
                 <span class="interrupt-badge">{badge}</span>
                 <span class="interrupt-from">{from}</span>
             </div>
-            <p class="interrupt-prompt" data-testid="interrupt-prompt">{prompt}</p>
+            <p class="interrupt-prompt" data-testid="interrupt-prompt" inner_html=prompt></p>
             {move || match answer.get() {
-                Some(answer) => answered(&control.read_value(), answer).into_any(),
+                Some(answer) => answered(answer).into_any(),
                 None if session.read_only => view! {
                     <p class="interrupt-waiting" data-testid="interrupt-waiting">
                         "Waiting for the session's owner to answer."
@@ -77,6 +88,25 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+/// Scrolls a card that waits for the person into view once it is laid out, its end (the
+/// buttons) aligned with the transcript's bottom edge so Approve and Reject are on screen:
+/// when the card appears (live, or in a session opened with it waiting), and again when
+/// the window is resized (a phone turned, a window narrowed) until it is answered.
+fn bring_into_view(node: NodeRef<Div>, answer: Memo<Option<Answer>>) {
+    node.on_load(|card| {
+        // After this frame's layout (the transcript's own scrolling included).
+        request_animation_frame(move || card.scroll_into_view_with_bool(false));
+    });
+    let resized = window_event_listener(leptos::ev::resize, move |_| {
+        if answer.try_with_untracked(Option::is_none).unwrap_or(false) {
+            if let Some(card) = node.get_untracked() {
+                card.scroll_into_view_with_bool(false);
+            }
+        }
+    });
+    on_cleanup(move || resized.remove());
 }
 
 /// Why the server would not take this card's answer: said on the card, calmly, not as the
@@ -94,22 +124,22 @@ fn refusal_note(refusal: Refusal) -> impl IntoView {
     }
 }
 
-fn answered(control: &Control, answer: Answer) -> impl IntoView {
-    // An approval's summary is already a verdict (`Approved`, `Rejected: …`), and an
-    // expired record says so itself.
-    let approval = matches!(control, Control::ToolApproval { .. });
-    let rejected = approval && answer.outcome == AnswerOutcome::Declined;
-    let expired = answer.is_expired();
-    let text = if answer.is_resolved() && !approval {
-        format!("Answered: {}", answer.summary)
-    } else {
+fn answered(answer: Answer) -> impl IntoView {
+    // A verdict (`Approved`, `Rejected: …`, `Declined`) reads on its own, and an expired
+    // record says so itself. A rejection is a warning, a skipped or expired question
+    // neutral: only an answer or an approval is shown as a success.
+    let rejected = answer.rejected;
+    let neutral = !rejected && answer.outcome != AnswerOutcome::Resolved;
+    let text = if answer.verdict {
         answer.summary
+    } else {
+        format!("Answered: {}", answer.summary)
     };
     view! {
         <p
             class="interrupt-answer"
             class:rejected=rejected
-            class:expired=expired
+            class:neutral=neutral
             data-testid="interrupt-answer"
         >
             {text}

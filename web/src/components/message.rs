@@ -1,12 +1,25 @@
 //! Transcript rows that are text: the person's messages, the agent's streamed answers,
 //! reasoning spans, run errors, cancel markers, usage lines and notices.
 //!
-//! Each reads its one item signal, so a new token re-renders one text node.
+//! Each reads its one item signal, so a new token re-renders one text node. A finished
+//! answer has a Copy button (its Markdown source) and, when it is the last answer of a
+//! stopped run and nothing runs, a Continue button: a new run, started by sending
+//! [`CONTINUE_PROMPT`] as the person's message (it shows in the transcript as theirs,
+//! which is what the model is told). An answer a restart cut off is shown collapsed and
+//! muted under "Interrupted by a restart"; the recovered run's answer after it is the
+//! answer.
 
 use leptos::prelude::*;
+use shared::ClientFrame;
 
+use super::copy_code::{copy_text, COPIED_FOR};
+use crate::api::ConnState;
 use crate::markdown;
-use crate::state::{usage, Item, ItemBody};
+use crate::state::{usage, use_session, Item, ItemBody, RunState};
+
+/// What Continue sends: the person's message that starts the run continuing a stopped
+/// answer.
+pub const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// A message the person sent; above it, when the model's view begins here, a note saying
 /// so and the summary of the earlier turns the model is sent instead, if one was made.
@@ -53,24 +66,114 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
     }
 }
 
-/// The agent's answer as Markdown, re-rendered as it streams; shows a cursor meanwhile.
+/// The agent's answer as Markdown, re-rendered as it streams; shows a cursor meanwhile,
+/// and its actions once it is finished. A part a restart cut off shows collapsed instead.
 ///
 /// The HTML comes from [`markdown::to_html`], which escapes everything the model wrote, so
 /// setting it as `innerHTML` cannot run or render anything from the model.
 #[component]
 pub fn AssistantMessage(item: Signal<Item>) -> impl IntoView {
     let streaming = Memo::new(move |_| item.with(Item::is_streaming));
+    let interrupted = Memo::new(move |_| item.with(Item::is_interrupted));
     let html = Memo::new(move |_| item.with(|item| markdown::to_html(item.text())));
+    let answer = move || {
+        if interrupted.get() {
+            return view! {
+                <details class="answer-interrupted" data-testid="interrupted-answer">
+                    <summary>
+                        "Interrupted by a restart"
+                        <span class="answer-interrupted-hint">
+                            " · the answer was cut off here and given again below"
+                        </span>
+                    </summary>
+                    <div class="bubble bubble-assistant bubble-interrupted markdown" inner_html=move || html.get()></div>
+                </details>
+            }
+            .into_any();
+        }
+        view! {
+            <div class="answer">
+                <div
+                    class="bubble bubble-assistant markdown"
+                    class:streaming=move || streaming.get()
+                    data-testid="assistant-message"
+                    inner_html=move || html.get()
+                ></div>
+                <Show when=move || !streaming.get() && item.with(|item| !item.text().trim().is_empty())>
+                    <AnswerActions item />
+                </Show>
+            </div>
+        }
+        .into_any()
+    };
+    view! { <div class="row row-assistant">{answer}</div> }
+}
+
+/// Under a finished answer: Copy (the Markdown source) and, for the last answer of a
+/// stopped run while nothing runs, Continue.
+#[component]
+fn AnswerActions(item: Signal<Item>) -> impl IntoView {
+    let session = use_session();
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        item.with_untracked(|item| copy_text(item.text()));
+        copied.set(true);
+        set_timeout(move || copied.set(false), COPIED_FOR);
+    };
+    // Set once Continue was sent, until the run it starts takes the mark off the answer;
+    // a refusal from the server (its notice) offers it again.
+    let sent = RwSignal::new(false);
+    Effect::new(move |_| {
+        if session.notice.with(Option::is_some) {
+            sent.set(false);
+        }
+    });
+    let can_continue = move || {
+        item.with(Item::is_continuable)
+            && !session.read_only
+            && !sent.get()
+            && session.run.get() == RunState::Idle
+            && session.connection.get() == ConnState::Live
+    };
+    let continue_answer = move |_| {
+        let frame = ClientFrame::UserMessage {
+            text: CONTINUE_PROMPT.to_string(),
+            client_message_id: Some(client_message_id()),
+            model: None,
+        };
+        if session.send(frame) {
+            sent.set(true);
+        }
+    };
     view! {
-        <div class="row row-assistant">
-            <div
-                class="bubble bubble-assistant markdown"
-                class:streaming=move || streaming.get()
-                data-testid="assistant-message"
-                inner_html=move || html.get()
-            ></div>
+        <div class="answer-actions">
+            <button
+                type="button"
+                class="answer-action"
+                aria-label=move || if copied.get() { "Copied" } else { "Copy answer" }
+                title="Copy this answer as Markdown"
+                on:click=copy
+            >
+                {move || if copied.get() { "Copied" } else { "Copy" }}
+            </button>
+            <Show when=can_continue>
+                <button
+                    type="button"
+                    class="answer-action answer-continue"
+                    title="Start a new run that continues this answer where it stopped"
+                    on:click=continue_answer
+                >
+                    "Continue"
+                </button>
+            </Show>
         </div>
     }
+}
+
+/// A fresh `clientMessageId`, so a resent message is taken once.
+fn client_message_id() -> String {
+    let random = (js_sys::Math::random() * 2f64.powi(52)) as u64;
+    format!("web-{:x}-{random:013x}", js_sys::Date::now() as u64)
 }
 
 /// A reasoning span: a `<details>` open while it streams.

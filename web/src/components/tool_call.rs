@@ -1,9 +1,10 @@
 //! A tool call card: the tool's name, its arguments as they stream, its status and result.
+//! A call that waits for the person's approval says so (the approval card below asks).
 
 use leptos::prelude::*;
 
 use crate::state::item::{pretty_json, ToolCall, ToolStatus};
-use crate::state::{Item, ItemBody};
+use crate::state::{use_session, Item, ItemBody};
 
 fn call_of(item: &Item) -> Option<&ToolCall> {
     match &item.body {
@@ -12,9 +13,10 @@ fn call_of(item: &Item) -> Option<&ToolCall> {
     }
 }
 
-/// One tool call; `data-status` is running, done or error.
+/// One tool call; `data-status` is running, awaiting (approval), done, rejected or error.
 #[component]
 pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
+    let read_only = use_session().read_only;
     let name =
         item.with_untracked(|item| call_of(item).map(|c| c.name.clone()).unwrap_or_default());
     let tool_name = name.clone();
@@ -31,10 +33,10 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
     let result = Memo::new(move |_| {
         item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
     });
+    // A share link's viewer is not the one asked.
     let status_label = move || match status.get() {
-        ToolStatus::Running => "running…",
-        ToolStatus::Done => "done",
-        ToolStatus::Error => "error",
+        ToolStatus::Awaiting if read_only => "waiting for approval",
+        status => status.label(),
     };
     view! {
         <div

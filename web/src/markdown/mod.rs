@@ -12,12 +12,21 @@
 //!   spans ([`code`]);
 //! - tables sit in a scrolling box so a wide one never widens the page, and their cells
 //!   are aligned by class (the page's CSP allows no `style` attribute);
-//! - task list boxes carry a label for screen readers.
+//! - task list boxes carry a label for screen readers;
+//! - a single line break inside a paragraph is a line break (`<br>`), as in chat products:
+//!   models often write one item a line without list syntax. Code is untouched (a code
+//!   block's lines are its text, and CommonMark makes a newline in inline code a space).
+//!
+//! [`to_inline_html`] renders the same way for a short line of text such as a question's
+//! prompt: inline Markdown only, blocks flattened to lines ([`inline`]).
 //!
 //! Pure Rust with no DOM, so the host tests check the HTML itself.
 
 mod code;
+mod inline;
 mod links;
+
+pub use inline::to_inline_html;
 
 use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::escape_html;
@@ -27,15 +36,19 @@ use pulldown_cmark_escape::escape_html;
 /// An unfinished fence (an answer still streaming) renders as a code block running to
 /// the end, so a streamed code block is highlighted as it arrives.
 pub fn to_html(text: &str) -> String {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_GFM;
     let mut rewriter = Rewriter::default();
-    let events = Parser::new_ext(text, options).flat_map(|event| rewriter.rewrite(event));
+    let events = Parser::new_ext(text, options()).flat_map(|event| rewriter.rewrite(event));
     let mut html = String::with_capacity(text.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events);
     html
+}
+
+/// The Markdown the page reads: CommonMark with the GFM extensions.
+fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_GFM
 }
 
 /// Rewrites the parser's events one by one; holds the little state a rewrite needs.
@@ -70,6 +83,7 @@ impl Rewriter {
         }
         match event {
             Event::Html(raw) | Event::InlineHtml(raw) => vec![Event::Text(raw)],
+            Event::SoftBreak => vec![Event::HardBreak],
             Event::Start(Tag::HtmlBlock) => vec![html(r#"<p class="raw-html">"#.into())],
             Event::End(TagEnd::HtmlBlock) => vec![html("</p>".into())],
             Event::Start(Tag::CodeBlock(kind)) => {

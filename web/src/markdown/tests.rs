@@ -1,4 +1,4 @@
-use super::to_html;
+use super::{to_html, to_inline_html};
 
 #[test]
 fn common_markdown_and_gfm_render() {
@@ -114,4 +114,65 @@ fn a_fence_still_streaming_renders_as_code_so_far() {
         "{html}"
     );
     assert!(html.ends_with("</code></pre></div>"), "{html}");
+}
+
+#[test]
+fn a_single_newline_in_a_paragraph_is_a_line_break() {
+    let html = to_html("Day 1 — arrive.\nDay 2 — sights.\nDay 3 — home.");
+    assert_eq!(
+        html,
+        "<p>Day 1 — arrive.<br />\nDay 2 — sights.<br />\nDay 3 — home.</p>\n"
+    );
+    // A blank line still starts a new paragraph, and a list item's own lines break too.
+    let html = to_html("One\n\nTwo\n- a\n  still a");
+    assert!(html.contains("<p>One</p>"), "{html}");
+    assert!(html.contains("<li>a<br />\nstill a</li>"), "{html}");
+}
+
+#[test]
+fn line_breaks_inside_code_stay_as_they_are() {
+    let html = to_html("```\nfirst\nsecond\n```\n\nsee `a\nb` here");
+    assert!(html.contains("first\nsecond"), "{html}");
+    assert_eq!(html.matches("<br").count(), 0, "{html}");
+    assert!(html.contains("<code>a b</code>"), "{html}");
+}
+
+#[test]
+fn inline_markdown_renders_emphasis_code_and_safe_links() {
+    let html = to_inline_html("Allow `write_file` to **run** [here](https://example.com)?");
+    assert_eq!(
+        html,
+        "Allow <code>write_file</code> to <strong>run</strong> <a href=\"https://example.com\" \
+         target=\"_blank\" rel=\"noopener noreferrer\">here</a>?"
+    );
+}
+
+#[test]
+fn inline_markdown_keeps_raw_html_and_bad_links_harmless() {
+    let html = to_inline_html(
+        "<b onclick=x>hi</b> <script>alert(1)</script> [x](javascript:alert(1)) ![i](https://e.com/i.png)",
+    );
+    assert!(!html.contains("<b"), "{html}");
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("javascript"), "{html}");
+    assert!(html.contains("&lt;script&gt;"), "{html}");
+    assert!(html.contains(r#"<span class="link-refused" title="link removed">x</span>"#));
+    assert!(
+        html.contains(r#"class="image-link">Image: i</a>"#),
+        "{html}"
+    );
+}
+
+#[test]
+fn inline_markdown_flattens_blocks_to_lines() {
+    let html = to_inline_html("# Pick one\n\n- Lisbon\n- Kyoto\n\n```\nls -la\n```\nthen\nsay");
+    for block in ["<h1", "<ul", "<li", "<p>", "<pre", "copy-code"] {
+        assert!(!html.contains(block), "{block} in {html}");
+    }
+    assert_eq!(
+        html,
+        "Pick one<br />\n• Lisbon<br />\n• Kyoto<br />\n<code>ls -la</code><br />\nthen<br />\nsay"
+    );
+    assert_eq!(to_inline_html(""), "");
 }

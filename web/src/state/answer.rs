@@ -1,6 +1,8 @@
-//! What a settled interrupt's read-only card says: answered, declined, or expired.
+//! What a settled interrupt's read-only card says: answered, declined, rejected, or expired.
 //!
-//! It owns the [`Answer`] record, reading a `request_input` call's result into one, and
+//! It owns the [`Answer`] record, reading a `request_input` call's result into one (a
+//! form's answer in the schema's titles and readable values: `Send me the newsletter:
+//! Yes`, not `newsletter: true`; a rejected confirm as a rejection, not a success), and
 //! recognising an interrupt the server expired at its deadline — by the result's
 //! `{"status":"expired"}` (the robust sign: the status is a wire value) or, for an approval
 //! whose decision arrives first, by the decision's reason. It must not touch signals or the
@@ -9,7 +11,7 @@
 use serde_json::Value;
 
 use super::approval::summarise_approval_payload;
-use super::interrupt::{display_value, Control};
+use super::interrupt::{display_value, Control, FormField};
 
 /// The `status` of the result the server gives an interrupt nobody answered in time.
 pub const EXPIRED: &str = "expired";
@@ -29,8 +31,14 @@ pub const APPROVAL_EXPIRED: &str = "Expired — the call did not run";
 pub struct Answer {
     /// How the interrupt was settled.
     pub outcome: AnswerOutcome,
-    /// A one-line summary, e.g. `Lisbon`, `Approved: fine`, `name: Ada, age: 36`.
+    /// A one-line summary, e.g. `Lisbon`, `Approved: fine`, `Name: Ada, Age: 36`.
     pub summary: String,
+    /// The person said no: rejected a confirm or a tool call (shown as a warning, not
+    /// as a success).
+    pub rejected: bool,
+    /// The summary is a verdict (`Approved`, `Rejected: …`) that reads on its own, not
+    /// what the person typed or picked (which the card introduces with "Answered:").
+    pub verdict: bool,
 }
 
 /// How an interrupt was settled.
@@ -61,14 +69,41 @@ impl Answer {
         Self {
             outcome: AnswerOutcome::Resolved,
             summary: summary.into(),
+            rejected: false,
+            verdict: false,
         }
     }
 
-    /// An answer that declined the interrupt (for an approval: rejected it).
+    /// An answer that declined the interrupt: skipped a question.
     pub fn declined(summary: impl Into<String>) -> Self {
         Self {
             outcome: AnswerOutcome::Declined,
             summary: summary.into(),
+            rejected: false,
+            verdict: true,
+        }
+    }
+
+    /// A verdict on a tool call: approved, or (declining the approval) rejected.
+    pub fn approval(approved: bool, summary: impl Into<String>) -> Self {
+        let outcome = match approved {
+            true => AnswerOutcome::Resolved,
+            false => AnswerOutcome::Declined,
+        };
+        Self {
+            outcome,
+            summary: summary.into(),
+            rejected: !approved,
+            verdict: true,
+        }
+    }
+
+    /// A confirm answered: approved or rejected, either way the question was answered.
+    pub fn confirm(approved: bool, summary: impl Into<String>) -> Self {
+        Self {
+            rejected: !approved,
+            verdict: true,
+            ..Self::resolved(summary)
         }
     }
 
@@ -84,7 +119,7 @@ impl Answer {
     pub fn expired_question() -> Self {
         Self {
             outcome: AnswerOutcome::Expired,
-            summary: QUESTION_EXPIRED.to_string(),
+            ..Self::declined(QUESTION_EXPIRED)
         }
     }
 
@@ -92,7 +127,7 @@ impl Answer {
     pub fn expired_approval() -> Self {
         Self {
             outcome: AnswerOutcome::Expired,
-            summary: APPROVAL_EXPIRED.to_string(),
+            ..Self::declined(APPROVAL_EXPIRED)
         }
     }
 
@@ -126,7 +161,7 @@ pub fn answer_from_result(control: &Control, content: &str) -> Answer {
     match parsed.get("status").and_then(Value::as_str).unwrap_or("") {
         "resolved" => {
             let payload = parsed.get("payload").unwrap_or(&Value::Null);
-            Answer::resolved(summarise_payload(control, payload))
+            answer_from_payload(control, payload)
         }
         EXPIRED => Answer::expired(control),
         "" | "cancelled" => Answer::declined("Declined"),
@@ -134,30 +169,52 @@ pub fn answer_from_result(control: &Control, content: &str) -> Answer {
     }
 }
 
-fn summarise_payload(control: &Control, payload: &Value) -> String {
+fn answer_from_payload(control: &Control, payload: &Value) -> Answer {
     let field = |name: &str| payload.get(name).map(display_value).unwrap_or_default();
     match control {
-        Control::Text => field("text"),
-        Control::Choice(_) => field("choice"),
+        Control::Text => Answer::resolved(field("text")),
+        Control::Choice(_) => Answer::resolved(field("choice")),
         Control::Confirm => {
-            let verdict = match payload.get("approved").and_then(Value::as_bool) {
-                Some(true) => "Approved",
-                _ => "Rejected",
-            };
-            match payload.get("comment").and_then(Value::as_str) {
+            let approved = payload.get("approved").and_then(Value::as_bool) == Some(true);
+            let verdict = if approved { "Approved" } else { "Rejected" };
+            let summary = match payload.get("comment").and_then(Value::as_str) {
                 Some(comment) if !comment.is_empty() => format!("{verdict}: {comment}"),
                 _ => verdict.to_string(),
-            }
+            };
+            Answer::confirm(approved, summary)
         }
-        Control::Form(_) => match payload.as_object() {
-            Some(object) => object
-                .iter()
-                .map(|(name, value)| format!("{name}: {}", display_value(value)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            None => display_value(payload),
-        },
-        Control::ToolApproval { .. } => summarise_approval_payload(payload),
+        Control::Form(fields) => Answer::resolved(summarise_form(fields, payload)),
+        Control::ToolApproval { .. } => {
+            let approved = payload.get("approved").and_then(Value::as_bool) == Some(true);
+            Answer::approval(approved, summarise_approval_payload(payload))
+        }
+    }
+}
+
+/// A form's answer as a person reads it: each value under its field's title, in the
+/// schema's order (then any value the schema did not name, under its key), with booleans
+/// as Yes / No and strings without quotes.
+pub fn summarise_form(fields: &[FormField], payload: &Value) -> String {
+    let Some(object) = payload.as_object() else {
+        return display_value(payload);
+    };
+    let titled = fields.iter().filter_map(|field| {
+        let value = object.get(&field.name)?;
+        Some(format!("{}: {}", field.label, readable(value)))
+    });
+    let untitled = object
+        .iter()
+        .filter(|(name, _)| !fields.iter().any(|field| &field.name == *name))
+        .map(|(name, value)| format!("{name}: {}", readable(value)));
+    titled.chain(untitled).collect::<Vec<_>>().join(", ")
+}
+
+/// One answered value as a person reads it.
+fn readable(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "Yes".to_string(),
+        Value::Bool(false) => "No".to_string(),
+        other => display_value(other),
     }
 }
 
@@ -197,7 +254,45 @@ mod tests {
         );
         let declined = answer_from_result(&Control::Text, r#"{"status":"cancelled"}"#);
         assert_eq!(declined, Answer::declined("Declined"));
-        assert!(!declined.is_resolved());
+        assert!(!declined.is_resolved() && !declined.rejected);
+    }
+
+    #[test]
+    fn a_rejected_confirm_is_a_rejection_not_a_success() {
+        let no = r#"{"status":"resolved","payload":{"approved":false,"comment":"not yet"}}"#;
+        let answer = answer_from_result(&Control::Confirm, no);
+        assert_eq!(answer.summary, "Rejected: not yet");
+        assert!(answer.rejected && answer.verdict && answer.is_resolved());
+        let yes = answer_from_result(
+            &Control::Confirm,
+            r#"{"status":"resolved","payload":{"approved":true}}"#,
+        );
+        assert_eq!(yes.summary, "Approved");
+        assert!(!yes.rejected && yes.verdict);
+        let text = answer_from_result(
+            &Control::Text,
+            r#"{"status":"resolved","payload":{"text":"Rejected"}}"#,
+        );
+        assert!(!text.rejected && !text.verdict, "only a verdict is one");
+    }
+
+    #[test]
+    fn a_form_answer_uses_the_schemas_titles_and_readable_values() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string", "title": "Name"},
+            "plan": {"type": "string", "title": "Plan", "enum": ["Free", "Pro"]},
+            "seats": {"type": "integer"},
+            "newsletter": {"type": "boolean", "title": "Send me the newsletter"},
+            "terms": {"type": "boolean", "title": "I accept the terms"}
+        }});
+        let control = Control::Form(crate::state::interrupt::form_fields(&schema));
+        let content = r#"{"status":"resolved","payload":{"newsletter":true,"name":"Ada",
+            "plan":"Pro","seats":3,"terms":false,"extra":[1]}}"#;
+        assert_eq!(
+            answer_from_result(&control, content).summary,
+            "Name: Ada, Plan: Pro, seats: 3, Send me the newsletter: Yes, \
+             I accept the terms: No, extra: [1]"
+        );
     }
 
     #[test]

@@ -97,11 +97,7 @@ impl ApprovalRecord {
             return Answer::expired_approval();
         }
         let summary = approval_summary(self.approved, self.edited, self.reason.as_deref());
-        if self.approved {
-            Answer::resolved(summary)
-        } else {
-            Answer::declined(summary)
-        }
+        Answer::approval(self.approved, summary)
     }
 }
 
@@ -116,12 +112,7 @@ pub fn answer_from_tool_result(content: &str) -> Answer {
     let parsed: Value = serde_json::from_str(content).unwrap_or(Value::Null);
     let rejected = parsed.get("status").and_then(Value::as_str) == Some("rejected");
     let reason = parsed.get("reason").and_then(Value::as_str);
-    let summary = approval_summary(!rejected, false, reason);
-    if rejected {
-        Answer::declined(summary)
-    } else {
-        Answer::resolved(summary)
-    }
+    Answer::approval(!rejected, approval_summary(!rejected, false, reason))
 }
 
 /// The payload's own summary (used when an approval's answer arrives as a payload).

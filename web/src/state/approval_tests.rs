@@ -75,11 +75,18 @@ fn records_read_the_custom_value() {
     }));
     assert_eq!(record.interrupt_id.as_deref(), Some("int_1"));
     assert_eq!(record.tool_call_id.as_deref(), Some("call_1"));
-    assert_eq!(record.answer(), Answer::resolved("Approved with edits"));
+    assert_eq!(
+        record.answer(),
+        Answer::approval(true, "Approved with edits")
+    );
     let declined = ApprovalRecord::from_value(&json!({
         "interruptId": "int_2", "toolCallId": "call_2", "approved": false, "edited": false
     }));
     assert_eq!(declined.answer().summary, "Rejected");
+    assert!(
+        declined.answer().rejected,
+        "shown as a rejection, not a success"
+    );
     assert_eq!(
         ApprovalRecord::from_value(&json!("odd")),
         ApprovalRecord::default()
@@ -89,7 +96,8 @@ fn records_read_the_custom_value() {
 #[test]
 fn tool_results_and_payloads_summarise_too() {
     let rejected = answer_from_tool_result(r#"{"status":"rejected","reason":"not now"}"#);
-    assert_eq!(rejected, Answer::declined("Rejected: not now"));
+    assert_eq!(rejected, Answer::approval(false, "Rejected: not now"));
+    assert_eq!(rejected.outcome.as_str(), "declined");
     assert_eq!(
         answer_from_tool_result(r#"{"ok":true}"#).summary,
         "Approved"
@@ -116,7 +124,7 @@ fn the_servers_no_answer_decision_reads_as_expired() {
     assert!(!person.is_expiry());
     assert_eq!(
         person.answer(),
-        Answer::declined("Rejected: too late for this")
+        Answer::approval(false, "Rejected: too late for this")
     );
 }
 

@@ -63,6 +63,28 @@ impl Item {
         }
     }
 
+    /// Whether this is an answer a restart cut off (the recovered run answered again).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(
+            self.body,
+            ItemBody::Assistant {
+                interrupted: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether this is the last answer of a stopped run with nothing after it.
+    pub fn is_continuable(&self) -> bool {
+        matches!(
+            self.body,
+            ItemBody::Assistant {
+                continuable: true,
+                ..
+            }
+        )
+    }
+
     /// Whether a message or reasoning span is still streaming.
     pub fn is_streaming(&self) -> bool {
         matches!(
@@ -89,8 +111,16 @@ pub enum ItemBody {
         view_start: bool,
         summary: Option<String>,
     },
-    /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`.
-    Assistant { text: String, streaming: bool },
+    /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`. `interrupted` when a
+    /// restart cut it off and the recovered run answered again after it (the answer is
+    /// the continuation; this part is kept, subordinate). `continuable` while it is the
+    /// last answer of a stopped run and no run came after: the page offers Continue.
+    Assistant {
+        text: String,
+        streaming: bool,
+        interrupted: bool,
+        continuable: bool,
+    },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
     Reasoning { text: String, streaming: bool },
     /// A tool call and, once it arrives, its result.
@@ -122,6 +152,8 @@ pub struct ToolCall {
     pub result: Option<String>,
     /// Set when the run ended before a result arrived.
     pub abandoned: bool,
+    /// Set while the call waits for the person to approve or reject it.
+    pub awaiting_approval: bool,
 }
 
 /// Where a tool call stands.
@@ -129,8 +161,12 @@ pub struct ToolCall {
 pub enum ToolStatus {
     /// No result yet.
     Running,
+    /// No result yet: the call waits for the person's approval.
+    Awaiting,
     /// A result that is not an error.
     Done,
+    /// The person rejected the call, so it did not run (`{"status":"rejected",…}`).
+    Rejected,
     /// A result that is a JSON object with an `"error"` key, or no result at all.
     Error,
 }
@@ -140,7 +176,20 @@ impl ToolStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Running => "running",
+            Self::Awaiting => "awaiting",
             Self::Done => "done",
+            Self::Rejected => "rejected",
+            Self::Error => "error",
+        }
+    }
+
+    /// What the card's status pill says.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Running => "running…",
+            Self::Awaiting => "waiting for your approval",
+            Self::Done => "done",
+            Self::Rejected => "rejected",
             Self::Error => "error",
         }
     }
@@ -151,8 +200,14 @@ impl ToolCall {
     pub fn status(&self) -> ToolStatus {
         match &self.result {
             None if self.abandoned => ToolStatus::Error,
+            None if self.awaiting_approval => ToolStatus::Awaiting,
             None => ToolStatus::Running,
             Some(content) => match serde_json::from_str::<Value>(content) {
+                Ok(Value::Object(object))
+                    if object.get("status").and_then(Value::as_str) == Some("rejected") =>
+                {
+                    ToolStatus::Rejected
+                }
                 Ok(Value::Object(object)) if object.contains_key("error") => ToolStatus::Error,
                 _ => ToolStatus::Done,
             },

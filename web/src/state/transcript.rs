@@ -3,7 +3,9 @@
 //! It owns the page's model of a session's history — messages, reasoning spans, tool
 //! calls, interrupt cards (questions and tool approvals, answered by their tool result or
 //! `CUSTOM tandem.tool_approval` record), run errors and cancel markers — keyed by stable
-//! ids, plus whether a run is active or a question is waiting. [`Transcript::apply`]
+//! ids, plus whether a run is active or a question is waiting. It also marks the answer a
+//! restart cut off and the last answer of a stopped run, which the page offers to
+//! continue (`transcript_runs.rs`). [`Transcript::apply`]
 //! reports which items an event touched so the view re-renders only those. It is pure Rust
 //! with no signals or DOM, so `cargo test -p tandem-web` checks it on the host.
 
@@ -13,6 +15,7 @@ use shared::run_input::{input_messages, InputMessage};
 use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
 
+use self::runs::ModelCall;
 use super::approval::TOOL_APPROVAL_EVENT;
 use super::item::{Item, ItemBody, RunState};
 
@@ -40,6 +43,12 @@ pub struct Transcript {
     last_seq: u64,
     /// The model the person last picked (`CUSTOM tandem.model_selected`).
     model: Option<String>,
+    /// Where the active (or last) run's items begin.
+    run_from: usize,
+    /// The active run's latest model call, for telling what a restart cut off.
+    model_call: Option<ModelCall>,
+    /// The answer marked continuable (the last of a stopped run), until a run starts.
+    continuable: Option<usize>,
     /// The latest summary of the turns before the model's view
     /// (`CUSTOM tandem.context_summary`): the person's message it stands before, and it.
     summary: Option<(usize, String)>,
@@ -111,11 +120,16 @@ impl Transcript {
             }
             _ => None,
         };
+        self.follow_model_call(&event.body);
         match &event.body {
             EventBody::RunStarted { input, .. } => {
                 self.running = true;
                 self.run_usage = UsageTotals::default();
-                self.input_messages(input.as_ref())
+                self.run_from = self.items.len();
+                self.model_call = None;
+                let mut touched = self.clear_continuable();
+                touched.extend(self.input_messages(input.as_ref()));
+                touched
             }
             EventBody::RunFinished { outcome, .. } => self.run_finished(seq, outcome.as_ref()),
             EventBody::RunError { message, code } => {
@@ -142,6 +156,9 @@ impl Transcript {
 
     fn apply_inner(&mut self, body: &EventBody) -> Vec<usize> {
         match body {
+            EventBody::Custom { name, .. } if name == shared::custom::RUN_RECOVERED => {
+                self.recovered()
+            }
             EventBody::ReasoningStart { message_id } => vec![self.reasoning_start(message_id)],
             EventBody::ReasoningMessageStart { message_id, .. } => {
                 self.reasoning_message_start(message_id)
@@ -286,6 +303,8 @@ impl Transcript {
             _ => ItemBody::Assistant {
                 text: String::new(),
                 streaming: true,
+                interrupted: false,
+                continuable: false,
             },
         };
         let at = self.push(key, body);
@@ -400,6 +419,9 @@ impl Transcript {
 
 #[path = "transcript_calls.rs"]
 mod calls;
+
+#[path = "transcript_runs.rs"]
+mod runs;
 
 #[cfg(test)]
 #[path = "transcript_tests.rs"]

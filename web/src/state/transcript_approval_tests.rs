@@ -68,13 +68,26 @@ fn summary(transcript: &Transcript) -> Option<&str> {
 }
 
 #[test]
-fn an_approval_waits_beside_a_running_tool_card() {
+fn an_approval_waits_beside_a_tool_card_that_says_it_waits_for_it() {
     let transcript = fold(&save_note(None));
     assert_eq!(transcript.run_state(), RunState::Awaiting);
     assert_eq!(card(&transcript).control.kind_name(), "tool_approval");
     assert_eq!(card(&transcript).answer, None);
     assert_eq!(tool(&transcript).name, "write_file");
+    assert_eq!(tool(&transcript).status(), ToolStatus::Awaiting);
+    assert_eq!(
+        tool(&transcript).status().label(),
+        "waiting for your approval"
+    );
+}
+
+#[test]
+fn once_approved_the_tool_card_runs_until_its_result() {
+    let events = save_note(Some((json!({"approved": true, "edited": false}), "{}")));
+    let transcript = fold(&events[..events.len() - 1]);
     assert_eq!(tool(&transcript).status(), ToolStatus::Running);
+    assert_eq!(fold(&events).items().len(), transcript.items().len());
+    assert_eq!(tool(&fold(&events)).status(), ToolStatus::Done);
 }
 
 #[test]
@@ -84,7 +97,10 @@ fn approving_answers_the_card_and_the_result_goes_to_the_tool_card() {
         json!({"approved": true, "edited": false}),
         ok,
     ))));
-    assert_eq!(card(&transcript).answer, Some(Answer::resolved("Approved")));
+    assert_eq!(
+        card(&transcript).answer,
+        Some(Answer::approval(true, "Approved"))
+    );
     assert_eq!(tool(&transcript).result.as_deref(), Some(ok));
     assert_eq!(tool(&transcript).status(), ToolStatus::Done);
     assert_eq!(transcript.run_state(), RunState::Running);
@@ -124,6 +140,7 @@ fn rejecting_keeps_the_reason_and_the_rejection_result_stays_on_the_tool_card() 
     );
     assert_eq!(summary(&transcript), Some("Rejected: not now"));
     assert_eq!(tool(&transcript).result.as_deref(), Some(rejected));
+    assert_eq!(tool(&transcript).status(), ToolStatus::Rejected);
 }
 
 #[test]

@@ -13,6 +13,17 @@ use crate::state::approval::{answer_from_tool_result, ApprovalRecord};
 use crate::state::interrupt::Control;
 use crate::state::item::{InterruptCard, ItemBody, ToolCall, REQUEST_INPUT};
 
+/// Why a call's tool card is kept from being abandoned by the run that paused.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    /// The call waits for the person's approval.
+    Approval,
+    /// The call was answered and the resumed run owns it again (tracked as open).
+    Resumed,
+    /// The call is an AG-UI client's own; its result comes with the next run's input.
+    ClientResult,
+}
+
 fn is_approval(control: &Control) -> bool {
     matches!(control, Control::ToolApproval { .. })
 }
@@ -32,6 +43,7 @@ impl Transcript {
             args: String::new(),
             result: None,
             abandoned: false,
+            awaiting_approval: false,
         });
         let at = self.push(key, body);
         self.open.push(at);
@@ -107,6 +119,7 @@ impl Transcript {
                 args,
                 result: None,
                 abandoned: false,
+                awaiting_approval: false,
             };
             self.push(key.clone(), ItemBody::ToolCall(call));
         }
@@ -114,6 +127,7 @@ impl Transcript {
         self.open.retain(|&open| open != at);
         if let ItemBody::ToolCall(call) = &mut self.items[at].body {
             call.result = Some(content.to_string());
+            call.awaiting_approval = false;
         }
         at
     }
@@ -147,14 +161,15 @@ impl Transcript {
             self.pending.remove(&call);
             // The run that follows the answer owns the call again: its end abandons it
             // if no result came.
-            touched.extend(self.hold_tool_card(&call, true));
+            touched.extend(self.hold_tool_card(&call, Hold::Resumed));
         }
         touched
     }
 
-    /// Keeps a call's tool card running while its approval waits (or its resumed run
-    /// works), instead of abandoned by the run that paused; `reopen` also tracks it as open.
-    fn hold_tool_card(&mut self, call: &str, reopen: bool) -> Option<usize> {
+    /// Keeps a call's tool card waiting while its approval (or its client's result)
+    /// waits, or running while its resumed run works, instead of abandoned by the run that
+    /// paused.
+    fn hold_tool_card(&mut self, call: &str, hold: Hold) -> Option<usize> {
         let at = *self.index.get(&format!("tool:{call}"))?;
         let ItemBody::ToolCall(tool) = &mut self.items[at].body else {
             return None;
@@ -163,7 +178,8 @@ impl Transcript {
             return None;
         }
         tool.abandoned = false;
-        if reopen && !self.open.contains(&at) {
+        tool.awaiting_approval = hold == Hold::Approval;
+        if hold == Hold::Resumed && !self.open.contains(&at) {
             self.open.push(at);
         }
         Some(at)
@@ -178,6 +194,7 @@ impl Transcript {
                 }
             }
             Some(Outcome::Cancelled) => {
+                touched.extend(self.mark_continuable());
                 touched.push(self.push(format!("cancelled:{seq}"), ItemBody::Cancelled));
             }
             // Calls of an AG-UI client's own tools: they wait for the client's results
@@ -186,7 +203,7 @@ impl Transcript {
                 pending_tool_call_ids: Some(calls),
             }) => {
                 for call in calls {
-                    if let Some(at) = self.hold_tool_card(call, false) {
+                    if let Some(at) = self.hold_tool_card(call, Hold::ClientResult) {
                         self.pending.insert(call.clone(), at);
                         touched.push(at);
                     }
@@ -214,7 +231,7 @@ impl Transcript {
             self.hidden_calls.remove(call);
             self.pending.insert(call.clone(), at);
             if approval {
-                touched.extend(self.hold_tool_card(call, false));
+                touched.extend(self.hold_tool_card(call, Hold::Approval));
             }
         }
         touched

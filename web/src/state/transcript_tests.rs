@@ -91,7 +91,9 @@ fn streamed_text_accumulates_into_one_message() {
             },
             ItemBody::Assistant {
                 text: "Hello there".into(),
-                streaming: false
+                streaming: false,
+                interrupted: false,
+                continuable: false
             },
         ]
     );
@@ -112,7 +114,9 @@ fn apply_reports_only_the_touched_item_and_skips_seen_seqs() {
         transcript.items()[0].body,
         ItemBody::Assistant {
             text: "Hello".into(),
-            streaming: true
+            streaming: true,
+            interrupted: false,
+            continuable: false
         }
     );
     assert_eq!(transcript.last_seq(), 3);
@@ -285,6 +289,9 @@ mod approval;
 
 #[path = "transcript_input_tests.rs"]
 mod input;
+
+#[path = "transcript_runs_tests.rs"]
+mod runs;
 
 #[test]
 fn a_queued_run_shows_its_place_until_its_next_event() {
