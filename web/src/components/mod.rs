@@ -7,6 +7,7 @@ pub mod copy_code;
 pub mod deadline;
 pub mod form;
 pub mod header;
+pub mod info_dialog;
 pub mod interrupt;
 pub mod message;
 pub mod needs_you;
@@ -17,6 +18,7 @@ pub mod share_dialog;
 pub mod shortcuts;
 pub mod sidebar;
 pub mod sign_in;
+pub mod theme_picker;
 pub mod tool_call;
 pub mod transcript;
 
