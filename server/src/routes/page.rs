@@ -18,7 +18,9 @@ at the built <code>dist/</code> folder. The API is at <code>/api</code>.</p>";
 pub struct Page {
     /// The folder with `index.html`, if there is a built page.
     dir: Option<PathBuf>,
-    /// SHA-256 (base64) of each inline `<script>` in `index.html` (Trunk's loader).
+    /// SHA-256 (base64) of each inline `<script>` in `index.html`: Trunk's loader, the
+    /// history prefetch and the line that applies the remembered colour theme before the
+    /// first paint. Read from the built file, so editing a script needs no change here.
     inline_scripts: Vec<String>,
 }
 

@@ -1,16 +1,18 @@
 //! The header of the main area: the drawer button (small screens), the open session's
 //! title (renamed in place), the connection indicator, export and share, what the
-//! session's model calls used and cost so far, the MCP servers that were down and the model
-//! label from `GET /api/info` (with a hint when the demo model is running) and, when the server signs people in, who is
-//! signed in and a way out.
+//! session's model calls used and cost so far, the MCP servers that were down, the model
+//! chip from `GET /api/info` (it opens the dialog about the server), the colour theme
+//! picker and, when the server signs people in, who is signed in and a way out.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
 use wasm_bindgen::JsCast;
 
+use super::info_dialog::ModelChip;
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareButton;
+use super::theme_picker::ThemePicker;
 use crate::api::{rest, ConnState};
 use crate::state::{usage, use_auth, use_layout, use_session, AuthState};
 
@@ -52,7 +54,10 @@ pub fn Header() -> impl IntoView {
                 })
             }}
             {move || info.get().and_then(mcp_down)}
-            <div class="header-model">{move || info.get().map(model_label)}</div>
+            <div class="header-model">
+                {move || info.get().map(|info| view! { <ModelChip info /> })}
+                <ThemePicker />
+            </div>
             <UserMenu />
         </header>
     }
@@ -134,23 +139,6 @@ fn mcp_down(info: ServerInfo) -> Option<impl IntoView> {
             {label}
         </span>
     })
-}
-
-fn model_label(info: ServerInfo) -> impl IntoView {
-    let demo = info.engine == "demo";
-    let label = if demo {
-        "Demo model".to_string()
-    } else {
-        info.model.clone()
-    };
-    view! {
-        <span class="model-label" data-testid="model-label" title=format!("{} · Tandem {}", info.engine, info.version)>
-            {label}
-        </span>
-        {demo.then(|| view! {
-            <span class="model-hint">"Set TANDEM_ENGINE and a provider to use a real model — see README."</span>
-        })}
-    }
 }
 
 /// Who is signed in, and the sign-out button (not under `--auth none`).

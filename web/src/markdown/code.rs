@@ -17,13 +17,14 @@ pub fn language(info: &str) -> String {
         .collect()
 }
 
-/// The HTML of one code block; `lang` is what [`language`] returned.
+/// The HTML of one code block; `lang` is what [`language`] returned. The `<pre>` takes
+/// focus so a keyboard can scroll a line wider than the screen.
 pub fn block(lang: &str, code: &str) -> String {
     let mut html = String::with_capacity(code.len() * 2 + 200);
     html.push_str(r#"<div class="code-block"><div class="code-head"><span class="code-lang">"#);
     html.push_str(if lang.is_empty() { "text" } else { lang });
     html.push_str(
-        r#"</span><button type="button" class="copy-code" title="Copy the code">Copy</button></div><pre><code"#,
+        r#"</span><button type="button" class="copy-code" title="Copy the code">Copy</button></div><pre tabindex="0"><code"#,
     );
     if !lang.is_empty() {
         html.push_str(r#" class="language-"#);

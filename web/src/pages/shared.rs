@@ -8,6 +8,7 @@ use shared::sharing::SharedSession;
 
 use crate::api::rest;
 use crate::components::header::Connection;
+use crate::components::theme_picker::ThemePicker;
 use crate::components::Transcript;
 use crate::state::provide_shared_session;
 
@@ -48,6 +49,7 @@ pub fn SharedPage(token: String) -> impl IntoView {
                     <span class="shared-badge" data-testid="shared-badge">"Read-only"</span>
                     <Connection />
                     <span class="shared-hidden" data-testid="shared-hidden">{hidden}</span>
+                    <div class="header-model"><ThemePicker /></div>
                 </header>
                 {move || matches!(info.get(), Some(Err(_))).then(|| view! {
                     <p class="welcome" data-testid="shared-gone">

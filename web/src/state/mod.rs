@@ -3,7 +3,7 @@
 //! ([`answer`]), deadlines ([`deadline`]) and refused answers ([`refusal`]) — has no
 //! signals or DOM and is tested on the host; the reactive part — the open session ([`session`]), the
 //! session list ([`sessions`]) and the hash route ([`route`]) — is shared with components
-//! through context.
+//! through context. The colour theme ([`theme`]) lives on `<html>` and in `localStorage`.
 
 pub mod answer;
 pub mod approval;
@@ -17,6 +17,7 @@ pub mod refusal;
 pub mod route;
 pub mod session;
 pub mod sessions;
+pub mod theme;
 pub mod transcript;
 pub mod usage;
 pub mod waiting;
