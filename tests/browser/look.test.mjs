@@ -20,7 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import { seriousViolations } from '../support/axe.mjs';
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shots, VIEWPORTS,
+  sessionIdOf, shots, startSession, VIEWPORTS,
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
 
@@ -176,7 +176,7 @@ describe('light and dark, and a header that fits', () => {
 
     await page.getByLabel('API token').fill(addUser(tandem, 'ada'));
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Work with an agent, in tandem.' }).waitFor();
+    await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
     await look(page, '91-welcome', 'the welcome screen');
   });
 
@@ -256,10 +256,7 @@ describe('light and dark, and a header that fits', () => {
   });
 
   it('shows a session in both themes: Markdown, code, a tool card, an approval, questions and a form', async () => {
-    await byId(page, 'new-session').click();
-    await sessionIdOf(page);
-    await connection(page, 'live');
-    await say(page, 'Show me the palette');
+    await startSession(page, 'Show me the palette');
     const approval = pending(page).and(page.locator('[data-kind=tool_approval]'));
     await approval.waitFor();
     const answer = byId(page, 'assistant-message').first();
