@@ -1,6 +1,7 @@
 //! Opening a SQLite store: the file (private to its owner), the pragmas, the migrations,
-//! and the three kinds of connection (the log writer's own, read-only readers, a small
-//! pool for the other writes).
+//! and the connections: the log engine's own (the writer and replay's readers, rusqlite's
+//! for their whole life, [`super::direct`]) and sqlx's (read-only readers and a small pool
+//! for the other writes).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -9,13 +10,14 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use tokio::sync::Mutex;
 
 use super::checkpoints::{self, WalState};
-use super::direct::WriterConnection;
+use super::direct::{EngineOptions, Readers, WriterConnection};
 use super::log::LogState;
 use super::SqliteStore;
 use crate::store::leases::LeaseTerms;
 use crate::store::{StoreError, StoreOptions};
 
-/// Read-only connections: replays of several sockets and REST reads at once.
+/// Read-only connections: replays of several sockets and REST reads at once (sqlx's for
+/// the records, as many again of the engine's for replay).
 const READERS: u32 = 8;
 /// Connections for the writes outside the log writer.
 const OTHER_WRITERS: u32 = 2;
@@ -24,7 +26,7 @@ const OTHER_WRITERS: u32 = 2;
 /// sessions' pages fit with room to spare (SQLite's default 2 MiB did not). Every page
 /// the writer writes passes through it, so it is what a busy writer holds: 64 MiB made a
 /// single session streaming 100,000 events grow the process by 55 MiB.
-const WRITER_CACHE_SIZE: &str = "-8192";
+const WRITER_CACHE_SIZE: i64 = -8192;
 
 impl SqliteStore {
     /// Opens (creating if missing, with its folder) the database at `url` and migrates it.
@@ -55,12 +57,17 @@ impl SqliteStore {
             .max_connections(READERS)
             .connect_with(options.clone().read_only(true))
             .await?;
-        let writer_options = options.clone().pragma("cache_size", WRITER_CACHE_SIZE);
-        let mut writer = WriterConnection::open(&writer_options).await?;
+        let engine = EngineOptions {
+            path: options.get_filename().to_path_buf(),
+            busy_timeout,
+            writer_cache_size: WRITER_CACHE_SIZE,
+        };
+        let mut writer = super::direct::blocking(|| WriterConnection::open(&engine))?;
         // Rows a previous process left in the log's tail move to `events` before anything
         // reads the log (this store's memory of the tail starts empty).
-        writer.with(LogState::fold_at_open).await?;
+        writer.with(LogState::fold_at_open)?;
         let writer = Arc::new(Mutex::new(writer));
+        let replay = Arc::new(Readers::new(engine, READERS as usize));
         let wal_path = wal_path_of(options.get_filename());
         let wal = Arc::new(WalState::default());
         let checkpointer = checkpoints::spawn(pool.clone(), wal_path.clone(), wal.clone());
@@ -72,7 +79,7 @@ impl SqliteStore {
             pool,
             reads,
             writer,
-            options: writer_options,
+            replay,
             lease,
             log: Arc::new(LogState::default()),
             wal,
@@ -82,13 +89,10 @@ impl SqliteStore {
     }
 
     /// Closes every connection of this store (a tool that hands the file on); clones
-    /// keep the writer's connection open until the last one is dropped.
+    /// keep the engine's connections open until the last one is dropped.
     pub async fn close(self) {
         self.pool.close().await;
         self.reads.close().await;
-        if let Ok(writer) = Arc::try_unwrap(self.writer) {
-            writer.into_inner().close().await;
-        }
     }
 }
 

@@ -2,17 +2,18 @@
 //!
 //! Log writes come only through [`Store::apply`], called by the single log writer, on a
 //! connection of its own for the store's lifetime (no pool to wait for), in `BEGIN
-//! IMMEDIATE` transactions so the write lock is taken up front, each batch in one hop
-//! ([`direct`]); creating and deleting sessions (also the writer's) use it too. Reads (replay, REST) use a pool of read-only
-//! connections and never queue behind the writer; the few other writes (users, share
-//! links, leases, retention) have a small pool of their own. `synchronous = NORMAL`: a
-//! commit survives a process crash; a power cut may lose the last moments.
+//! IMMEDIATE` transactions so the write lock is taken up front, each batch in one hop;
+//! creating and deleting sessions (also the writer's) use it too. That connection and
+//! replay's read-only ones are the log engine's, rusqlite's for their whole life
+//! ([`direct`]); every other connection is sqlx's for its whole life: read-only readers
+//! for the records (never queueing behind the writer) and a small pool for the few other
+//! writes (users, share links, leases, retention). `synchronous = NORMAL`: a commit
+//! survives a process crash; a power cut may lose the last moments.
 
 use shared::api::SessionStatus;
 use std::sync::Arc;
 
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{Connection, SqlitePool};
+use sqlx::SqlitePool;
 use tokio::sync::Mutex;
 
 mod appends;
@@ -68,10 +69,10 @@ pub struct SqliteStore {
     pool: SqlitePool,
     /// Read-only connections for every read.
     reads: SqlitePool,
-    /// The log writer's own connection.
+    /// The log writer's own connection (rusqlite's).
     writer: Arc<Mutex<direct::WriterConnection>>,
-    /// The writer's connect options, to replace a connection that broke.
-    options: SqliteConnectOptions,
+    /// The log engine's read-only connections, for replay (rusqlite's).
+    replay: Arc<direct::Readers>,
     lease: LeaseTerms,
     /// The writer's memory of the log's tail and its mark on the log.
     log: Arc<log::LogState>,
@@ -99,18 +100,21 @@ impl Store for SqliteStore {
     ) -> Result<SessionRow, StoreError> {
         let auto_title = title.is_none();
         let title = title.unwrap_or(DEFAULT_TITLE);
-        sqlx::query(
-            "INSERT INTO sessions (id, owner_id, title, auto_title, created_at, updated_at) \
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id.to_string())
-        .bind(owner.to_string())
-        .bind(title)
-        .bind(auto_title)
-        .bind(now_ms)
-        .bind(now_ms)
-        .execute(self.writer.lock().await.sqlx())
-        .await?;
+        self.writer.lock().await.with(|conn| {
+            conn.prepare_cached(
+                "INSERT INTO sessions (id, owner_id, title, auto_title, created_at, updated_at) \
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![
+                id.to_string(),
+                owner.to_string(),
+                title,
+                auto_title,
+                now_ms,
+                now_ms
+            ])?;
+            Ok(())
+        })?;
         Ok(SessionRow {
             id,
             owner,
@@ -199,13 +203,13 @@ impl Store for SqliteStore {
     }
 
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        let done = sqlx::query("DELETE FROM sessions WHERE id = ?")
-            .bind(id.to_string())
-            .execute(self.writer.lock().await.sqlx())
-            .await?;
+        let deleted = self.writer.lock().await.with(|conn| {
+            let mut delete = conn.prepare_cached("DELETE FROM sessions WHERE id = ?")?;
+            Ok(delete.execute([id.to_string()])?)
+        })?;
         // Its tail rows went with it.
         self.log.tail.forget(id);
-        Ok(done.rows_affected() > 0)
+        Ok(deleted > 0)
     }
 
     async fn events_after(
@@ -214,7 +218,7 @@ impl Store for SqliteStore {
         after: u64,
         limit: u32,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        reads::events_after(&self.reads, &self.log.tail, id, after, limit).await
+        reads::events_after(&self.replay, &self.log.tail, id, after, limit).await
     }
 
     async fn frames_after(
@@ -223,7 +227,7 @@ impl Store for SqliteStore {
         after: u64,
         limit: u32,
     ) -> Result<FramePage, StoreError> {
-        reads::frames_after(&self.reads, &self.log.tail, id, after, limit).await
+        reads::frames_after(&self.replay, &self.log.tail, id, after, limit).await
     }
 
     async fn replay_after(
@@ -233,7 +237,7 @@ impl Store for SqliteStore {
         limit: u32,
         sink: &mut (dyn FnMut(u64, &str) + Send),
     ) -> Result<Replayed, StoreError> {
-        reads::replay_after(&self.reads, &self.log.tail, id, after, limit, sink).await
+        reads::replay_after(&self.replay, &self.log.tail, id, after, limit, sink).await
     }
 
     async fn interrupt(
@@ -366,15 +370,14 @@ impl Store for SqliteStore {
             return Ok(self.log.next_upkeep());
         }
         let mut conn = self.writer.lock().await;
-        conn.with(|direct| self.log.run_upkeep(direct, &upkeep))
-            .await?;
+        conn.with(|direct| self.log.run_upkeep(direct, &upkeep))?;
         self.wal.committed();
         Ok(self.log.next_upkeep())
     }
 
     async fn settle_log(&self) -> Result<(), StoreError> {
         let mut conn = self.writer.lock().await;
-        conn.with(|direct| self.log.settle(direct)).await?;
+        conn.with(|direct| self.log.settle(direct))?;
         self.wal.committed();
         Ok(())
     }
@@ -382,21 +385,19 @@ impl Store for SqliteStore {
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.lock().await;
         let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
-        let result = conn
-            .with(|direct| {
-                if must_checkpoint {
-                    // The checkpointer fails or cannot keep up: checkpoint here, as SQLite
-                    // would have; a failure (a full disk) is the producers' error at once.
-                    direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
-                }
-                apply_batch(direct, &self.lease, &self.log, batch, now_ms)
-            })
-            .await;
+        let result = conn.with(|direct| {
+            if must_checkpoint {
+                // The checkpointer fails or cannot keep up: checkpoint here, as SQLite
+                // would have; a failure (a full disk) is the producers' error at once.
+                direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+            }
+            apply_batch(direct, &self.lease, &self.log, batch, now_ms)
+        });
         match &result {
             Ok(_) => self.wal.committed(),
             // Nothing was committed. If the connection no longer answers, the next batch
             // gets a new one.
-            Err(_) if conn.sqlx().ping().await.is_err() => conn.reopen(&self.options).await?,
+            Err(_) if !conn.answers() => conn.reopen()?,
             Err(_) => {}
         }
         result

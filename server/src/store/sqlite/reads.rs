@@ -8,16 +8,15 @@
 //! session, a run folding what was appended since its last model call).
 
 use rusqlite::params;
-use sqlx::SqlitePool;
 
-use super::direct::with_reader;
+use super::direct::Readers;
 use super::tail::{Tail, TailRow};
 use crate::domain::SessionId;
 use crate::store::{FramePage, Replayed, StoreError, StoredEvent};
 
 /// Up to `limit` events with `seq > after`, in seq order.
 pub(super) async fn events_after(
-    reads: &SqlitePool,
+    reads: &Readers,
     tail: &Tail,
     id: SessionId,
     after: u64,
@@ -37,7 +36,7 @@ pub(super) async fn events_after(
 /// Up to `limit` frames of events with `seq > after`, written one after another into one
 /// text that the page's frames share (one copy of each event).
 pub(super) async fn frames_after(
-    reads: &SqlitePool,
+    reads: &Readers,
     tail: &Tail,
     id: SessionId,
     after: u64,
@@ -57,7 +56,7 @@ pub(super) async fn frames_after(
 /// `events` straight from SQLite's row (its text checked as UTF-8, not copied), then
 /// those in memory.
 pub(super) async fn replay_after(
-    reads: &SqlitePool,
+    reads: &Readers,
     tail: &Tail,
     id: SessionId,
     after: u64,
@@ -70,24 +69,25 @@ pub(super) async fn replay_after(
         last_seq: after,
     };
     if !starts_at(&held, after) {
-        replayed = with_reader(reads, |conn| {
-            let mut select = conn.prepare_cached(EVENTS_AFTER)?;
-            let mut rows = select.query(params![id.to_string(), sql_seq(after), limit])?;
-            let mut replayed = replayed;
-            while let Some(row) = rows.next()? {
-                let seq = row.get::<_, i64>(0)? as u64;
-                let bytes = row.get_ref(1)?.as_bytes().map_err(rusqlite::Error::from)?;
-                let json = simdutf8::basic::from_utf8(bytes)
-                    .map_err(|_| StoreError::Corrupt(format!("event {seq} is not UTF-8")))?;
-                sink(seq, json);
-                replayed = Replayed {
-                    count: replayed.count + 1,
-                    last_seq: seq,
-                };
-            }
-            Ok(replayed)
-        })
-        .await?;
+        replayed = reads
+            .with(|conn| {
+                let mut select = conn.prepare_cached(EVENTS_AFTER)?;
+                let mut rows = select.query(params![id.to_string(), sql_seq(after), limit])?;
+                let mut replayed = replayed;
+                while let Some(row) = rows.next()? {
+                    let seq = row.get::<_, i64>(0)? as u64;
+                    let bytes = row.get_ref(1)?.as_bytes().map_err(rusqlite::Error::from)?;
+                    let json = simdutf8::basic::from_utf8(bytes)
+                        .map_err(|_| StoreError::Corrupt(format!("event {seq} is not UTF-8")))?;
+                    sink(seq, json);
+                    replayed = Replayed {
+                        count: replayed.count + 1,
+                        last_seq: seq,
+                    };
+                }
+                Ok(replayed)
+            })
+            .await?;
     }
     for row in held {
         if replayed.count == limit {
