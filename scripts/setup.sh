@@ -18,6 +18,7 @@ TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
 SCHEMATHESIS_VERSION=4.32.5
 CARGO_FUZZ_VERSION=0.13.2
+NEXTEST_VERSION=0.9.143
 TOOLS_DIR="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -109,6 +110,11 @@ if $want_test; then
   if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
     say "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 2 minutes, once)"
     cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+  fi
+  # The Rust tests' runner: any 0.9 already installed will do.
+  if ! cargo nextest --version 2>/dev/null | grep -q "cargo-nextest 0\.9\."; then
+    say "installing cargo-nextest $NEXTEST_VERSION (about 5 minutes, once)"
+    cargo install cargo-nextest --version "$NEXTEST_VERSION" --locked
   fi
   ensure_postgres
   # Schemathesis (PyPI) in a venv of its own, pinned.

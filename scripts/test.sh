@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export PATH="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
+# Every test runs under a time limit: a Rust test is killed after two minutes
+# (.config/nextest.toml), a node test after two minutes (--test-timeout), each named.
+
 # Each step says how long the one before it took, and the end how long it all took.
 started=$SECONDS
 last=""
@@ -41,11 +44,13 @@ drop_scratch() {
     while read -r db; do psql "$TANDEM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"; done
 }
 trap drop_scratch EXIT
-cargo test --workspace
+# cargo-nextest (.config/nextest.toml): a test that hangs is killed after two minutes and
+# fails with its name; no retries.
+cargo nextest run --workspace --no-tests=warn
 step "the integration suite again, on PostgreSQL"
 # `--workspace` keeps the feature set of the run above: `-p tandem` alone would resolve
 # features differently and rebuild the whole graph (~4 minutes on two cores).
-TANDEM_TEST_BACKEND=postgres cargo test --workspace --test api
+TANDEM_TEST_BACKEND=postgres cargo nextest run --workspace --test api
 step "benchmark smoke run (frames correct; figures not judged)"
 target/debug/tandem-bench --smoke
 step "fuzz smoke: every parser of outside input, a few thousand inputs each"
@@ -54,8 +59,8 @@ step "schemathesis against the live API (auth on)"
 TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
-  node --test --test-concurrency=1 tests/conformance tests/browser
+  node --test --test-concurrency=1 --test-timeout=120000 tests/conformance tests/browser
 step "AG-UI conformance and browser tests again, on PostgreSQL"
 TANDEM_TEST_BACKEND=postgres TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
-  node --test --test-concurrency=1 tests/conformance tests/browser
+  node --test --test-concurrency=1 --test-timeout=120000 tests/conformance tests/browser
 step "done in $((SECONDS - started)) s"

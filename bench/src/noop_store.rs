@@ -253,6 +253,10 @@ impl Store for NoopStore {
         "bench"
     }
 
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
     async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
         Ok(Vec::new())
     }

@@ -52,7 +52,11 @@ where
     <S::Service as Service<Request>>::Future: 'static,
     B: MessageBody + 'static,
 {
-    let mut builder = Server::build().shutdown_timeout(SHUTDOWN_TIMEOUT_SECS);
+    // Signals are the application's to handle: it stops in its own order
+    // (`Application::run_until_signalled`).
+    let mut builder = Server::build()
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECS)
+        .disable_signals();
     if let Some(workers) = workers {
         builder = builder.workers(workers);
     }

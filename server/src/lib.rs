@@ -1,7 +1,8 @@
 //! Tandem: a server where a person and an LLM agent work in tandem.
 //!
 //! # Layout
-//! - [`config`], [`telemetry`], [`startup`]: reading settings and assembling the app.
+//! - [`config`], [`telemetry`], [`startup`]: reading settings and assembling the app;
+//!   [`lifecycle`]: the clean stop every long-lived task takes part in.
 //! - [`domain`]: identifiers and time.
 //! - [`store`]: the event log behind the [`store::Store`] trait (SQLite backend).
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
@@ -29,6 +30,7 @@ pub mod error;
 pub mod eventlog;
 pub mod export;
 pub mod http_server;
+pub mod lifecycle;
 pub mod limits;
 pub mod mcp;
 pub mod metrics;

@@ -1,5 +1,5 @@
-//! The `tandem` binary: read the configuration, start logging, serve until stopped (or
-//! run `tandem users …` and exit).
+//! The `tandem` binary: read the configuration, start logging, serve until SIGTERM or
+//! Ctrl-C and stop cleanly (or run `tandem users …` and exit).
 
 use tandem::config::{Command, LoadError};
 use tandem::{telemetry, Application};
@@ -38,6 +38,6 @@ async fn main() -> anyhow::Result<()> {
     // A target of its own, so a quieter filter can keep it: `RUST_LOG=warn,tandem::listening=info`.
     let address = app.address();
     tracing::info!(target: "tandem::listening", %address, "Tandem is listening: open http://{address}");
-    app.run_until_stopped().await?;
+    app.run_until_signalled().await?;
     Ok(())
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::domain::now_ms;
 use crate::eventlog::Hub;
+use crate::lifecycle::Lifecycle;
 use crate::store::Store;
 
 /// How often retention looks for old sessions.
@@ -14,13 +15,23 @@ pub const RETENTION_EVERY: Duration = Duration::from_secs(60);
 /// Sessions deleted per statement (the task loops until none are left).
 const BATCH: u32 = 500;
 
-/// Starts the task: every `every`, deletes idle sessions not updated for `max_age`.
-pub fn spawn<S: Store>(store: Arc<S>, hub: Hub, max_age: Duration, every: Duration) {
-    tokio::spawn(async move {
+/// Starts the task: every `every`, deletes idle sessions not updated for `max_age`, until
+/// the process stops.
+pub fn spawn<S: Store>(
+    store: Arc<S>,
+    hub: Hub,
+    (max_age, every): (Duration, Duration),
+    lifecycle: &Lifecycle,
+) {
+    let stop = lifecycle.halting().clone();
+    lifecycle.spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tick.tick().await;
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tick.tick() => {}
+            }
             match sweep(&*store, &hub, max_age).await {
                 Ok(0) => {}
                 Ok(deleted) => tracing::info!(deleted, "retention deleted finished sessions"),

@@ -1,11 +1,15 @@
 //! Assembling and running the application: storage, writer, hub, engine, runner, HTTP.
 //!
 //! [`Application::build`] binds first (port 0 works; [`Application::port`] tells which),
-//! repairs runs a crash left open, then serves; tests run it in-process.
+//! repairs runs a crash left open, then serves; tests run it in-process. The binary
+//! serves until SIGTERM or Ctrl-C and then stops cleanly
+//! ([`Application::run_until_signalled`]): see [`crate::lifecycle`].
 
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
 
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::{middleware, web, App};
@@ -22,6 +26,7 @@ use crate::auth::{Auth, Endings};
 use crate::config::{Config, EngineKind};
 use crate::edge::EdgePolicy;
 use crate::eventlog::{Hub, Writer};
+use crate::lifecycle::Lifecycle;
 use crate::limits::{PerMinute, RateLimits, SocketCounts, SocketLimits};
 use crate::mcp::McpTools;
 use crate::routes::Page;
@@ -39,13 +44,22 @@ impl UseStore for BuildOn {
     }
 }
 
+/// Hands this instance's run leases back (the store's, whichever backend it is).
+type ReleaseLeases =
+    Box<dyn Fn() -> BoxFuture<'static, Result<u64, crate::store::StoreError>> + Send>;
+
 /// A built, listening application.
 pub struct Application {
     port: u16,
     address: String,
     server: Server,
-    /// Ends the background tasks once the server stops.
-    shutdown: tokio_util::sync::CancellationToken,
+    /// The stop every task takes part in.
+    lifecycle: Lifecycle,
+    /// The log writer, flushed and joined last.
+    writer: Writer,
+    release_leases: ReleaseLeases,
+    /// How long a stop may take (`--shutdown-grace-ms`).
+    grace: Duration,
 }
 
 impl Application {
@@ -61,15 +75,15 @@ impl Application {
     pub async fn build_with<S: Store>(config: Config, store: Arc<S>) -> anyhow::Result<Self> {
         let engine = engine(&config)?;
         let hub = Hub::default();
-        let shutdown = tokio_util::sync::CancellationToken::new();
+        let lifecycle = Lifecycle::default();
         let (tools, approval_flags) = tools(&config)?;
-        let mcp = mcp_tools(&config, &approval_flags, &shutdown).await?;
+        let mcp = mcp_tools(&config, &approval_flags, &lifecycle).await?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
         let limits = &config.limits;
         let runner = Runner::new(RunDeps {
             store: store.clone(),
-            writer,
+            writer: writer.clone(),
             engine: engine.clone(),
             tools: Arc::new(tools.with_mcp(mcp)),
             limits: run_limits(&config),
@@ -86,7 +100,8 @@ impl Application {
             system_prompt: config.system_prompt()?.map(Arc::from),
             context: config.context_policy(),
             models: models(&config, &engine.info().model),
-            shutdown: shutdown.clone(),
+            lifecycle: lifecycle.clone(),
+            released_elsewhere: Default::default(),
         });
         let recovered = runner.recover_interrupted_runs(true).await?;
         if recovered > 0 {
@@ -102,21 +117,22 @@ impl Application {
                 runs: Arc::new(runner.clone()),
                 endings: endings.clone(),
             };
-            crate::eventlog::relay::spawn(store.clone(), targets, changes, shutdown.clone());
+            crate::eventlog::relay::spawn(store.clone(), targets, changes, &lifecycle);
         }
         runner.spawn_lease_keeper(Duration::from_millis(config.run_lease_ms / 3));
         runner.spawn_expiry_sweeper();
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
-            crate::retention::spawn(
-                store.clone(),
-                hub.clone(),
-                max_age,
-                crate::retention::RETENTION_EVERY,
-            );
+            let every = crate::retention::RETENTION_EVERY;
+            crate::retention::spawn(store.clone(), hub.clone(), (max_age, every), &lifecycle);
         }
         let info = engine.info();
         let webhook_store = store.clone();
+        let lease_store = store.clone();
+        let release_leases: ReleaseLeases = Box::new(move || {
+            let store = lease_store.clone();
+            Box::pin(async move { store.release_leases().await })
+        });
         let auth = web::Data::new(Auth::new(config.access.auth, store.clone()));
         let state = web::Data::new(AppState {
             store,
@@ -154,6 +170,7 @@ impl Application {
             }),
             max_shares_per_session: limits.max_shares_per_session,
             endings,
+            lifecycle: lifecycle.clone(),
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(
@@ -163,7 +180,7 @@ impl Application {
         })?;
         let local = listener.local_addr()?;
         if let Some(webhooks) = config.webhooks.config(&local.to_string())? {
-            crate::webhooks::spawn(webhook_store, webhooks, shutdown.clone());
+            crate::webhooks::spawn(webhook_store, webhooks, &lifecycle);
         }
         let page = Page::load(config.web_dir.clone());
         let edge = web::Data::new(EdgePolicy::new(
@@ -187,7 +204,10 @@ impl Application {
             port: local.port(),
             address: local.to_string(),
             server,
-            shutdown,
+            lifecycle,
+            writer,
+            release_leases,
+            grace: Duration::from_millis(config.shutdown_grace_ms),
         })
     }
 
@@ -206,11 +226,92 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until stopped (by a signal or the handle).
+    /// Serves until stopped by the handle; then the runs and background tasks stop too
+    /// (not joined: tests start another instance at once).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let _ending = self.shutdown.drop_guard();
-        self.server.await
+        let served = self.server.await;
+        self.lifecycle.halting().cancel();
+        self.lifecycle.ending().cancel();
+        served
     }
+
+    /// Serves until SIGTERM or Ctrl-C, then stops cleanly within the grace: sockets are
+    /// told Tandem is going away (1001) and no new connection is taken while requests in
+    /// flight finish; each run stops at a safe point; the run leases are handed back, so
+    /// another instance (or the next start) continues those runs at once; the MCP
+    /// servers and webhook deliveries stop; the log writer commits what it holds and is
+    /// joined. An error if the grace ran out first (what was left is repaired at the next
+    /// start, as after a crash).
+    pub async fn run_until_signalled(self) -> anyhow::Result<()> {
+        let Self {
+            server,
+            lifecycle,
+            writer,
+            release_leases,
+            grace,
+            ..
+        } = self;
+        let handle = server.handle();
+        tokio::pin!(server);
+        let signal = tokio::select! {
+            served = &mut server => return Ok(served?),
+            signal = stop_signal() => signal?,
+        };
+        tracing::info!(signal, grace_ms = grace.as_millis() as u64, "stopping");
+        let started = Instant::now();
+        let stop = async {
+            // The server's own loop is this future: it must be polled for the stop to
+            // be carried out.
+            let server_stopped = async {
+                let _ = tokio::join!(handle.stop(true), &mut server);
+            };
+            // The leases go back as soon as the runs have stopped, while connections
+            // still close (a socket's close handshake may take the server's second).
+            let runs_stopped = async {
+                lifecycle.halt().await;
+                release(&release_leases).await;
+            };
+            tokio::join!(runs_stopped, server_stopped);
+            // A request that was in flight may have started a run meanwhile (its task was
+            // not spawned): its lease goes back too.
+            release(&release_leases).await;
+            lifecycle.end().await;
+            writer.close().await;
+        };
+        if tokio::time::timeout(grace, stop).await.is_err() {
+            tracing::error!(
+                unfinished = lifecycle.unfinished(),
+                "the stop ran out of its grace (--shutdown-grace-ms); what was left is repaired at the next start"
+            );
+            let _ = tokio::time::timeout(Duration::from_secs(1), release(&release_leases)).await;
+            anyhow::bail!("did not stop within --shutdown-grace-ms");
+        }
+        let ms = started.elapsed().as_millis() as u64;
+        tracing::info!(ms, "stopped cleanly");
+        Ok(())
+    }
+}
+
+/// Hands the leases back, saying how many.
+async fn release(release_leases: &ReleaseLeases) {
+    match release_leases().await {
+        Ok(0) => {}
+        Ok(released) => tracing::info!(released, "handed run leases back"),
+        Err(error) => {
+            tracing::warn!(%error, "could not hand run leases back; they lapse after --run-lease-ms")
+        }
+    }
+}
+
+/// Waits for SIGTERM or SIGINT (Ctrl-C); says which.
+async fn stop_signal() -> std::io::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(tokio::select! {
+        _ = terminate.recv() => "SIGTERM",
+        _ = interrupt.recv() => "SIGINT",
+    })
 }
 
 fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
@@ -286,7 +387,7 @@ fn models(config: &Config, default: &str) -> Vec<String> {
 async fn mcp_tools(
     config: &Config,
     approval_flags: &[(String, bool)],
-    shutdown: &tokio_util::sync::CancellationToken,
+    lifecycle: &Lifecycle,
 ) -> anyhow::Result<McpTools> {
     let mut servers = match &config.mcp_config {
         Some(path) => crate::mcp::config::load(path)?,
@@ -298,5 +399,5 @@ async fn mcp_tools(
     }
     // rmcp's HTTP client (reqwest 0.13) brings rustls without a crypto provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    Ok(McpTools::start(servers, shutdown.clone()).await)
+    Ok(McpTools::start(servers, lifecycle).await)
 }

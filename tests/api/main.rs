@@ -7,6 +7,7 @@ mod access;
 mod agui;
 mod anthropic;
 mod approval;
+mod clean_stop;
 mod expiry;
 mod faults;
 mod frames;

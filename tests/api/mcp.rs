@@ -342,3 +342,42 @@ async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
     assert_eq!(counted.last().unwrap()["text"], "0 notes, after 1000 ms");
     assert_valid_session(&app.log(&session).await, true);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_running_it_again() {
+    let turns = json!([
+        {"toolCalls": [call("notes__slow_add", json!({"text": "once", "ms": 1500}))]},
+        {"text": "Added."},
+    ]);
+    let mut setup = WithNotes::start(turns, json!({}));
+    let app = setup.tandem.client();
+    let (session, _socket) = app.open_session().await;
+    app.say(&session, "add slowly").await;
+    assert!(
+        setup
+            .tandem
+            .logged("notes-server: calling slow_add", DEADLINE)
+            .await
+    );
+    setup.tandem.signal("TERM");
+    let status = setup.tandem.exited(DEADLINE).await.expect("it stops");
+    assert!(status.success(), "{status}");
+    setup.tandem = Tandem::spawn_with(&setup.url, &setup.script, &["--mcp-config", &setup.config]);
+    let app = setup.tandem.client();
+    let run = latest_run(&app, &session).await;
+    let results = results(&run);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(
+        results[0]["text"], "added slowly; 1 notes",
+        "the call finished before the stop and its result was committed"
+    );
+    assert!(
+        !setup
+            .tandem
+            .logged("notes-server: calling slow_add", Duration::ZERO)
+            .await,
+        "not run again"
+    );
+    assert_eq!(run.last().unwrap().1.type_name(), "RUN_FINISHED");
+    assert_valid_session(&app.log(&session).await, true);
+}

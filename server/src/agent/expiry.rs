@@ -67,12 +67,12 @@ impl<S: Store> Runner<S> {
     /// Starts the sweeper on the current runtime.
     pub fn spawn_expiry_sweeper(&self) {
         let runner = self.clone();
-        tokio::spawn(async move {
+        self.deps.lifecycle.spawn(async move {
             let mut tick = tokio::time::interval(SWEEP_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
-                    _ = runner.deps.shutdown.cancelled() => return,
+                    _ = runner.deps.lifecycle.halting().cancelled() => return,
                     _ = tick.tick() => {}
                 }
                 if let Err(error) = runner.sweep().await {

@@ -54,9 +54,12 @@ pub struct RunDeps<S> {
     pub models: Vec<String>,
     /// What model calls cost (`--prices`).
     pub prices: Arc<crate::config::PriceTable>,
-    /// Cancelled when the server stops: the background tasks (lease keeper, expiry
-    /// sweeper, relay) end with it.
-    pub shutdown: tokio_util::sync::CancellationToken,
+    /// The process's stop: runs stop at a safe point when it begins, and the background
+    /// tasks (lease keeper, expiry sweeper) end with it; each is spawned through it.
+    pub lifecycle: crate::lifecycle::Lifecycle,
+    /// Woken when another instance hands its runs back: the lease keeper takes them over
+    /// at once instead of at its next beat.
+    pub released_elsewhere: Arc<tokio::sync::Notify>,
 }
 
 /// What one run, and the input that starts it, may amount to.

@@ -33,6 +33,10 @@ pub enum RunAbort {
     EventLimit(u64),
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The process is stopping: the run stopped at a safe point with everything it sent
+    /// committed, and continues at the next start or on another instance.
+    #[error("the process is stopping")]
+    Halted,
 }
 
 /// Content batches a run may have handed to the writer without their commit.
@@ -223,6 +227,11 @@ impl Recorder {
         self.open = self.committed.clone();
         self.stream = StreamId::fresh();
         abort
+    }
+
+    /// Awaits the commit of everything sent so far.
+    pub async fn settle(&mut self) -> Result<(), RunAbort> {
+        self.settle_down_to(0).await
     }
 
     /// Appends one event, as [`Self::emit_all`] does.

@@ -112,17 +112,20 @@ impl<S: Store> Runner<S> {
     }
 
     /// Keeps this instance's run leases alive and takes over lapsed ones, every `every`
-    /// (a third of the lease), for as long as the process runs.
+    /// (a third of the lease) and whenever another instance hands its runs back, until
+    /// the process stops.
     pub fn spawn_lease_keeper(&self, every: std::time::Duration) {
         let runner = self.clone();
-        self.deps.runtime.spawn(async move {
+        let lifecycle = self.deps.lifecycle.clone();
+        let task = async move {
             let mut beat = tokio::time::interval(every);
             beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             beat.tick().await;
             loop {
                 tokio::select! {
-                    _ = runner.deps.shutdown.cancelled() => return,
+                    _ = runner.deps.lifecycle.halting().cancelled() => return,
                     _ = beat.tick() => {}
+                    _ = runner.deps.released_elsewhere.notified() => {}
                 }
                 if let Err(error) = runner.deps.store.renew_leases(now_ms()).await {
                     tracing::warn!(%error, "could not renew run leases");
@@ -131,7 +134,8 @@ impl<S: Store> Runner<S> {
                     tracing::warn!(%error, "could not take over lapsed runs");
                 }
             }
-        });
+        };
+        lifecycle.spawn_on(task, &self.deps.runtime);
     }
 }
 

@@ -43,6 +43,8 @@ const INTERNAL: &str = "the run failed unexpectedly; the error has been logged";
 pub(super) enum Halt {
     Cancelled,
     Failed(EngineError),
+    /// The process is stopping: the call is abandoned as a crash would abandon it.
+    Stopping,
 }
 
 /// Drives a run to its end. Never panics on bad model output. When the log cannot be
@@ -83,10 +85,14 @@ pub async fn drive<S: Store>(
         }
         // Fenced off: the run goes on elsewhere; nothing more is written from here.
         Err(RunAbort::LeaseLost) => fenced_off(&recorder),
+        Err(RunAbort::Halted) => tracing::info!(
+            run = recorder.run_id(),
+            "the process is stopping: the run stopped at a safe point and goes on at the next start or on another instance"
+        ),
         Err(RunAbort::EventLimit(_)) => unreachable!("the limit was lifted"),
         Err(RunAbort::Write(error)) => {
             tracing::error!(%error, run = recorder.run_id(), "the log cannot be written; ending the run once it can");
-            end_after_storage_failure(&mut recorder).await;
+            end_after_storage_failure(&mut recorder, deps.lifecycle.halting()).await;
         }
     }
 }
@@ -101,19 +107,25 @@ fn fenced_off(recorder: &Recorder) {
 
 /// Retries ending the run as failed until the log accepts it (or gives up after
 /// [`STORAGE_GIVE_UP`]; the next start then repairs the run).
-async fn end_after_storage_failure(recorder: &mut Recorder) {
+async fn end_after_storage_failure(recorder: &mut Recorder, halting: &CancellationToken) {
     let started = std::time::Instant::now();
     let mut wait = std::time::Duration::from_secs(1);
     let message = "the event log could not be written (the database was busy or full); \
                    this run stopped. Send a message to continue.";
     recorder.lift_event_limit();
     while started.elapsed() < STORAGE_GIVE_UP {
-        tokio::time::sleep(wait).await;
+        tokio::select! {
+            // The next start repairs the run.
+            _ = halting.cancelled() => return,
+            _ = tokio::time::sleep(wait) => {}
+        }
         match fail(recorder, "storage_unavailable", message).await {
             // A write that failed while this instance was frozen or cut off may be followed
             // by the discovery that another instance has taken the run over meanwhile.
             Err(RunAbort::LeaseLost) => return fenced_off(recorder),
-            Ok(()) | Err(RunAbort::SessionGone | RunAbort::EventLimit(_)) => return,
+            Ok(()) | Err(RunAbort::SessionGone | RunAbort::EventLimit(_) | RunAbort::Halted) => {
+                return
+            }
             Err(RunAbort::Write(_)) => wait = (wait * 2).min(std::time::Duration::from_secs(30)),
         }
     }
@@ -129,7 +141,8 @@ async fn run<S: Store>(
     cancel: &CancellationToken,
     admission: Admission,
 ) -> Result<(), RunAbort> {
-    let Some(_slot) = take_slot(recorder, admission, cancel).await? else {
+    let halting = deps.lifecycle.halting();
+    let Some(_slot) = take_slot(recorder, admission, (cancel, halting)).await? else {
         return finish_cancelled(recorder).await;
     };
     let context = tool_context(deps, recorder).await?;
@@ -139,6 +152,9 @@ async fn run<S: Store>(
     loop {
         if cancel.is_cancelled() {
             return finish_cancelled(recorder).await;
+        }
+        if halting.is_cancelled() {
+            return stop_here(recorder).await;
         }
         let history = load_history(deps, recorder, &mut folded).await?;
         if !history.pending.is_empty() {
@@ -200,6 +216,7 @@ async fn run<S: Store>(
         let called_tools = match called {
             Ok(called_tools) => called_tools,
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
+            Err(Halt::Stopping) => return stop_here(recorder).await,
             Err(Halt::Failed(error)) => {
                 METRICS.provider_error(&labels.provider, error.code);
                 return fail(recorder, error.code, &error.message).await;
@@ -249,6 +266,7 @@ async fn stream_model_call<S: Store>(
         let item = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Ok(Err(Halt::Cancelled)),
+            _ = deps.lifecycle.halting().cancelled() => return Ok(Err(Halt::Stopping)),
             item = stream.next() => item,
         };
         match item {
@@ -324,6 +342,14 @@ async fn finish_for_client(recorder: &mut Recorder, interrupt: Interrupt) -> Res
     recorder
         .emit_all(vec![client_tools::pending_event(&interrupt), finished])
         .await
+}
+
+/// Stops the run where it is because the process is stopping: what it sent is committed,
+/// nothing else is written (the next start, or another instance, repairs the log and
+/// continues the run as after a crash).
+async fn stop_here(recorder: &mut Recorder) -> Result<(), RunAbort> {
+    recorder.settle().await?;
+    Err(RunAbort::Halted)
 }
 
 async fn finish_cancelled(recorder: &mut Recorder) -> Result<(), RunAbort> {

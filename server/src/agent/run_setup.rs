@@ -12,11 +12,13 @@ use super::RunDeps;
 use crate::domain::{UserId, UserName};
 use crate::store::Store;
 
-/// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile.
+/// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile,
+/// [`RunAbort::Halted`] if the process stops meanwhile (the log ends with the wait, so the
+/// run takes its place in the line again at the next start).
 pub(super) async fn take_slot(
     recorder: &mut Recorder,
     admission: Admission,
-    cancel: &CancellationToken,
+    (cancel, halting): (&CancellationToken, &CancellationToken),
 ) -> Result<Option<RunSlot>, RunAbort> {
     let (position, ready) = match admission {
         Admission::Now(slot) => return Ok(Some(slot)),
@@ -31,6 +33,7 @@ pub(super) async fn take_slot(
     tokio::select! {
         biased;
         _ = cancel.cancelled() => Ok(None),
+        _ = halting.cancelled() => Err(RunAbort::Halted),
         slot = ready => Ok(slot.ok()),
     }
 }

@@ -277,6 +277,13 @@ impl<S: Store> Runner<S> {
     /// Starts a run's loop. Its place in its owner's line for a slot is taken here,
     /// before the task exists, so each user's runs start in the order they were spawned.
     fn spawn(&self, session: SessionId, owner: UserId, run_id: String, cancel: CancellationToken) {
+        if self.deps.lifecycle.is_halting() {
+            // Its start is committed and its lease is handed back with the others: it
+            // begins at the next start, or on another instance.
+            tracing::info!(%session, run = run_id, "the process is stopping; the run starts elsewhere");
+            self.unregister(session, &run_id);
+            return;
+        }
         let admission = self.deps.slots.admit(owner);
         let recorder = Recorder::new(
             self.deps.writer.clone(),
@@ -295,9 +302,10 @@ impl<S: Store> Runner<S> {
             runner.unregister(session, &run_id);
             tracing::info!(seconds = started.elapsed().as_secs_f64(), "run ended");
         };
-        self.deps
-            .runtime
-            .spawn(tracing::Instrument::instrument(drive, span));
+        self.deps.lifecycle.spawn_on(
+            tracing::Instrument::instrument(drive, span),
+            &self.deps.runtime,
+        );
     }
 
     fn register(&self, session: SessionId, run_id: &str) -> CancellationToken {
@@ -389,5 +397,9 @@ impl<S: Store> crate::eventlog::relay::RunControl for Runner<S> {
         for (_, token) in runs.filter(|(id, _)| run.is_none_or(|run| run == id)) {
             token.cancel();
         }
+    }
+
+    fn take_over_released(&self) {
+        self.deps.released_elsewhere.notify_one();
     }
 }

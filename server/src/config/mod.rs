@@ -144,6 +144,11 @@ pub struct Config {
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
     #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
     pub write_retry_ms: u64,
+    /// How long a stop (SIGTERM, Ctrl-C) may take, in ms: sockets are told Tandem is
+    /// going away, runs stop at a safe point and hand their leases back, the log is
+    /// flushed and every task joined within it.
+    #[arg(long, env = "TANDEM_SHUTDOWN_GRACE_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..))]
+    pub shutdown_grace_ms: u64,
     /// A JSON price table (USD per million tokens by model) that costs every model call;
     /// see `docs/prices.example.json`.
     #[arg(long, env = "TANDEM_PRICES")]

@@ -15,11 +15,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedReceiver;
-use tokio_util::sync::CancellationToken;
 
 use super::hub::{Hub, Published};
 use crate::auth::Endings;
 use crate::domain::SessionId;
+use crate::lifecycle::Lifecycle;
 use crate::store::{Change, Store};
 
 /// Changes handled per round at most (the rest wait for the next round).
@@ -31,6 +31,9 @@ const PAGE: u32 = 1000;
 pub trait RunControl: Send + Sync + 'static {
     /// Cancels `run` of `session` (every run of it if `None`) if it executes here.
     fn stop_here(&self, session: SessionId, run: Option<&str>);
+
+    /// Another instance handed its runs back (it stopped cleanly): take them over now.
+    fn take_over_released(&self);
 }
 
 /// Where the relay hands what it reads.
@@ -40,16 +43,16 @@ pub struct Targets {
     pub endings: Endings,
 }
 
-/// Starts relaying `changes` to `targets`; ends when the feed does or `shutdown` is
-/// cancelled.
+/// Starts relaying `changes` to `targets`; ends when the feed does or the process stops.
 pub fn spawn<S: Store>(
     store: Arc<S>,
     targets: Targets,
     mut changes: UnboundedReceiver<Change>,
-    shutdown: CancellationToken,
+    lifecycle: &Lifecycle,
 ) {
     let Targets { hub, runs, endings } = targets;
-    tokio::spawn(async move {
+    let shutdown = lifecycle.halting().clone();
+    lifecycle.spawn(async move {
         let mut round = Vec::with_capacity(ROUND);
         loop {
             let received = tokio::select! {
@@ -95,7 +98,9 @@ fn sort(
                 wanted.remove(&session);
             }
             Change::Ended(ending) => endings.announce(ending),
+            Change::LeasesReleased => runs.take_over_released(),
             Change::Missed => {
+                runs.take_over_released();
                 endings.recheck_all();
                 for (session, last) in hub.watched() {
                     wanted.insert(session, (last + 1, u64::MAX));

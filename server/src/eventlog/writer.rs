@@ -62,6 +62,10 @@ enum Job {
         op: SessionOp,
         reply: SessionReply,
     },
+    /// Commit what came before, do the store's upkeep now, answer, and stop.
+    Close {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 /// A write to the sessions table itself.
@@ -91,6 +95,8 @@ type SessionReply = oneshot::Sender<Result<SessionDone, Arc<StoreError>>>;
 #[derive(Clone)]
 pub struct Writer {
     queue: mpsc::Sender<Job>,
+    /// The writer's thread, joined by [`Writer::close`].
+    thread: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>>,
 }
 
 impl Writer {
@@ -107,11 +113,38 @@ impl Writer {
             .enable_all()
             .build()
             .expect("a runtime for the log writer");
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("tandem-writer".into())
             .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for)))
             .expect("a thread for the log writer");
-        Self { queue }
+        Self {
+            queue,
+            thread: Arc::new(std::sync::Mutex::new(Some(thread))),
+        }
+    }
+
+    /// Stops the writer at a clean point: everything queued before this call is committed
+    /// (or refused) and published, the store's upkeep is done (on SQLite the tail is
+    /// folded), and its thread is joined. Anything sent later fails with
+    /// [`WriteError::Stopped`]. Calling it again does nothing.
+    pub async fn close(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.queue.send(Job::Close { reply }).await.is_ok() {
+            let _ = done.await;
+        }
+        let thread = self
+            .thread
+            .lock()
+            .expect("writer thread lock poisoned")
+            .take();
+        if let Some(thread) = thread {
+            if tokio::task::spawn_blocking(move || thread.join())
+                .await
+                .map_or(true, |joined| joined.is_err())
+            {
+                tracing::error!("the log writer's thread ended in a panic");
+            }
+        }
     }
 
     /// Commands queued for the writer and not yet taken into a batch.
@@ -194,6 +227,7 @@ async fn run<S: Store>(
         // transaction all append to one session, so the store refuses all of them or
         // none, and a stream stays a prefix of what was sent (see `streams`).
         let mut streams: HashMap<StreamId, SessionId> = HashMap::new();
+        let mut closing = None;
         for job in batch.drain(..) {
             match job {
                 Job::Append {
@@ -224,9 +258,22 @@ async fn run<S: Store>(
                     }
                     let _ = reply.send(done.map_err(Arc::new));
                 }
+                Job::Close { reply } => {
+                    // Whatever came after the close is dropped unapplied with the rest
+                    // of the batch: its producers learn that the writer has stopped.
+                    closing = Some(reply);
+                    break;
+                }
             }
         }
         log.append_all(appends).await;
+        if let Some(reply) = closing {
+            if let Err(error) = store.settle_log().await {
+                tracing::warn!(%error, "the log's upkeep failed at the stop");
+            }
+            let _ = reply.send(());
+            return;
+        }
         // Upkeep waits for a moment the queue is empty, unless the store is behind.
         upkeep = if jobs.is_empty() || upkeep == Upkeep::Soon {
             log.upkeep().await

@@ -75,3 +75,30 @@ async fn a_refused_command_breaks_the_rest_of_its_stream() {
         "other streams go on, and nothing of the broken one reached the log"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_commits_what_was_queued_before_it_and_refuses_what_comes_after() {
+    let (_dir, store) = temp_store().await;
+    let store = Arc::new(store);
+    let writer = Writer::spawn(store.clone(), Hub::default(), Duration::from_secs(1));
+    let id = SessionId::generate();
+    let create = SessionOp::Create {
+        owner: UserId::LOCAL,
+        id,
+        title: None,
+    };
+    writer.session(create).await.unwrap();
+    // Sent without awaiting the commit, then the close.
+    let stream = StreamId::fresh();
+    let sent = writer.send(append(id, &["a", "b"]), stream).await.unwrap();
+    writer.close().await;
+    assert_eq!(
+        sent.outcome().await.unwrap(),
+        Applied::Committed { first_seq: 1 }
+    );
+    assert_eq!(store.events_after(id, 0, 10).await.unwrap().len(), 2);
+    let late = writer.submit(append(id, &["c"])).await;
+    assert!(matches!(late, Err(WriteError::Stopped)), "{late:?}");
+    // A second close has nothing left to do.
+    writer.close().await;
+}

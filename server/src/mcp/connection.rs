@@ -112,10 +112,11 @@ impl ClientHandler for Handler {
     }
 }
 
-/// Starts the supervisor of one server; it runs until `shutdown`.
-pub fn spawn(config: ServerConfig, shutdown: CancellationToken) -> Arc<Server> {
+/// Starts the supervisor of one server; it runs until the lifecycle's ending.
+pub fn spawn(config: ServerConfig, lifecycle: &crate::lifecycle::Lifecycle) -> Arc<Server> {
     let server = Arc::new(Server::new(config));
-    tokio::spawn(supervise(server.clone(), shutdown));
+    let shutdown = lifecycle.ending().clone();
+    lifecycle.spawn_until_ending(supervise(server.clone(), shutdown));
     server
 }
 

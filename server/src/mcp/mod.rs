@@ -20,10 +20,10 @@ mod tools;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::lifecycle::Lifecycle;
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceError;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 pub use config::{McpConfigError, ServerConfig};
 use connection::{Server, Status};
@@ -43,11 +43,12 @@ pub struct McpTools {
 
 impl McpTools {
     /// Starts a supervisor per server and waits (up to [`STARTUP_WAIT`]) until each has
-    /// connected or failed once. Supervisors end with `shutdown`.
-    pub async fn start(configs: Vec<ServerConfig>, shutdown: CancellationToken) -> Self {
+    /// connected or failed once. Supervisors end once the process's runs have stopped
+    /// (a run's tool call in flight at a stop finishes first).
+    pub async fn start(configs: Vec<ServerConfig>, lifecycle: &Lifecycle) -> Self {
         let servers: Vec<Arc<Server>> = configs
             .into_iter()
-            .map(|config| connection::spawn(config, shutdown.clone()))
+            .map(|config| connection::spawn(config, lifecycle))
             .collect();
         let first = servers
             .iter()

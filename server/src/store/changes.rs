@@ -22,6 +22,9 @@ pub enum Change {
     Deleted { session: SessionId },
     /// A credential ended: whatever relied on it must stop.
     Ended(Ending),
+    /// An instance that stopped cleanly handed its run leases back: whoever can should
+    /// take those runs over now rather than at its next lease check.
+    LeasesReleased,
     /// The feed was interrupted (its connection dropped): changes may have been missed,
     /// so whatever is watched must be read again from the log.
     Missed,
@@ -45,6 +48,7 @@ impl Change {
             Self::Ended(Ending::UserRevoked(user)) => format!("u {user}"),
             Self::Ended(Ending::SignedOut(cookie)) => format!("c {}", hex(cookie.as_bytes())),
             Self::Ended(Ending::ShareDeleted(share)) => format!("l {share}"),
+            Self::LeasesReleased => "r".into(),
             Self::Missed => "m".into(),
         }
     }
@@ -90,6 +94,7 @@ impl Change {
             ("l", Some(share)) if !share.is_empty() => {
                 Self::Ended(Ending::ShareDeleted(share.to_string()))
             }
+            ("r", None) => Self::LeasesReleased,
             ("m", None) => Self::Missed,
             _ => return None,
         };
@@ -148,6 +153,7 @@ mod tests {
             Change::Ended(Ending::UserRevoked(UserId::generate())),
             Change::Ended(Ending::SignedOut(TokenHash::of("cookie"))),
             Change::Ended(Ending::ShareDeleted("shr_1".into())),
+            Change::LeasesReleased,
             Change::Missed,
         ];
         for change in changes {

@@ -339,6 +339,12 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         starting: bool,
     ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
+    /// Hands back the run leases this instance holds (at a clean stop, once its runs have
+    /// stopped): they lapse at once, so another instance (or the next start) continues
+    /// those runs without waiting for them to expire, and the other instances sharing
+    /// the database are told ([`Change::LeasesReleased`]). Returns how many.
+    fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
     /// Applies a batch of commands in one transaction, checking each guard against the
     /// state left by the commands before it. One result per command, in order.
     fn apply(

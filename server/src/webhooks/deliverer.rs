@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use super::{deliver, WebhookConfig, CONCURRENT, TICK};
 use crate::domain::now_ms;
+use crate::lifecycle::Lifecycle;
 use crate::scrub::origin;
 use crate::store::{DeliveryRow, Store, StoreError};
 
@@ -34,8 +35,9 @@ struct Shared<S> {
     config: WebhookConfig,
 }
 
-/// Starts the deliverer; it runs until `shutdown`.
-pub fn spawn<S: Store>(store: Arc<S>, config: WebhookConfig, shutdown: CancellationToken) {
+/// Starts the deliverer; it runs until the process's runs have stopped (deliveries not
+/// made by then are rows, made after the next start).
+pub fn spawn<S: Store>(store: Arc<S>, config: WebhookConfig, lifecycle: &Lifecycle) {
     let client = reqwest::Client::builder()
         .timeout(config.timeout)
         .build()
@@ -45,7 +47,7 @@ pub fn spawn<S: Store>(store: Arc<S>, config: WebhookConfig, shutdown: Cancellat
         client,
         config,
     });
-    tokio::spawn(run(shared, shutdown));
+    lifecycle.spawn_until_ending(run(shared, lifecycle.ending().clone()));
 }
 
 async fn run<S: Store>(shared: Arc<Shared<S>>, shutdown: CancellationToken) {

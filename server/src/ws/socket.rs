@@ -1,6 +1,6 @@
 //! One socket's life: backlog, `caught_up`, then a single `select!` over client frames,
-//! live events, the end of its credential ([`Standing`]) and the heartbeat, until it
-//! returns a close reason.
+//! live events, the end of its credential ([`Standing`]), the process's stop (close
+//! 1001) and the heartbeat, until it returns a close reason.
 //!
 //! The live feed is subscribed before the backlog is read and anything at or below the
 //! last seq sent is dropped, so there is no gap and no duplicate at the handover. A gap
@@ -174,6 +174,11 @@ async fn run<S: Store>(
                 }
             }
             close = standing.ended() => return Ok(Some(close)),
+            // The page reconnects and reads on from its last seq (here after the restart,
+            // or on another instance).
+            _ = state.lifecycle.halting().cancelled() => {
+                return Ok(Some(CloseReason { code: CloseCode::Away, description: Some("Tandem is stopping; reconnect in a moment".into()) }));
+            }
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));

@@ -19,8 +19,10 @@ pub struct Tandem {
     address: String,
     /// Every line it logged so far.
     log: Arc<Mutex<Vec<String>>>,
-    /// Woken at every line it logs.
+    /// Woken at every line it logs, and once its log ends (it exited).
     logged_line: Arc<tokio::sync::Notify>,
+    /// Whether its log has ended: the process exited (or closed its stderr).
+    log_ended: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Drop for Tandem {
@@ -81,6 +83,8 @@ impl Tandem {
         let kept = log.clone();
         let logged_line = Arc::new(tokio::sync::Notify::new());
         let wake = logged_line.clone();
+        let log_ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ended = log_ended.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
                 if echo {
@@ -89,12 +93,15 @@ impl Tandem {
                 kept.lock().unwrap().push(line);
                 wake.notify_waiters();
             }
+            ended.store(true, std::sync::atomic::Ordering::SeqCst);
+            wake.notify_waiters();
         });
         Self {
             child,
             address,
             log,
             logged_line,
+            log_ended,
         }
     }
 
@@ -168,6 +175,28 @@ impl Tandem {
             }
         };
         tokio::time::timeout(deadline, waiting).await.is_ok()
+    }
+
+    /// Waits until it exits (its log ends), up to `deadline`; its exit status, `None` if
+    /// it still runs.
+    pub async fn exited(
+        &mut self,
+        deadline: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let waiting = async {
+            loop {
+                let next_line = self.logged_line.notified();
+                tokio::pin!(next_line);
+                next_line.as_mut().enable();
+                if self.log_ended.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                next_line.await;
+            }
+        };
+        tokio::time::timeout(deadline, waiting).await.ok()?;
+        // Its stderr closed as it exited: reaping it takes no time.
+        Some(self.child.wait().expect("the child is reaped"))
     }
 
     /// Kills it with SIGKILL (no shutdown code runs) and reaps it.

@@ -150,7 +150,7 @@ impl Socket {
     }
 
     /// Events until `done` holds for one; includes it. Skips `caught_up`.
-    pub async fn until(&mut self, done: impl Fn(&Event) -> bool) -> Vec<(u64, Event)> {
+    pub async fn until(&mut self, mut done: impl FnMut(&Event) -> bool) -> Vec<(u64, Event)> {
         let mut events = Vec::new();
         loop {
             match self.frame().await {

@@ -75,6 +75,21 @@ const LAPSED: &str = "SELECT s.id FROM sessions s LEFT JOIN run_leases l ON l.se
        AND ($2::text[] IS NULL OR s.id = ANY($2)) \
      ORDER BY s.updated_at, s.id";
 
+/// Hands back this instance's leases and, if there were any, tells the other instances
+/// in the same transaction; returns how many.
+pub(super) async fn release(pool: &PgPool, lease: &LeaseTerms) -> Result<u64, StoreError> {
+    let mut tx = pool.begin().await?;
+    let done = sqlx::query(crate::store::sql::leases::RELEASE)
+        .bind(&lease.owner)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() > 0 {
+        super::feed::announce(&mut tx, &crate::store::Change::LeasesReleased).await?;
+    }
+    tx.commit().await?;
+    Ok(done.rows_affected())
+}
+
 fn parse_ids(ids: Vec<(String,)>) -> Result<Vec<SessionId>, StoreError> {
     ids.into_iter()
         .map(|(id,)| SessionId::parse(&id).map_err(corrupt))

@@ -323,6 +323,10 @@ impl Store for PostgresStore {
         leases::take_over(&self.pool, &self.lease, now_ms, starting).await
     }
 
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        leases::release(&self.pool, &self.lease).await
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;

@@ -26,3 +26,9 @@ macro_rules! leases_on {
 }
 
 pub(crate) use leases_on;
+
+/// Hands back this instance's leases on running sessions (`$1`: its name): a lease that
+/// expired at 0 has lapsed for everyone.
+pub(crate) const RELEASE: &str =
+    "UPDATE run_leases SET expires_at = 0 WHERE owner = $1 AND expires_at > 0 \
+     AND session_id IN (SELECT id FROM sessions WHERE status = 'running')";

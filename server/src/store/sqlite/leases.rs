@@ -36,6 +36,15 @@ pub(super) async fn take_over(
     parse_ids(ids)
 }
 
+/// Hands back this instance's leases; returns how many.
+pub(super) async fn release(pool: &SqlitePool, lease: &LeaseTerms) -> Result<u64, StoreError> {
+    let done = sqlx::query(crate::store::sql::leases::RELEASE)
+        .bind(&lease.owner)
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected())
+}
+
 fn parse_ids(ids: Vec<(String,)>) -> Result<Vec<SessionId>, StoreError> {
     ids.into_iter()
         .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))

@@ -382,6 +382,10 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        leases::release(&self.pool, &self.lease).await
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.lock().await;
         let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
