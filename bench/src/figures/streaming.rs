@@ -68,7 +68,7 @@ pub async fn frames_after<S: tandem::store::Store>(
     let events = store.events_after(id, after, u32::MAX).await?;
     Ok(events
         .iter()
-        .map(|e| tandem::eventlog::event_frame(e.seq, &e.json).to_string())
+        .map(|e| tandem::store::FramePage::frame(e.seq, &e.json).to_string())
         .collect())
 }
 

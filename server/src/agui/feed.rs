@@ -23,10 +23,10 @@ use tracing::Instrument;
 
 use super::Started;
 use crate::domain::SessionId;
-use crate::eventlog::{event_of, Subscription};
+use crate::eventlog::Subscription;
 use crate::standing::Standing;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{FramePage, Store};
 
 /// Events read from the log per query while catching up.
 const PAGE: u32 = 1000;
@@ -153,10 +153,12 @@ impl<S: Store> RunFeed<S> {
         while let Some(published) = next.take() {
             match published {
                 Ok(event) if event.seq <= self.seen => {}
-                Ok(event) if event.seq == self.seen + 1 => match event_of(&event.frame) {
-                    Some(json) => self.take(event.seq, json, out),
-                    None => self.caught_up = false,
-                },
+                Ok(event) if event.seq == self.seen + 1 => {
+                    match FramePage::event_of(&event.frame) {
+                        Some(json) => self.take(event.seq, json, out),
+                        None => self.caught_up = false,
+                    }
+                }
                 // A gap, or this feed fell behind: the log has what it missed.
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     self.caught_up = false;

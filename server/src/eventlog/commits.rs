@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-use super::frames::event_frame;
 use super::hub::{Hub, Published};
 use super::streams::{BrokenStreams, Outcome, StreamId};
 use crate::domain::now_ms;
 use crate::metrics::METRICS;
-use crate::store::{Applied, Command, Store, StoreError, Upkeep};
+use crate::store::{Applied, Command, FramePage, Store, StoreError, Upkeep};
 
 pub(super) type Reply = oneshot::Sender<Outcome>;
 
@@ -127,7 +126,7 @@ impl<S: Store> Log<'_, S> {
                     let seq = first_seq + offset as u64;
                     Published {
                         seq,
-                        frame: event_frame(seq, &entry.json),
+                        frame: FramePage::frame(seq, &entry.json),
                     }
                 }),
             );

@@ -5,13 +5,11 @@
 //! commit.
 
 mod commits;
-mod frames;
 mod hub;
 pub mod relay;
 mod streams;
 mod writer;
 
-pub use frames::{event_frame, event_of};
 pub use hub::{Hub, Published, Subscription};
 pub use streams::{InFlight, StreamId};
 pub use writer::{SessionDone, SessionOp, WriteError, Writer, MAX_BATCH};

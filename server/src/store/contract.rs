@@ -5,9 +5,8 @@
 use shared::{Event, EventBody, TextRole};
 
 use super::test_support::append;
-use super::{Applied, Command, Guard, LogEntry, Rejection, ShareRow, Store};
+use super::{Applied, Command, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
-use crate::eventlog::event_frame;
 
 fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
     let entries = bodies
@@ -248,11 +247,14 @@ pub async fn frames_built_by_the_database_are_the_frames_built_in_rust<S: Store>
         for (after, limit) in [(0, 10), (1, 2), (4, 10)] {
             let page = store.frames_after(id, after, limit).await.unwrap();
             let rows = store.events_after(id, after, limit).await.unwrap();
-            let expected: Vec<_> = rows.iter().map(|r| event_frame(r.seq, &r.json)).collect();
+            let expected: Vec<_> = rows
+                .iter()
+                .map(|r| FramePage::frame(r.seq, &r.json))
+                .collect();
             assert_eq!(page.frames, expected, "after {after}, limit {limit}");
             assert_eq!(page.last_seq, rows.last().map_or(after, |r| r.seq));
             let mut handed = Vec::new();
-            let mut sink = |seq: u64, json: &str| handed.push(event_frame(seq, json));
+            let mut sink = |seq: u64, json: &str| handed.push(FramePage::frame(seq, json));
             let replayed = store
                 .replay_after(id, after, limit, &mut sink)
                 .await

@@ -18,6 +18,14 @@ impl FramePage {
         bytestring::ByteString::from(text)
     }
 
+    /// The event JSON inside a frame made by [`FramePage::frame`]; `None` for any other
+    /// frame.
+    pub fn event_of(frame: &str) -> Option<&str> {
+        let rest = frame.strip_prefix(EVENT_FRAME_PREFIX)?;
+        let start = rest.find(EVENT_FRAME_MIDDLE)? + EVENT_FRAME_MIDDLE.len();
+        rest[start..].strip_suffix('}')
+    }
+
     /// Appends an event's frame (see [`FramePage::frame`]) to `text`.
     pub fn write_frame(text: &mut String, seq: u64, event_json: &str) {
         let mut digits = itoa::Buffer::new();
@@ -109,6 +117,26 @@ fn frame_seq(frame: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::FramePage;
+
+    #[test]
+    fn the_event_comes_back_out_of_its_frame() {
+        let json = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"}"}"#;
+        assert_eq!(FramePage::event_of(&FramePage::frame(12, json)), Some(json));
+        assert_eq!(FramePage::event_of(r#"{"kind":"caught_up","seq":3}"#), None);
+    }
+
+    #[test]
+    fn an_event_frame_parses_as_a_server_frame() {
+        let json = r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#;
+        let frame: shared::ServerFrame = serde_json::from_str(&FramePage::frame(3, json)).unwrap();
+        match frame {
+            shared::ServerFrame::Event { seq, event } => {
+                assert_eq!(seq, 3);
+                assert_eq!(event.type_name(), "TEXT_MESSAGE_END");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
 
     fn joined(seqs: &[u64]) -> String {
         let frames: Vec<String> = seqs

@@ -37,8 +37,8 @@ pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
+pub(crate) use frame_page::event_frame_pieces;
 pub use frame_page::FramePage;
-pub(crate) use frame_page::{event_frame_pieces, EVENT_FRAME_MIDDLE, EVENT_FRAME_PREFIX};
 pub use interrupts::{InterruptRow, InterruptState};
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
 pub use postgres::scratch::ScratchDatabase;
@@ -171,7 +171,7 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Vec<StoredEvent>, StoreError>> + Send;
 
     /// Up to `limit` events with `seq > after` as ready socket frames (see
-    /// [`crate::eventlog::event_frame`]), in seq order, with the last seq among them.
+    /// [`FramePage::frame`]), in seq order, with the last seq among them.
     /// Backends may build the frames in the database, which makes replay much cheaper.
     fn frames_after(
         &self,
@@ -185,7 +185,7 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
                 last_seq: rows.last().map_or(after, |row| row.seq),
                 frames: rows
                     .iter()
-                    .map(|row| crate::eventlog::event_frame(row.seq, &row.json))
+                    .map(|row| FramePage::frame(row.seq, &row.json))
                     .collect(),
             })
         }
@@ -209,7 +209,7 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
                 last_seq: after,
             };
             for frame in &page.frames {
-                let Some(json) = crate::eventlog::event_of(frame) else {
+                let Some(json) = FramePage::event_of(frame) else {
                     continue;
                 };
                 let seq = replayed.last_seq + 1;

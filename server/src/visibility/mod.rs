@@ -32,7 +32,7 @@ mod tests;
 use bytestring::ByteString;
 use serde_json::Value;
 
-use crate::eventlog::event_frame;
+use crate::store::FramePage;
 use fields::{scalar, scalars, Object};
 
 /// What one share link hides.
@@ -109,7 +109,7 @@ impl Visibility {
                 if shown == *event && envelope.len() == 3 {
                     return Some(frame);
                 }
-                Some(event_frame(seq, &serde_json::to_string(&shown).ok()?))
+                Some(FramePage::frame(seq, &serde_json::to_string(&shown).ok()?))
             }
             "caught_up" => Self::known_frame(frame, &envelope, &["kind", "seq"]),
             "error" => Self::known_frame(frame, &envelope, &["kind", "code", "message"]),

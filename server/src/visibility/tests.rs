@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use shared::{custom, Event, EventBody};
 
 use super::{samples, Visibility};
-use crate::eventlog::event_frame;
+use crate::store::FramePage;
 
 /// Every setting a link can have.
 const LINKS: [Visibility; 4] = [
@@ -231,21 +231,21 @@ fn usage_fields_are_exactly_those_of_the_usage_types() {
 
 #[test]
 fn frames_pass_unchanged_unless_something_in_them_is_hidden() {
-    let text = event_frame(
+    let text = FramePage::frame(
         4,
         r#"{"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":3}"#,
     );
     for link in &LINKS {
         assert_eq!(link.frame(text.clone()), Some(text.clone()));
     }
-    let args = event_frame(
+    let args = FramePage::frame(
         5,
         r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"x"}"#,
     );
     assert_eq!(HIDES_ARGUMENTS.frame(args.clone()), None);
     assert_eq!(Visibility::default().frame(args.clone()), Some(args));
 
-    let extra = event_frame(
+    let extra = FramePage::frame(
         6,
         r#"{"type":"TEXT_MESSAGE_END","messageId":"m","later":1}"#,
     );

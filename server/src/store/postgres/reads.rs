@@ -81,7 +81,7 @@ pub(super) async fn events_after(
 }
 
 /// A page of frames built by PostgreSQL in one value. The frame text must match
-/// [`crate::eventlog::event_frame`] (a test checks it).
+/// [`crate::store::FramePage::frame`] (a test checks it).
 pub(super) async fn frames_after(
     pool: &PgPool,
     id: SessionId,
