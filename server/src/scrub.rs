@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::config::Secret;
+use crate::domain::Secret;
 
 /// Longest scrubbed text, in characters.
 pub const MAX_CHARS: usize = 600;

@@ -97,7 +97,7 @@ impl Application {
             ),
             runtime: tokio::runtime::Handle::current(),
             prices: Arc::new(config.price_table()?),
-            system_prompt: config.system_prompt()?.map(Arc::from),
+            system_prompt: crate::agent::prompt::configured(config.system_prompt()?),
             context: config.context_policy(),
             models: models(&config, &engine.info().model),
             lifecycle: lifecycle.clone(),

@@ -7,9 +7,9 @@ use shared::api::ServerInfo;
 
 use crate::agent::Runner;
 use crate::auth::{AuthMode, Endings};
+use crate::config::Heartbeat;
 use crate::eventlog::Hub;
 use crate::limits::{RateLimits, SocketCounts};
-use crate::ws::Heartbeat;
 
 /// The application state, generic over the storage backend.
 pub struct AppState<S> {

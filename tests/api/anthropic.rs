@@ -15,10 +15,10 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tandem::agent::conversation::ChatMessage;
-use tandem::agent::engines::http::RetryPolicy;
 use tandem::agent::engines::{AnthropicEngine, Engine, EngineError, EngineEvent, ModelRequest};
 use tandem::agent::tools::request_input;
 use tandem::config::ProviderSettings;
+use tandem::config::RetryPolicy;
 
 /// The API key every test uses; it must never show in an error.
 pub const KEY: &str = "sk-ant-test";

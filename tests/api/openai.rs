@@ -19,11 +19,11 @@ use serde_json::{json, Value};
 use shared::usage::CallUsage;
 use shared::{Event, EventBody, Outcome};
 use tandem::agent::conversation::ChatMessage;
-use tandem::agent::engines::http::RetryPolicy;
 use tandem::agent::engines::{
     Engine, EngineError, EngineEvent, FinishReason, ModelRequest, OpenAiEngine,
 };
 use tandem::config::ProviderSettings;
+use tandem::config::RetryPolicy;
 
 use crate::helpers::provider::{fixture, ProviderServer, Reply};
 use crate::helpers::socket::interrupt_id;

@@ -49,7 +49,7 @@ pub struct RunDeps<S> {
     /// The system prompt every model call starts with (`None`: none).
     pub system_prompt: Option<Arc<str>>,
     /// How much of a conversation each model is sent, and what becomes of the rest.
-    pub context: context::policy::ContextPolicy,
+    pub context: crate::config::context::ContextPolicy,
     /// The models a session may pick (the engine's own first).
     pub models: Vec<String>,
     /// What model calls cost (`--prices`).

@@ -26,6 +26,16 @@ their answer arrives as the tool's result. Ask one question at a time.
 - Some tools wait for the person's approval before they run; a rejection comes back as \
 the result, with their reason if they gave one. Respect it.";
 
+/// The system prompt every run starts from, as the operator chose it.
+pub fn configured(setting: crate::config::SystemPrompt) -> Option<std::sync::Arc<str>> {
+    use crate::config::SystemPrompt;
+    match setting {
+        SystemPrompt::Default => Some(DEFAULT.into()),
+        SystemPrompt::Own(text) => Some(text.into()),
+        SystemPrompt::Off => None,
+    }
+}
+
 /// The system prompt of one model call: the configured one, then the client's context
 /// entries (`[{description, value}]` from a run's AG-UI input), if any.
 pub fn for_call(configured: Option<&str>, context: Option<&Value>) -> Option<String> {

@@ -12,7 +12,7 @@
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::context::policy::Strategy;
+use super::context::policy::budget_for;
 use super::context::summary::{self, SummaryRequest};
 use super::context::{self, Fitted};
 use super::conversation::{ChatMessage, History};
@@ -21,6 +21,7 @@ use super::recorder::{Recorder, RunAbort};
 use super::run_loop::Halt;
 use super::tools::ToolSpec;
 use super::RunDeps;
+use crate::config::context::Strategy;
 use crate::store::Store;
 
 /// The most of a budget kept for a summary, in tokens.
@@ -52,7 +53,7 @@ pub(super) async fn prepare<S: Store>(
 ) -> Result<Result<View, Halt>, RunAbort> {
     let policy = &deps.context;
     let summarising = policy.strategy == Strategy::Summarise;
-    let budget = policy.budget_for(call.model);
+    let budget = budget_for(policy, call.model);
     let conversation = &history.messages;
     let fit =
         |budget: Option<usize>| context::fit(conversation.clone(), budget, call.system, call.tools);

@@ -1,11 +1,9 @@
 //! The context window settings: how much of a conversation each model is sent
 //! (`--context-tokens`, `--model-context-tokens`) and what becomes of the turns that no
 //! longer fit (`--context-strategy`). [`ContextArgs::policy`] turns them into the
-//! [`ContextPolicy`] the runs apply.
+//! [`ContextPolicy`] the runs apply (`agent::context::policy`).
 
 use clap::Args;
-
-use crate::agent::context::policy::{model_budget, ContextPolicy, Strategy};
 
 /// Context window flags and environment variables.
 #[derive(Debug, Clone, Args)]
@@ -44,4 +42,46 @@ impl ContextArgs {
             known_windows,
         }
     }
+}
+
+/// What happens to the turns that no longer fit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// They are left out (the log keeps them).
+    #[default]
+    Drop,
+    /// They are left out and one model call summarises them; the summary is sent ahead of
+    /// the kept turns.
+    #[value(alias = "summarize")]
+    Summarise,
+}
+
+/// The context settings of every model call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextPolicy {
+    pub strategy: Strategy,
+    /// One budget for every model without an override of its own (`--context-tokens`).
+    pub tokens: Option<usize>,
+    /// Budgets of single models (`--model-context-tokens`), in the order given.
+    pub per_model: Vec<(String, usize)>,
+    /// Tokens kept for the answer, taken off a known window (`--max-tokens`).
+    pub answer_tokens: usize,
+    /// Whether the engine's models have known windows (the real providers' do).
+    pub known_windows: bool,
+}
+
+/// Parses one `NAME=TOKENS` of `--model-context-tokens`.
+pub fn model_budget(text: &str) -> Result<(String, usize), String> {
+    let (name, tokens) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` must look like MODEL=TOKENS (gpt-4o=60000)"))?;
+    let tokens = tokens
+        .trim()
+        .parse::<usize>()
+        .map_err(|_| format!("`{text}`: the tokens must be a whole number"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`{text}`: the model name is missing"));
+    }
+    Ok((name.to_string(), tokens))
 }

@@ -284,10 +284,10 @@ mod tests {
         let text = "context-strategy = \"summarise\"\nmodel-context-tokens = [\"gpt-4o=5\", \"claude-*=9\"]\n";
         let loaded = with_file(text, &["--engine", "openai"]).unwrap();
         let policy = loaded.config.context_policy();
-        use crate::agent::context::policy::Strategy;
+        use crate::config::context::Strategy;
         assert_eq!(policy.strategy, Strategy::Summarise);
-        assert_eq!(policy.budget_for("gpt-4o"), Some(5));
-        assert_eq!(policy.budget_for("claude-opus-4"), Some(9));
+        let budgets = [("gpt-4o".to_string(), 5), ("claude-*".to_string(), 9)];
+        assert_eq!(policy.per_model, budgets);
         assert_eq!(
             source(&loaded, "context-strategy"),
             ("summarise".into(), "file")

@@ -3,7 +3,7 @@
 //! once at start with messages that say what to fix.
 
 mod access;
-mod context;
+pub mod context;
 mod file;
 mod limits;
 mod prices;
@@ -19,7 +19,7 @@ pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
-pub use provider::{ProviderArgs, ProviderError, ProviderSettings, Secret, OPENAI_URL};
+pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, OPENAI_URL};
 pub use webhooks::{WebhookArgs, WebhookError, WebhookEvent};
 
 use crate::auth::cli::UsersCommand;
@@ -216,10 +216,28 @@ pub enum ConfigError {
     },
 }
 
+/// The system prompt the operator chose (`--system-prompt`, `--system-prompt-file`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SystemPrompt {
+    /// None set: Tandem's own (`agent::prompt::DEFAULT`).
+    Default,
+    /// Their own text.
+    Own(String),
+    /// Set empty: no system prompt.
+    Off,
+}
+
+/// The socket heartbeat: ping every `interval`; close a client silent for `timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heartbeat {
+    pub interval: std::time::Duration,
+    pub timeout: std::time::Duration,
+}
+
 impl Config {
     /// The socket heartbeat these settings give.
-    pub fn heartbeat(&self) -> crate::ws::Heartbeat {
-        crate::ws::Heartbeat {
+    pub fn heartbeat(&self) -> Heartbeat {
+        Heartbeat {
             interval: std::time::Duration::from_millis(self.heartbeat_interval_ms),
             timeout: std::time::Duration::from_millis(self.client_timeout_ms),
         }
@@ -241,9 +259,9 @@ impl Config {
             .map_or_else(|| Ok(PriceTable::default()), PriceTable::load)
     }
 
-    /// The system prompt: the file's, the flag's, or Tandem's default; `None` when set
-    /// empty.
-    pub fn system_prompt(&self) -> Result<Option<String>, ConfigError> {
+    /// The operator's system prompt: the file's, the flag's, or none set (Tandem's
+    /// default applies).
+    pub fn system_prompt(&self) -> Result<SystemPrompt, ConfigError> {
         let text = match (&self.system_prompt_file, &self.system_prompt) {
             (Some(path), _) => {
                 std::fs::read_to_string(path).map_err(|source| ConfigError::SystemPrompt {
@@ -252,14 +270,17 @@ impl Config {
                 })?
             }
             (None, Some(text)) => text.clone(),
-            (None, None) => crate::agent::prompt::DEFAULT.to_string(),
+            (None, None) => return Ok(SystemPrompt::Default),
         };
-        Ok((!text.trim().is_empty()).then_some(text))
+        Ok(match text.trim().is_empty() {
+            true => SystemPrompt::Off,
+            false => SystemPrompt::Own(text),
+        })
     }
 
     /// The context policy of the runs: budgets per model (known windows for the real
     /// providers' models) and the strategy.
-    pub fn context_policy(&self) -> crate::agent::context::policy::ContextPolicy {
+    pub fn context_policy(&self) -> context::ContextPolicy {
         let known = matches!(self.engine, EngineKind::Openai | EngineKind::Anthropic);
         let answer = self.provider.max_tokens as usize;
         self.context.policy(answer, known)

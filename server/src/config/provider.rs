@@ -1,43 +1,21 @@
-//! Settings of the real model providers (OpenAI-compatible and Anthropic) and the
-//! [`Secret`] type that keeps API keys out of logs and `Debug` output.
+//! Settings of the real model providers (OpenAI-compatible and Anthropic): where, with
+//! which key (a [`Secret`]), with which timeouts and retries.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
 
-use crate::agent::engines::http::RetryPolicy;
+use crate::domain::Secret;
 
-/// An API key or another secret setting. `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// The key itself, for the one header that carries it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl From<&str> for Secret {
-    fn from(text: &str) -> Self {
-        Self(text.trim().to_string())
-    }
-}
-
-impl FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Ok(Self(text.trim().to_string()))
-    }
+/// When and how often a provider request is retried (`--max-retries`, `--retry-base-ms`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// The first backoff; each retry doubles it, up to `max_delay`.
+    pub base_delay: Duration,
+    pub max_delay: Duration,
 }
 
 /// The default OpenAI base URL; another one means a compatible server.
@@ -203,7 +181,7 @@ impl ProviderArgs {
             .filter(|header| !header.trim().is_empty())
             .map(|header| match header.split_once(':') {
                 Some((name, value)) if valid_header(name.trim(), value.trim()) => {
-                    Ok((name.trim().to_string(), Secret(value.trim().to_string())))
+                    Ok((name.trim().to_string(), Secret::from(value)))
                 }
                 // Only the name is shown: the value may be a credential.
                 _ => Err(ProviderError::BadHeader(
@@ -251,7 +229,7 @@ fn read_key(env: &str, file: Option<&Path>) -> Result<Option<Secret>, ProviderEr
         None => std::env::var(env).unwrap_or_default(),
     };
     let key = text.trim();
-    Ok((!key.is_empty()).then(|| Secret(key.to_string())))
+    Ok((!key.is_empty()).then(|| Secret::from(key)))
 }
 
 impl ProviderSettings {
@@ -260,11 +238,6 @@ impl ProviderSettings {
     pub fn secrets(&self) -> Vec<Secret> {
         let headers = self.extra_headers.iter().map(|(_, value)| value.clone());
         self.api_key.iter().cloned().chain(headers).collect()
-    }
-
-    /// A scrubber for text that mentions this provider.
-    pub fn scrubber(&self) -> crate::scrub::Scrubber {
-        crate::scrub::Scrubber::new(self.secrets())
     }
 }
 

@@ -3,11 +3,13 @@
 //! It must not know about HTTP, SQL or sockets.
 
 mod ids;
+mod secret;
 mod time;
 mod token_hash;
 mod user;
 
 pub use ids::{new_id, IdError, SessionId};
+pub use secret::Secret;
 pub use time::{deadline_ms, now_ms, rfc3339_after};
 pub use token_hash::TokenHash;
 pub use user::{UserError, UserId, UserName};

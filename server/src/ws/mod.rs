@@ -17,8 +17,6 @@ pub mod client_frames;
 mod outbox;
 mod socket;
 
-use std::time::Duration;
-
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
@@ -31,26 +29,6 @@ use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
 
-/// How often the server pings, by default.
-pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
-/// How long a client may stay silent (no pong, no frame) before it is closed, by default.
-pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The socket heartbeat: ping every `interval`; close a client silent for `timeout`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Heartbeat {
-    pub interval: Duration,
-    pub timeout: Duration,
-}
-
-impl Default for Heartbeat {
-    fn default() -> Self {
-        Self {
-            interval: HEARTBEAT_INTERVAL,
-            timeout: CLIENT_TIMEOUT,
-        }
-    }
-}
 /// The socket's query.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

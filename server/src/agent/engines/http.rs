@@ -11,7 +11,7 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::Value;
 
 use super::EngineError;
-use crate::config::ProviderSettings;
+use crate::config::{ProviderSettings, RetryPolicy};
 use crate::scrub::Scrubber;
 
 /// Longest `retry-after` Tandem waits; a provider asking for more fails the call.
@@ -19,25 +19,14 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// Longest provider error body read for its message.
 const MAX_ERROR_BODY: usize = 16 * 1024;
 
-/// When and how often to retry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    /// The first backoff; each retry doubles it, up to `max_delay`.
-    pub base_delay: Duration,
-    pub max_delay: Duration,
-}
-
-impl RetryPolicy {
-    /// The wait before retry `attempt` (1-based): full jitter over the backoff window.
-    pub fn backoff(&self, attempt: u32) -> Duration {
-        let window = self
-            .base_delay
-            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
-            .min(self.max_delay);
-        window.mul_f64(fastrand::f64())
-    }
+/// The wait before retry `attempt` (1-based) under `policy`: full jitter over the
+/// backoff window, which doubles from `base_delay` up to `max_delay`.
+pub fn backoff(policy: &RetryPolicy, attempt: u32) -> Duration {
+    let window = policy
+        .base_delay
+        .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1)))
+        .min(policy.max_delay);
+    window.mul_f64(fastrand::f64())
 }
 
 /// A client with the provider's timeouts. Building fails only on a broken TLS setup.
@@ -160,7 +149,7 @@ impl Failure {
         match self.retry_after {
             Some(asked) if asked > MAX_RETRY_AFTER => None,
             Some(asked) => Some(asked),
-            None => Some(policy.backoff(attempt)),
+            None => Some(backoff(policy, attempt)),
         }
     }
 }
@@ -238,8 +227,8 @@ mod tests {
             max_delay: Duration::from_millis(300),
         };
         for _ in 0..100 {
-            assert!(policy.backoff(1) <= Duration::from_millis(100));
-            assert!(policy.backoff(4) <= Duration::from_millis(300));
+            assert!(backoff(&policy, 1) <= Duration::from_millis(100));
+            assert!(backoff(&policy, 4) <= Duration::from_millis(300));
         }
     }
 

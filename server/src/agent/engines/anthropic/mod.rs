@@ -78,7 +78,7 @@ impl Engine for AnthropicEngine {
                 .body(body.clone())
         };
         let policy = self.settings.retry.clone();
-        let scrubber = self.settings.scrubber();
+        let scrubber = crate::scrub::Scrubber::new(self.settings.secrets());
         let retry_scrubber = scrubber.clone();
         let connect = async move {
             http::send_with_retry(build, &policy, ("anthropic", PROVIDER), &retry_scrubber).await

@@ -6,10 +6,11 @@ use serde_json::json;
 
 use super::{headers, request};
 use crate::agent::conversation::{ChatMessage, ReasoningBlock, ToolCallRecord};
-use crate::agent::engines::http::RetryPolicy;
 use crate::agent::engines::ModelRequest;
 use crate::agent::tools::ToolSpec;
-use crate::config::{ProviderSettings, Secret};
+use crate::config::ProviderSettings;
+use crate::config::RetryPolicy;
+use crate::domain::Secret;
 
 fn settings() -> ProviderSettings {
     ProviderSettings {

@@ -58,7 +58,7 @@ impl Engine for OpenAiEngine {
             .clone()
             .unwrap_or_else(|| self.settings.model.clone());
         let decoder = ChunkDecoder::new(provider.clone(), model);
-        let scrubber = self.settings.scrubber();
+        let scrubber = crate::scrub::Scrubber::new(self.settings.secrets());
         let retry_scrubber = scrubber.clone();
         let connect = async move {
             let headers = headers?;

@@ -14,7 +14,7 @@ use crate::agent::conversation::{ChatMessage, ReasoningBlock, ToolCallRecord};
 use crate::agent::engines::sse::Decoder;
 use crate::agent::engines::{EngineEvent, FinishReason};
 use crate::agent::tools::ToolSpec;
-use crate::config::Secret;
+use crate::domain::Secret;
 
 fn settings() -> ProviderSettings {
     ProviderSettings {
@@ -27,7 +27,7 @@ fn settings() -> ProviderSettings {
         extra_headers: vec![("X-Team".into(), "tandem".into())],
         connect_timeout: Duration::from_secs(1),
         read_timeout: Duration::from_secs(1),
-        retry: http::RetryPolicy {
+        retry: crate::config::RetryPolicy {
             max_retries: 0,
             base_delay: Duration::from_millis(1),
             max_delay: Duration::from_millis(1),
