@@ -8,6 +8,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde_json::Value;
 use shared::api::{ErrorBody, ErrorDetail, SessionStatus};
 
+use crate::agent::Refusal;
 use crate::eventlog::WriteError;
 use crate::store::StoreError;
 
@@ -170,6 +171,29 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         tracing::error!(%error, "storage failure");
         Self::Storage(error.to_string())
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::SessionNotFound(id) => Self::SessionNotFound(id.to_string()),
+            Refusal::InvalidMessage(why) => Self::InvalidMessage(why),
+            Refusal::Busy(status) => Self::busy(status),
+            Refusal::Idle => Self::Idle,
+            Refusal::InterruptNotFound(id) => Self::InterruptNotFound(id),
+            Refusal::InterruptAnswered(settled) => Self::InterruptAnswered(settled.to_json()),
+            Refusal::InterruptExpired(settled) => Self::InterruptExpired(settled.to_json()),
+            Refusal::InvalidPayload(why) => Self::InvalidPayload(why),
+            Refusal::Saturated => Self::Saturated,
+            Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
+            Refusal::Internal(what) => {
+                tracing::error!(what, "the runner refused for an internal reason");
+                Self::Internal
+            }
+            Refusal::Store(error) => error.into(),
+            Refusal::Write(error) => error.into(),
+        }
     }
 }
 

@@ -103,7 +103,7 @@ impl Application {
             lifecycle: lifecycle.clone(),
             released_elsewhere: Default::default(),
         });
-        let recovered = runner.recover_interrupted_runs(true).await?;
+        let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {
             tracing::warn!(
                 recovered,
@@ -119,8 +119,9 @@ impl Application {
             };
             crate::eventlog::relay::spawn(store.clone(), targets, changes, &lifecycle);
         }
-        runner.spawn_lease_keeper(Duration::from_millis(config.run_lease_ms / 3));
-        runner.spawn_expiry_sweeper();
+        let beat = Duration::from_millis(config.run_lease_ms / 3);
+        crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);
+        crate::agent::Expiry::spawn_sweeper(runner.clone());
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
             let every = crate::retention::RETENTION_EVERY;

@@ -12,14 +12,19 @@ use shared::api::RunAccepted;
 use shared::run_input::{input_messages, InputMessage};
 use shared::{EventBody, Outcome, ResumeStatus, ToolRole};
 
+use super::refusal::Refusal;
 use super::runner::{rejected, Runner};
 use super::tools::request_input;
 use super::{approval, client_tools, expiry};
 use crate::domain::{new_id, SessionId, UserId};
-use crate::error::ApiError;
 use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Store};
 
-impl<S: Store> Runner<S> {
+/// Answering a session's interrupts (a view of the [`Runner`]).
+pub struct Answers<'a, S> {
+    pub(super) runner: &'a Runner<S>,
+}
+
+impl<S: Store> Answers<'_, S> {
     /// An answer to an interrupt: validated, committed, and the run resumes.
     /// `owner`: the session's owner, whose line the run waits in for a slot.
     /// `input`: the AG-UI input that resumes the run, recorded in its `RUN_STARTED`.
@@ -31,7 +36,7 @@ impl<S: Store> Runner<S> {
         status: ResumeStatus,
         payload: Option<Value>,
         input: Option<Value>,
-    ) -> Result<RunAccepted, ApiError> {
+    ) -> Result<RunAccepted, Refusal> {
         let answered = self
             .answer_unmetered(session, owner, interrupt_id, status, payload, input)
             .await;
@@ -39,7 +44,7 @@ impl<S: Store> Runner<S> {
             (Ok(accepted), _) if accepted.duplicate => "repeated",
             (Ok(_), ResumeStatus::Resolved) => "resolved",
             (Ok(_), ResumeStatus::Cancelled) => "cancelled",
-            (Err(ApiError::InterruptExpired(_)), _) => "too_late",
+            (Err(Refusal::InterruptExpired(_)), _) => "too_late",
             (Err(_), _) => "refused",
         };
         crate::metrics::METRICS.answered(outcome);
@@ -54,12 +59,16 @@ impl<S: Store> Runner<S> {
         status: ResumeStatus,
         payload: Option<Value>,
         input: Option<Value>,
-    ) -> Result<RunAccepted, ApiError> {
+    ) -> Result<RunAccepted, Refusal> {
         let mut row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
         if row.state == InterruptState::Pending && expiry::is_due(&row) {
             // Past its deadline but not yet swept: expire it now, as the sweeper would.
-            self.expire(&row).await?;
+            super::expiry::Expiry {
+                runner: self.runner,
+            }
+            .expire(&row)
+            .await?;
             row = self.pending_row(session, interrupt_id).await?;
         }
         if row.state != InterruptState::Pending {
@@ -67,9 +76,9 @@ impl<S: Store> Runner<S> {
         }
         if status == ResumeStatus::Resolved {
             request_input::check_payload(&row.interrupt, response.get("payload"))
-                .map_err(ApiError::InvalidPayload)?;
+                .map_err(Refusal::InvalidPayload)?;
         }
-        self.check_room(owner)?;
+        self.runner.check_room(owner)?;
         let run_id = super::new_message::run_id_for(input.as_ref());
         // Results an AG-UI client sent as `tool` messages travel in its input, which
         // the client holds already; only the rest become events.
@@ -80,7 +89,7 @@ impl<S: Store> Runner<S> {
                 InputMessage::User { .. } => None,
             })
             .collect();
-        let mut events = vec![self.run_started_with(session, &run_id, input)];
+        let mut events = vec![self.runner.run_started_with(session, &run_id, input)];
         let resolution = self.resolution(&row, status, &response)?;
         events.extend(resolution.into_iter().filter(|event| {
             !matches!(event, EventBody::ToolCallResult { tool_call_id, .. } if carried.contains(tool_call_id))
@@ -90,7 +99,9 @@ impl<S: Store> Runner<S> {
             response,
             run_id: run_id.clone(),
         };
-        self.start(session, owner, run_id, guard, events).await
+        self.runner
+            .start(session, owner, run_id, guard, events)
+            .await
     }
 
     /// The events that record an answer: the tool result of a question, or the decision
@@ -100,11 +111,11 @@ impl<S: Store> Runner<S> {
         row: &InterruptRow,
         status: ResumeStatus,
         response: &Value,
-    ) -> Result<Vec<EventBody>, ApiError> {
+    ) -> Result<Vec<EventBody>, Refusal> {
         if row.interrupt.reason == client_tools::REASON {
-            let max = self.deps.limits.max_tool_result_bytes;
+            let max = self.runner.deps.limits.max_tool_result_bytes;
             return client_tools::results(&row.interrupt, status, response.get("payload"), max)
-                .map_err(ApiError::InvalidPayload);
+                .map_err(Refusal::InvalidPayload);
         }
         if row.interrupt.reason != approval::REASON {
             return Ok(vec![tool_result(&row.tool_call_id, response)]);
@@ -113,9 +124,9 @@ impl<S: Store> Runner<S> {
             &row.interrupt,
             status,
             response.get("payload"),
-            &self.deps.tools,
+            &self.runner.deps.tools,
         )
-        .map_err(ApiError::InvalidPayload)?;
+        .map_err(Refusal::InvalidPayload)?;
         let mut events = vec![decision.to_event()];
         if !decision.approved {
             let content = decision.rejection_content();
@@ -133,20 +144,26 @@ impl<S: Store> Runner<S> {
         &self,
         session: SessionId,
         interrupt_id: &str,
-    ) -> Result<InterruptRow, ApiError> {
-        match self.deps.store.interrupt(session, interrupt_id).await? {
+    ) -> Result<InterruptRow, Refusal> {
+        match self
+            .runner
+            .deps
+            .store
+            .interrupt(session, interrupt_id)
+            .await?
+        {
             Some(row) => Ok(row),
-            None if self.deps.store.session(session).await?.is_none() => {
-                Err(ApiError::SessionNotFound(session.to_string()))
+            None if self.runner.deps.store.session(session).await?.is_none() => {
+                Err(Refusal::SessionNotFound(session))
             }
-            None => Err(ApiError::interrupt_not_found(interrupt_id)),
+            None => Err(Refusal::interrupt_not_found(interrupt_id)),
         }
     }
 
-    pub(super) async fn decline_pending(&self, session: SessionId) -> Result<(), ApiError> {
-        let pending = self.deps.store.pending_interrupts(session).await?;
+    pub(super) async fn decline_pending(&self, session: SessionId) -> Result<(), Refusal> {
+        let pending = self.runner.deps.store.pending_interrupts(session).await?;
         let Some(row) = pending.into_iter().next() else {
-            return Err(ApiError::Idle);
+            return Err(Refusal::Idle);
         };
         let response = request_input::answer(ResumeStatus::Cancelled, None);
         let resolution = self.resolution(&row, ResumeStatus::Cancelled, &response)?;
@@ -158,7 +175,7 @@ impl<S: Store> Runner<S> {
             outcome: Some(Outcome::Cancelled),
             usage: None,
         };
-        let mut events = vec![self.run_started(session, &run_id)];
+        let mut events = vec![self.runner.run_started(session, &run_id)];
         events.extend(resolution);
         events.push(finished);
         let guard = Guard::Resume {
@@ -166,7 +183,7 @@ impl<S: Store> Runner<S> {
             response,
             run_id,
         };
-        match self.submit(session, guard, events).await? {
+        match self.runner.submit(session, guard, events).await? {
             Applied::Committed { .. } => Ok(()),
             // A duplicate means another stop declined it first: nothing left to do.
             Applied::Rejected(rejection) => rejected(session, rejection).map(drop),
@@ -188,7 +205,7 @@ fn answered_already(
     session: SessionId,
     row: &InterruptRow,
     response: &Value,
-) -> Result<RunAccepted, ApiError> {
+) -> Result<RunAccepted, Refusal> {
     let rejection = Rejection::InterruptAnswered {
         interrupt_id: row.id.clone(),
         same: row.response.as_ref() == Some(response),

@@ -13,9 +13,9 @@ use shared::{EventBody, ToolRole};
 
 use super::approval::{self, Approval};
 use super::client_tools;
+use super::refusal::Refusal;
 use super::runner::Runner;
 use crate::domain::{deadline_ms, new_id, now_ms};
-use crate::error::ApiError;
 use crate::store::{Guard, InterruptRow, Store};
 
 /// How often the sweeper looks for expired interrupts.
@@ -32,17 +32,29 @@ pub fn is_due(row: &InterruptRow) -> bool {
     deadline_ms(&row.interrupt).is_some_and(|deadline| deadline <= now_ms())
 }
 
-impl<S: Store> Runner<S> {
+/// Expiring interrupts whose deadline passed (a view of the [`Runner`]).
+pub struct Expiry<'a, S> {
+    pub(super) runner: &'a Runner<S>,
+}
+
+impl<S: Store> Expiry<'_, S> {
     /// Expires a pending interrupt and continues its run. Losing the race to an answer
     /// is fine: the interrupt is settled either way.
-    pub async fn expire(&self, row: &InterruptRow) -> Result<(), ApiError> {
+    pub async fn expire(&self, row: &InterruptRow) -> Result<(), Refusal> {
         let session = row.session_id;
         // The run goes on in its owner's line for a slot, like an answered one.
-        let Some(owner) = self.deps.store.session(session).await?.map(|s| s.owner) else {
+        let Some(owner) = self
+            .runner
+            .deps
+            .store
+            .session(session)
+            .await?
+            .map(|s| s.owner)
+        else {
             return Ok(());
         };
         let run_id = new_id("run");
-        let mut events = vec![self.run_started(session, &run_id)];
+        let mut events = vec![self.runner.run_started(session, &run_id)];
         events.extend(expiry_events(row));
         let guard = Guard::Resume {
             interrupt_id: row.id.clone(),
@@ -50,6 +62,7 @@ impl<S: Store> Runner<S> {
             run_id: run_id.clone(),
         };
         match self
+            .runner
             .start(session, owner, run_id.clone(), guard, events)
             .await
         {
@@ -58,16 +71,16 @@ impl<S: Store> Runner<S> {
                 tracing::info!(%session, run = run_id, interrupt = row.id, "interrupt expired; the run goes on");
                 Ok(())
             }
-            Err(ApiError::InterruptAnswered(_) | ApiError::InterruptExpired(_)) => Ok(()),
-            Err(ApiError::SessionNotFound(_)) => Ok(()),
+            Err(Refusal::InterruptAnswered(_) | Refusal::InterruptExpired(_)) => Ok(()),
+            Err(Refusal::SessionNotFound(_)) => Ok(()),
             Err(error) => Err(error),
         }
     }
 
-    /// Starts the sweeper on the current runtime.
-    pub fn spawn_expiry_sweeper(&self) {
-        let runner = self.clone();
-        self.deps.lifecycle.spawn(async move {
+    /// Starts the sweeper, which ends when the process stops.
+    pub fn spawn_sweeper(runner: Runner<S>) {
+        let lifecycle = runner.deps.lifecycle.clone();
+        lifecycle.spawn(async move {
             let mut tick = tokio::time::interval(SWEEP_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -75,15 +88,16 @@ impl<S: Store> Runner<S> {
                     _ = runner.deps.lifecycle.halting().cancelled() => return,
                     _ = tick.tick() => {}
                 }
-                if let Err(error) = runner.sweep().await {
+                if let Err(error) = (Expiry { runner: &runner }).sweep().await {
                     tracing::warn!(%error, "expiring interrupts failed; retrying next sweep");
                 }
             }
         });
     }
 
-    async fn sweep(&self) -> Result<(), ApiError> {
+    async fn sweep(&self) -> Result<(), Refusal> {
         let due = self
+            .runner
             .deps
             .store
             .expired_interrupts(now_ms(), SWEEP_BATCH)

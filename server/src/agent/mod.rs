@@ -16,6 +16,7 @@ mod open_items;
 pub mod prompt;
 mod recorder;
 mod recovery;
+mod refusal;
 mod run_loop;
 mod run_setup;
 mod runner;
@@ -26,8 +27,12 @@ mod view;
 
 use std::sync::Arc;
 
+pub use answers::Answers;
+pub use expiry::Expiry;
 pub use new_message::NewMessage;
 pub use open_items::OpenItems;
+pub use recovery::Recovery;
+pub use refusal::{Refusal, Settled};
 pub use runner::Runner;
 pub use slots::RunSlots;
 

@@ -5,8 +5,8 @@
 use serde_json::json;
 use shared::{EventBody, TextRole};
 
+use super::refusal::Refusal;
 use crate::domain::new_id;
-use crate::error::ApiError;
 
 /// Longest `clientMessageId` accepted.
 const MAX_CLIENT_ID: usize = 128;
@@ -36,13 +36,13 @@ impl NewMessage {
     }
 
     /// Checks the message against the limits and its model against `models`.
-    pub(super) fn check(&self, models: &[String], max_bytes: usize) -> Result<(), ApiError> {
+    pub(super) fn check(&self, models: &[String], max_bytes: usize) -> Result<(), Refusal> {
         if let Some(model) = self
             .model
             .as_deref()
             .filter(|m| !models.iter().any(|k| k == m))
         {
-            return Err(ApiError::InvalidMessage(format!(
+            return Err(Refusal::InvalidMessage(format!(
                 "no model `{}` here; GET /api/models lists them: {}",
                 model.chars().take(80).collect::<String>(),
                 models.join(", ")
@@ -84,17 +84,17 @@ fn check_message(
     text: &str,
     client_message_id: Option<&str>,
     max_bytes: usize,
-) -> Result<(), ApiError> {
+) -> Result<(), Refusal> {
     if text.trim().is_empty() {
-        return Err(ApiError::InvalidMessage("the message is empty".into()));
+        return Err(Refusal::InvalidMessage("the message is empty".into()));
     }
     if text.len() > max_bytes {
-        return Err(ApiError::InvalidMessage(format!(
+        return Err(Refusal::InvalidMessage(format!(
             "the message is longer than {max_bytes} bytes"
         )));
     }
     if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {
-        return Err(ApiError::InvalidMessage(format!(
+        return Err(Refusal::InvalidMessage(format!(
             "clientMessageId must be 1 to {MAX_CLIENT_ID} bytes"
         )));
     }

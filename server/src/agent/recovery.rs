@@ -44,12 +44,17 @@ pub struct Repair {
     pub continue_run: Option<String>,
 }
 
-impl<S: Store> Runner<S> {
+/// Taking over and continuing runs nobody executes any more (a view of the [`Runner`]).
+pub struct Recovery<'a, S> {
+    pub(super) runner: &'a Runner<S>,
+}
+
+impl<S: Store> Recovery<'_, S> {
     /// Takes over the runs nobody executes any more (left in flight by a dead process,
     /// or by an instance whose lease lapsed), repairs them and continues those that may;
     /// returns how many were taken over. `starting`: this process has just started.
     pub async fn recover_interrupted_runs(&self, starting: bool) -> Result<usize, WriteError> {
-        let store = &self.deps.store;
+        let store = &self.runner.deps.store;
         let taken = store.take_over_runs(now_ms(), starting).await?;
         if taken.is_empty() {
             return Ok(0);
@@ -66,7 +71,7 @@ impl<S: Store> Runner<S> {
         order.extend(rest);
         for &session in &order {
             // A run of ours whose lease lapsed and came back to us goes on as it is.
-            if self.runs_here(session) {
+            if self.runner.runs_here(session) {
                 continue;
             }
             self.recover(session).await?;
@@ -76,12 +81,17 @@ impl<S: Store> Runner<S> {
 
     /// Repairs the last run of a session taken over, then continues it if it may.
     async fn recover(&self, session: crate::domain::SessionId) -> Result<(), WriteError> {
-        let stored = self.deps.store.events_after(session, 0, u32::MAX).await?;
+        let stored = self
+            .runner
+            .deps
+            .store
+            .events_after(session, 0, u32::MAX)
+            .await?;
         let events: Vec<Event> = stored
             .iter()
             .filter_map(|row| serde_json::from_str(&row.json).ok())
             .collect();
-        let repair = repair(&events, &self.deps.tools);
+        let repair = repair(&events, &self.runner.deps.tools);
         if !repair.events.is_empty() {
             let now = now_ms();
             let entries = repair
@@ -94,17 +104,17 @@ impl<S: Store> Runner<S> {
                 guard: Guard::Append,
                 entries,
             };
-            self.deps.writer.submit(command).await?;
+            self.runner.deps.writer.submit(command).await?;
         }
         match repair.continue_run {
             Some(run_id) => {
                 // The run waits for a slot in its owner's line, like a new one.
-                let Some(row) = self.deps.store.session(session).await? else {
+                let Some(row) = self.runner.deps.store.session(session).await? else {
                     tracing::debug!(%session, "session deleted while it was recovered");
                     return Ok(());
                 };
                 tracing::warn!(%session, run = run_id, "continuing a run nobody else executes");
-                self.continue_run(session, row.owner, run_id);
+                self.runner.continue_run(session, row.owner, run_id);
             }
             None => tracing::warn!(%session, "closed a run nobody else executes"),
         }
@@ -114,9 +124,9 @@ impl<S: Store> Runner<S> {
     /// Keeps this instance's run leases alive and takes over lapsed ones, every `every`
     /// (a third of the lease) and whenever another instance hands its runs back, until
     /// the process stops.
-    pub fn spawn_lease_keeper(&self, every: std::time::Duration) {
-        let runner = self.clone();
-        let lifecycle = self.deps.lifecycle.clone();
+    pub fn spawn_lease_keeper(runner: Runner<S>, every: std::time::Duration) {
+        let lifecycle = runner.deps.lifecycle.clone();
+        let runtime = runner.deps.runtime.clone();
         let task = async move {
             let mut beat = tokio::time::interval(every);
             beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -130,12 +140,15 @@ impl<S: Store> Runner<S> {
                 if let Err(error) = runner.deps.store.renew_leases(now_ms()).await {
                     tracing::warn!(%error, "could not renew run leases");
                 }
-                if let Err(error) = runner.recover_interrupted_runs(false).await {
+                if let Err(error) = (Recovery { runner: &runner })
+                    .recover_interrupted_runs(false)
+                    .await
+                {
                     tracing::warn!(%error, "could not take over lapsed runs");
                 }
             }
         };
-        lifecycle.spawn_on(task, &self.deps.runtime);
+        lifecycle.spawn_on(task, &runtime);
     }
 }
 

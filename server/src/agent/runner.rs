@@ -15,10 +15,10 @@ use tokio_util::sync::CancellationToken;
 use super::new_message::{run_id_for, title_of, NewMessage};
 use super::recorder::Recorder;
 use super::recovery;
+use super::refusal::{Refusal, Settled};
 use super::slots::NoRoom;
 use super::{run_loop, RunDeps};
 use crate::domain::{now_ms, SessionId, UserId};
-use crate::error::ApiError;
 use crate::eventlog::{SessionDone, SessionOp};
 use crate::store::{
     Applied, Command, Guard, InterruptState, LogEntry, Rejection, SessionRow, Store,
@@ -64,7 +64,7 @@ impl<S: Store> Runner<S> {
         session: SessionId,
         owner: UserId,
         message: NewMessage,
-    ) -> Result<RunAccepted, ApiError> {
+    ) -> Result<RunAccepted, Refusal> {
         self.check_message(&message, owner)?;
         let run_id = run_id_for(message.input.as_ref());
         let title = title_of(&message.text);
@@ -81,7 +81,7 @@ impl<S: Store> Runner<S> {
 
     /// The checks [`Self::post_message`] makes before it writes anything: the message's
     /// text and model, and room in the queue (in `owner`'s line and in all).
-    pub fn check_message(&self, message: &NewMessage, owner: UserId) -> Result<(), ApiError> {
+    pub fn check_message(&self, message: &NewMessage, owner: UserId) -> Result<(), Refusal> {
         message.check(&self.deps.models, self.deps.limits.max_message_bytes)?;
         self.check_room(owner)
     }
@@ -91,11 +91,11 @@ impl<S: Store> Runner<S> {
     /// A stop is persisted (`CUSTOM tandem.stop_requested`, only while the run is still
     /// active) before the run's token is cancelled, so a crash in between cannot undo it:
     /// recovery finishes such a run as cancelled instead of continuing it.
-    pub async fn cancel(&self, session: SessionId) -> Result<(), ApiError> {
+    pub async fn cancel(&self, session: SessionId) -> Result<(), Refusal> {
         let row = self.deps.store.session(session).await?;
-        let row = row.ok_or_else(|| ApiError::SessionNotFound(session.to_string()))?;
+        let row = row.ok_or_else(|| Refusal::SessionNotFound(session))?;
         match (row.status, row.active_run_id) {
-            (SessionStatus::AwaitingInput, _) => self.decline_pending(session).await,
+            (SessionStatus::AwaitingInput, _) => self.answers().decline_pending(session).await,
             (SessionStatus::Running, Some(run_id)) => {
                 let stop = EventBody::Custom {
                     name: recovery::STOP_EVENT.into(),
@@ -112,11 +112,11 @@ impl<S: Store> Runner<S> {
                         Ok(())
                     }
                     // The run ended between the read and the write: nothing left to stop.
-                    Applied::Rejected(Rejection::RunEnded) => Err(ApiError::Idle),
+                    Applied::Rejected(Rejection::RunEnded) => Err(Refusal::Idle),
                     Applied::Rejected(other) => rejected(session, other).map(drop),
                 }
             }
-            _ => Err(ApiError::Idle),
+            _ => Err(Refusal::Idle),
         }
     }
 
@@ -125,6 +125,16 @@ impl<S: Store> Runner<S> {
     pub(super) fn continue_run(&self, session: SessionId, owner: UserId, run_id: String) {
         let cancel = self.register(session, &run_id);
         self.spawn(session, owner, run_id, cancel);
+    }
+
+    /// Answering the session's interrupts.
+    pub fn answers(&self) -> super::answers::Answers<'_, S> {
+        super::answers::Answers { runner: self }
+    }
+
+    /// Taking over runs nobody executes any more.
+    pub fn recovery(&self) -> super::recovery::Recovery<'_, S> {
+        super::recovery::Recovery { runner: self }
     }
 
     /// The models a session may pick, the default first.
@@ -147,16 +157,12 @@ impl<S: Store> Runner<S> {
         &self,
         owner: UserId,
         title: Option<&str>,
-    ) -> Result<SessionRow, ApiError> {
+    ) -> Result<SessionRow, Refusal> {
         self.create(owner, SessionId::generate(), title).await
     }
 
     /// Creates the session of `owner`'s AG-UI thread, with the id `agui` gives it.
-    pub async fn create_thread(
-        &self,
-        owner: UserId,
-        id: SessionId,
-    ) -> Result<SessionRow, ApiError> {
+    pub async fn create_thread(&self, owner: UserId, id: SessionId) -> Result<SessionRow, Refusal> {
         self.create(owner, id, None).await
     }
 
@@ -165,7 +171,7 @@ impl<S: Store> Runner<S> {
         owner: UserId,
         id: SessionId,
         title: Option<&str>,
-    ) -> Result<SessionRow, ApiError> {
+    ) -> Result<SessionRow, Refusal> {
         let op = SessionOp::Create {
             owner,
             id,
@@ -173,12 +179,14 @@ impl<S: Store> Runner<S> {
         };
         match self.deps.writer.session(op).await? {
             SessionDone::Created(row) => Ok(row),
-            SessionDone::Deleted(_) => Err(ApiError::Internal),
+            SessionDone::Deleted(_) => Err(Refusal::Internal(
+                "the writer answered a create with a delete",
+            )),
         }
     }
 
     /// Deletes a session, stopping its run first.
-    pub async fn delete(&self, session: SessionId) -> Result<(), ApiError> {
+    pub async fn delete(&self, session: SessionId) -> Result<(), Refusal> {
         self.cancel_local(session);
         match self
             .deps
@@ -187,19 +195,19 @@ impl<S: Store> Runner<S> {
             .await?
         {
             SessionDone::Deleted(true) => Ok(()),
-            _ => Err(ApiError::SessionNotFound(session.to_string())),
+            _ => Err(Refusal::SessionNotFound(session)),
         }
     }
 
     /// Refuses new work of `owner` while they have their share of the queue of runs
     /// waiting for a slot, or the whole queue is full.
-    pub(super) fn check_room(&self, owner: UserId) -> Result<(), ApiError> {
+    pub(super) fn check_room(&self, owner: UserId) -> Result<(), Refusal> {
         self.deps
             .slots
             .room_for(owner)
             .map_err(|refusal| match refusal {
-                NoRoom::Saturated => ApiError::Saturated,
-                NoRoom::UserShareFull(queued) => ApiError::TooManyQueuedRuns(queued),
+                NoRoom::Saturated => Refusal::Saturated,
+                NoRoom::UserShareFull(queued) => Refusal::TooManyQueuedRuns(queued),
             })
     }
 
@@ -230,7 +238,7 @@ impl<S: Store> Runner<S> {
         run_id: String,
         guard: Guard,
         events: Vec<EventBody>,
-    ) -> Result<RunAccepted, ApiError> {
+    ) -> Result<RunAccepted, Refusal> {
         // Registered before the commit so a stop that races the start still finds it.
         let cancel = self.register(session, &run_id);
         match self.submit(session, guard, events).await {
@@ -257,7 +265,7 @@ impl<S: Store> Runner<S> {
         session: SessionId,
         guard: Guard,
         events: Vec<EventBody>,
-    ) -> Result<Applied, ApiError> {
+    ) -> Result<Applied, Refusal> {
         let now = now_ms();
         let entries = events
             .into_iter()
@@ -345,30 +353,30 @@ impl<S: Store> Runner<S> {
     }
 }
 
-pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, ApiError> {
+pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAccepted, Refusal> {
     Err(match rejection {
-        Rejection::SessionMissing => ApiError::SessionNotFound(session.to_string()),
-        Rejection::Busy(status) => ApiError::busy(status),
+        Rejection::SessionMissing => Refusal::SessionNotFound(session),
+        Rejection::Busy(status) => Refusal::Busy(status),
         Rejection::DuplicateMessage { run_id } => {
             return Ok(RunAccepted {
                 run_id,
                 duplicate: true,
             })
         }
-        Rejection::InterruptMissing => ApiError::InterruptNotFound(String::new()),
-        Rejection::RunEnded => ApiError::Idle,
+        Rejection::InterruptMissing => Refusal::InterruptNotFound(String::new()),
+        Rejection::RunEnded => Refusal::Idle,
         // Only run appends carry this guard; a person's command never meets it.
-        Rejection::LeaseLost => ApiError::Internal,
+        Rejection::LeaseLost => Refusal::Internal("a person's command met a run lease"),
         Rejection::InterruptAnswered {
             interrupt_id,
             state,
             response,
             ..
-        } if state == InterruptState::Expired.as_str() => ApiError::InterruptExpired(json!({
-            "interruptId": interrupt_id,
-            "state": state,
-            "response": response,
-        })),
+        } if state == InterruptState::Expired.as_str() => Refusal::InterruptExpired(Settled {
+            interrupt_id,
+            state,
+            response,
+        }),
         Rejection::InterruptAnswered {
             same: true, run_id, ..
         } => {
@@ -382,11 +390,11 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
             state,
             response,
             ..
-        } => ApiError::InterruptAnswered(json!({
-            "interruptId": interrupt_id,
-            "state": state,
-            "response": response,
-        })),
+        } => Refusal::InterruptAnswered(Settled {
+            interrupt_id,
+            state,
+            response,
+        }),
     })
 }
 

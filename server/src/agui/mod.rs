@@ -125,7 +125,10 @@ pub async fn start<S: Store>(
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;
             match thread {
-                ThreadSession::Existing(id) => state.runner.post_message(id, owner, message).await,
+                ThreadSession::Existing(id) => {
+                    let posted = state.runner.post_message(id, owner, message).await;
+                    posted.map_err(ApiError::from)
+                }
                 ThreadSession::New(id) => first_run(state, caller, id, message).await,
             }
         }
@@ -134,11 +137,10 @@ pub async fn start<S: Store>(
             let payload = results_payload(&results)?;
             cost.take(state, caller)?;
             let status = ResumeStatus::Resolved;
+            let answers = state.runner.answers();
             let answer =
-                state
-                    .runner
-                    .answer(session, owner, &interrupt, status, Some(payload), recorded);
-            answer.await
+                answers.answer(session, owner, &interrupt, status, Some(payload), recorded);
+            answer.await.map_err(ApiError::from)
         }
         Ask::Resume(entry) => {
             let id = &entry.interrupt_id;
@@ -147,11 +149,9 @@ pub async fn start<S: Store>(
                 return Err(ApiError::interrupt_not_found(id));
             }
             cost.take(state, caller)?;
-            let answer =
-                state
-                    .runner
-                    .answer(session, owner, id, entry.status, entry.payload, recorded);
-            answer.await
+            let answers = state.runner.answers();
+            let answer = answers.answer(session, owner, id, entry.status, entry.payload, recorded);
+            answer.await.map_err(ApiError::from)
         }
     };
     let RunAccepted { run_id, duplicate } = accepted.map_err(|e| watch_hint(e, session, &known))?;
@@ -194,7 +194,7 @@ async fn first_run<S: Store>(
     if made && accepted.is_err() {
         session::discard(state, id).await;
     }
-    accepted
+    Ok(accepted?)
 }
 
 /// What the input asks for, and the messages that ask it.

@@ -69,7 +69,7 @@ pub async fn create<S: Store>(
         Ok(_) => Ok(true),
         Err(error) => match state.store.session(id).await? {
             Some(row) if row.owner == caller.user => Ok(false),
-            _ => Err(error),
+            _ => Err(error.into()),
         },
     }
 }

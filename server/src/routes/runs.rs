@@ -101,6 +101,7 @@ pub async fn answer<S: Store>(
     }
     let accepted = state
         .runner
+        .answers()
         .answer(
             row.id,
             row.owner,

@@ -31,7 +31,8 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
                     },
                 )
                 .await
-                .map(drop),
+                .map(drop)
+                .map_err(ApiError::from),
         },
         Ok(ClientFrame::Resume {
             interrupt_id,
@@ -39,10 +40,12 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             payload,
         }) => state
             .runner
+            .answers()
             .answer(session, viewer.user, &interrupt_id, status, payload, None)
             .await
-            .map(drop),
-        Ok(ClientFrame::Cancel) => state.runner.cancel(session).await,
+            .map(drop)
+            .map_err(ApiError::from),
+        Ok(ClientFrame::Cancel) => state.runner.cancel(session).await.map_err(ApiError::from),
     };
     outcome
         .err()
