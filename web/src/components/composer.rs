@@ -88,7 +88,7 @@ pub fn Composer() -> impl IntoView {
     // A new conversation's first message is on its way.
     let starting = RwSignal::new(false);
     Effect::new(move |previous: Option<Option<String>>| {
-        let id = session.id.get();
+        let id = session.id().get();
         if let Some(previous) = previous {
             let left = text.get_untracked();
             drafts.update_value(|d| {
@@ -102,7 +102,7 @@ pub fn Composer() -> impl IntoView {
         id
     });
     Effect::new(move |previous: Option<RunState>| {
-        let now = session.run.get();
+        let now = session.run().get();
         if now == RunState::Running {
             sent.set_value(None);
         }
@@ -114,7 +114,7 @@ pub fn Composer() -> impl IntoView {
         now
     });
     Effect::new(move |_| {
-        let refused = session.notice.with(|n| {
+        let refused = session.notice().with(|n| {
             n.as_ref()
                 .is_some_and(|e| REFUSALS.contains(&e.code.as_str()))
         });
@@ -127,16 +127,16 @@ pub fn Composer() -> impl IntoView {
     });
     // Why a message cannot be sent right now (it waits in the box), if it cannot.
     let waits = move || {
-        if session.id.with(Option::is_none) {
+        if session.id().with(Option::is_none) {
             return starting.get().then_some("Starting the conversation…");
         }
-        match (session.connection.get(), session.run.get()) {
+        match (session.connection().get(), session.run().get()) {
             (ConnState::Connecting, _) => Some("Sends once connected."),
             (ConnState::Reconnecting, _) => Some("Sends once the connection is back."),
             (_, RunState::Running) => {
                 Some("Waits until the agent has finished — or press Stop to interrupt it.")
             }
-            (_, RunState::Awaiting) if session.waiting_for_client.get() => {
+            (_, RunState::Awaiting) if session.waiting_for_client().get() => {
                 Some("Waits until the app that started this run returns its tools' results.")
             }
             (_, RunState::Awaiting) => Some("Waits until you answer the agent's question above."),
@@ -147,12 +147,12 @@ pub fn Composer() -> impl IntoView {
     // The model the picker shows: the person's pick, else the session's, else the default.
     let picked = RwSignal::new(None::<String>);
     Effect::new(move |_| {
-        session.id.track();
+        session.id().track();
         picked.set(None);
     });
     let current = move || {
         let default = models.get().flatten().map(|list| list.default);
-        session.model.get().or(default)
+        session.model().get().or(default)
     };
     let shown = move || picked.get().or_else(current);
     let placeholder = if touch_or_small() {
@@ -170,7 +170,7 @@ pub fn Composer() -> impl IntoView {
             .get_untracked()
             .filter(|m| Some(m) != current().as_ref());
         let client_message_id = Some(client_message_id());
-        if session.id.with_untracked(Option::is_none) {
+        if session.id().with_untracked(Option::is_none) {
             let first = PostMessage {
                 text: message,
                 client_message_id,
@@ -200,8 +200,7 @@ pub fn Composer() -> impl IntoView {
     };
     // An example prompt the person picked is sent as if typed.
     Effect::new(move |_| {
-        if let Some(prompt) = session.picked_prompt.get() {
-            session.picked_prompt.set(None);
+        if let Some(prompt) = session.take_picked_prompt() {
             text.set(prompt);
             send();
         }
@@ -250,7 +249,7 @@ pub fn Composer() -> impl IntoView {
                         </select>
                     })
                 }}
-                <Show when=move || session.run.get() == RunState::Running>
+                <Show when=move || session.run().get() == RunState::Running>
                     <button
                         class="btn btn-stop"
                         data-testid="stop"

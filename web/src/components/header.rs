@@ -40,13 +40,13 @@ pub fn Header() -> impl IntoView {
                 "☰"
             </button>
             <SessionTitle />
-            <Show when=move || session.id.with(Option::is_some)>
+            <Show when=move || session.id().with(Option::is_some)>
                 <Connection />
                 <ExportMenu />
                 <ShareButton />
             </Show>
             {move || {
-                let totals = session.usage.get();
+                let totals = session.usage().get();
                 (totals.calls > 0).then(|| view! {
                     <span class="session-usage" data-testid="session-usage" title=usage::details(&totals)>
                         {usage::summary(&totals)}
@@ -75,7 +75,7 @@ fn ExportMenu() -> impl IntoView {
         }
     };
     let link = move |format: &str| {
-        let id = session.id.get().unwrap_or_default();
+        let id = session.id().get().unwrap_or_default();
         format!("/api/sessions/{id}/export?format={format}")
     };
     view! {
@@ -176,14 +176,14 @@ pub fn Connection() -> impl IntoView {
     let session = use_session();
     let caught_up = RwSignal::new(false);
     Effect::new(move |previous: Option<ConnState>| {
-        let now = session.connection.get();
+        let now = session.connection().get();
         if previous == Some(ConnState::Reconnecting) && now == ConnState::Live {
             caught_up.set(true);
             set_timeout(move || caught_up.set(false), CAUGHT_UP_FOR);
         }
         now
     });
-    let state = move || session.connection.get();
+    let state = move || session.connection().get();
     let label = move || match state() {
         ConnState::Live if caught_up.get() => "Caught up",
         ConnState::Live => "Live",

@@ -124,7 +124,7 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
     // a refusal from the server (its notice) offers it again.
     let sent = RwSignal::new(false);
     Effect::new(move |_| {
-        if session.notice.with(Option::is_some) {
+        if session.notice().with(Option::is_some) {
             sent.set(false);
         }
     });
@@ -132,8 +132,8 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
         item.with(Item::is_continuable)
             && !session.read_only
             && !sent.get()
-            && session.run.get() == RunState::Idle
-            && session.connection.get() == ConnState::Live
+            && session.run().get() == RunState::Idle
+            && session.connection().get() == ConnState::Live
     };
     let continue_answer = move |_| {
         let frame = ClientFrame::UserMessage {

@@ -9,7 +9,7 @@ use crate::state::use_session;
 pub fn Notice() -> impl IntoView {
     let session = use_session();
     move || {
-        session.notice.get().map(|error| {
+        session.notice().get().map(|error| {
             view! {
                 <div class="notice" data-testid="notice" role="alert">
                     <span class="notice-text">{error.message}</span>
@@ -18,7 +18,7 @@ pub fn Notice() -> impl IntoView {
                         class="notice-close"
                         title="Dismiss"
                         aria-label="Dismiss"
-                        on:click=move |_| session.notice.set(None)
+                        on:click=move |_| session.dismiss_notice()
                     >
                         "×"
                     </button>

@@ -80,7 +80,7 @@ impl Responder {
         };
         // Both effects sync the card with frames from the socket (the outside world).
         Effect::new(move |_| {
-            if let Some(error) = session.notice.get() {
+            if let Some(error) = session.notice().get() {
                 if responder.sent.get_untracked() {
                     responder.refused.set(Some(error.message));
                 }
@@ -88,7 +88,7 @@ impl Responder {
             }
         });
         Effect::new(move |_| {
-            if let Some(refusal) = session.refusal.get() {
+            if let Some(refusal) = session.refusal().get() {
                 if responder.sent.get_untracked() {
                     responder.refusal.set(Some(refusal));
                     responder.sent.set(false);
@@ -119,8 +119,7 @@ impl Responder {
             status,
             payload,
         };
-        self.session.notice.set(None);
-        self.session.refusal.set(None);
+        self.session.dismiss_notice();
         self.refused.set(None);
         if self.session.send(frame) {
             self.sent.set(true);

@@ -15,7 +15,7 @@ pub fn SessionTitle() -> impl IntoView {
     let draft = RwSignal::new(String::new());
     let field = NodeRef::<Input>::new();
     let title = move || {
-        let id = session.id.get()?;
+        let id = session.id().get()?;
         let title = sessions
             .sessions
             .with(|list| list.iter().find(|s| s.id == id).map(|s| s.title.clone()));
@@ -44,7 +44,7 @@ pub fn SessionTitle() -> impl IntoView {
         }
         editing.set(false);
         let text = draft.get_untracked().trim().to_string();
-        if let (Some(id), false) = (session.id.get_untracked(), text.is_empty()) {
+        if let (Some(id), false) = (session.id().get_untracked(), text.is_empty()) {
             if Some(&text) != title().as_ref() {
                 sessions.rename(id, text);
             }
@@ -57,7 +57,7 @@ pub fn SessionTitle() -> impl IntoView {
                 <h1 class="header-title" data-testid="session-title" on:dblclick=move |_| start()>
                     {move || title().unwrap_or_else(|| "Tandem".into())}
                 </h1>
-                <Show when=move || session.id.with(Option::is_some)>
+                <Show when=move || session.id().with(Option::is_some)>
                     <button
                         class="icon-button"
                         data-testid="rename"

@@ -26,7 +26,7 @@ pub fn ShareButton() -> impl IntoView {
 #[component]
 fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
     let session = use_session();
-    let id = session.id.get_untracked().unwrap_or_default();
+    let id = session.id().get_untracked().unwrap_or_default();
     let hide_reasoning = RwSignal::new(false);
     let hide_arguments = RwSignal::new(false);
     let created = RwSignal::new(None::<String>);

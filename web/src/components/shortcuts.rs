@@ -91,9 +91,9 @@ pub fn Shortcuts() -> impl IntoView {
     });
     on_cleanup(move || listener.remove());
     Effect::new(move |_| {
-        session.tick.track();
+        session.tick().track();
         if jump_pending.get_untracked()
-            && session.run.get() == RunState::Awaiting
+            && session.run().get() == RunState::Awaiting
             && focus_waiting_card()
         {
             jump_pending.set(false);

@@ -86,7 +86,7 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
     let id = StoredValue::new(summary.id.clone());
     let is_open = move || {
         session
-            .id
+            .id()
             .with(|open| open.as_deref() == Some(id.get_value().as_str()))
     };
     // The open session's own socket knows its status sooner than the polled list does.

@@ -70,8 +70,8 @@ pub fn Transcript() -> impl IntoView {
     };
     // New rows: followed to the bottom, or counted while the person reads further up.
     Effect::new(move |_| {
-        session.tick.track();
-        let rows = session.rows.with(Vec::len);
+        session.tick().track();
+        let rows = session.rows().with(Vec::len);
         let added = rows.saturating_sub(seen_rows.get_value());
         seen_rows.set_value(rows);
         if follow.get_untracked() {
@@ -105,13 +105,13 @@ pub fn Transcript() -> impl IntoView {
     // A newly opened session starts at the bottom, and so does the newest row after the
     // person sends.
     Effect::new(move |_| {
-        session.id.track();
-        session.latest.track();
-        seen_rows.set_value(session.rows.with_untracked(Vec::len));
+        session.id().track();
+        session.latest().track();
+        seen_rows.set_value(session.rows().with_untracked(Vec::len));
         jump();
     });
     let empty =
-        move || session.rows.with(Vec::is_empty) && session.history.get() == History::Loaded;
+        move || session.rows().with(Vec::is_empty) && session.history().get() == History::Loaded;
     view! {
         <div class="transcript-frame">
             <div
@@ -122,18 +122,18 @@ pub fn Transcript() -> impl IntoView {
                 on:click=super::copy_code::on_click
             >
                 <div class="transcript-inner" node_ref=inner>
-                    <Show when=move || session.history.get() == History::Unavailable>
+                    <Show when=move || session.history().get() == History::Unavailable>
                         <Unavailable />
                     </Show>
                     <Show when=empty>
                         <Examples />
                     </Show>
                     <For
-                        each=move || session.rows.get()
+                        each=move || session.rows().get()
                         key=|row: &Row| row.key.clone()
                         children=move |row: Row| view! { <TranscriptItem item=row.item.into() /> }
                     />
-                    <Show when=move || session.run.get() == RunState::Running>
+                    <Show when=move || session.run().get() == RunState::Running>
                         <Working />
                     </Show>
                 </div>
@@ -158,7 +158,7 @@ fn Working() -> impl IntoView {
     view! {
         <div class="working" aria-live="polite">
             <span class="working-dots"><i></i><i></i><i></i></span>
-            {move || match session.queued.get() {
+            {move || match session.queued().get() {
                 Some(position) => view! {
                     <span data-testid="queued">
                         {format!("Queued — the server is busy; this run starts when a slot frees up ({} in line)", ordinal(position))}
@@ -166,7 +166,7 @@ fn Working() -> impl IntoView {
                 }.into_any(),
                 None => view! {
                     <span>"The agent is working"</span>
-                    {move || session.run_usage.get().filter(|u| u.calls > 0).map(|u| view! {
+                    {move || session.run_usage().get().filter(|u| u.calls > 0).map(|u| view! {
                         <span class="working-usage" data-testid="run-usage-live">
                             {format!(" · {}", usage::summary(&u))}
                         </span>
@@ -195,7 +195,7 @@ fn Examples() -> impl IntoView {
                             <button
                                 class="example"
                                 data-testid="example-prompt"
-                                on:click=move |_| session.picked_prompt.set(Some(prompt.to_string()))
+                                on:click=move |_| session.pick_prompt(prompt.to_string())
                             >
                                 <span class="example-prompt">{*prompt}</span>
                                 <span class="example-shows">{*shows}</span>

@@ -51,7 +51,7 @@ fn Workspace() -> impl IntoView {
     });
     // The open session's badge follows its own run state without waiting for the timer.
     Effect::new(move |previous: Option<_>| {
-        let state = session.run.get();
+        let state = session.run().get();
         if previous.is_some_and(|previous| previous != state) {
             sessions.refresh();
         }

@@ -12,7 +12,7 @@ use crate::state::use_session;
 pub fn SessionPage() -> impl IntoView {
     let session = use_session();
     let reconnecting = move || {
-        session.id.with(Option::is_some) && session.connection.get() == ConnState::Reconnecting
+        session.id().with(Option::is_some) && session.connection().get() == ConnState::Reconnecting
     };
     view! {
         <Transcript />

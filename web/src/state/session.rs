@@ -52,36 +52,36 @@ pub enum History {
 #[derive(Clone, Copy)]
 pub struct Session {
     /// The open session's id, if any.
-    pub id: RwSignal<Option<String>>,
+    id: RwSignal<Option<String>>,
     /// The transcript rows in order.
-    pub rows: RwSignal<Vec<Row>>,
+    rows: RwSignal<Vec<Row>>,
     /// Whether a run is active or a question waits.
-    pub run: RwSignal<RunState>,
+    run: RwSignal<RunState>,
     /// The active run's place in line while it waits for a free slot on the server.
-    pub queued: RwSignal<Option<u64>>,
+    queued: RwSignal<Option<u64>>,
     /// The socket's state.
-    pub connection: RwSignal<ConnState>,
+    connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
-    pub notice: RwSignal<Option<ApiError>>,
+    notice: RwSignal<Option<ApiError>>,
     /// The latest answer the server turned down because its interrupt was already settled
     /// (expired, or answered elsewhere). The card that sent it says so; the page does not.
-    pub refusal: RwSignal<Option<Refusal>>,
+    refusal: RwSignal<Option<Refusal>>,
     /// Usage of every model call in the session.
-    pub usage: RwSignal<UsageTotals>,
+    usage: RwSignal<UsageTotals>,
     /// The active run's usage so far (`None` between runs).
-    pub run_usage: RwSignal<Option<UsageTotals>>,
+    run_usage: RwSignal<Option<UsageTotals>>,
     /// The model the person last picked for the session (`None`: the server's default).
-    pub model: RwSignal<Option<String>>,
+    model: RwSignal<Option<String>>,
     /// What waits is an AG-UI client's own tool calls, not a question for the person.
-    pub waiting_for_client: RwSignal<bool>,
+    waiting_for_client: RwSignal<bool>,
     /// Bumped after every applied event; the transcript scrolls on it.
-    pub tick: RwSignal<u64>,
+    tick: RwSignal<u64>,
     /// Whether the history could be read; the transcript says so when it could not.
-    pub history: RwSignal<History>,
+    history: RwSignal<History>,
     /// Bumped when the person sends: the transcript brings the newest row into view.
-    pub latest: RwSignal<u64>,
+    latest: RwSignal<u64>,
     /// A message the person picked (an example prompt) for the composer to send.
-    pub picked_prompt: RwSignal<Option<String>>,
+    picked_prompt: RwSignal<Option<String>>,
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
     pub read_only: bool,
     transcript: StoredValue<Transcript>,
@@ -136,6 +136,104 @@ fn provide(read_only: bool) -> Session {
 }
 
 impl Session {
+    // What components read: each of the session's signals, read-only. Changes go
+    // through the methods below.
+
+    /// The open session's id, if any.
+    pub fn id(&self) -> ReadSignal<Option<String>> {
+        self.id.read_only()
+    }
+
+    /// The transcript rows in order.
+    pub fn rows(&self) -> ReadSignal<Vec<Row>> {
+        self.rows.read_only()
+    }
+
+    /// Whether a run is active or a question waits.
+    pub fn run(&self) -> ReadSignal<RunState> {
+        self.run.read_only()
+    }
+
+    /// The active run's place in line while it waits for a free slot on the server.
+    pub fn queued(&self) -> ReadSignal<Option<u64>> {
+        self.queued.read_only()
+    }
+
+    /// The socket's state.
+    pub fn connection(&self) -> ReadSignal<ConnState> {
+        self.connection.read_only()
+    }
+
+    /// The latest error to show, until dismissed.
+    pub fn notice(&self) -> ReadSignal<Option<ApiError>> {
+        self.notice.read_only()
+    }
+
+    /// The latest answer the server turned down because its interrupt was already settled.
+    pub fn refusal(&self) -> ReadSignal<Option<Refusal>> {
+        self.refusal.read_only()
+    }
+
+    /// Usage of every model call in the session.
+    pub fn usage(&self) -> ReadSignal<UsageTotals> {
+        self.usage.read_only()
+    }
+
+    /// The active run's usage so far (`None` between runs).
+    pub fn run_usage(&self) -> ReadSignal<Option<UsageTotals>> {
+        self.run_usage.read_only()
+    }
+
+    /// The model the person last picked for the session (`None`: the server's default).
+    pub fn model(&self) -> ReadSignal<Option<String>> {
+        self.model.read_only()
+    }
+
+    /// What waits is an AG-UI client's own tool calls, not a question for the person.
+    pub fn waiting_for_client(&self) -> ReadSignal<bool> {
+        self.waiting_for_client.read_only()
+    }
+
+    /// Bumped after every applied event; the transcript scrolls on it.
+    pub fn tick(&self) -> ReadSignal<u64> {
+        self.tick.read_only()
+    }
+
+    /// Whether the history could be read.
+    pub fn history(&self) -> ReadSignal<History> {
+        self.history.read_only()
+    }
+
+    /// Bumped when the person sends: the transcript brings the newest row into view.
+    pub fn latest(&self) -> ReadSignal<u64> {
+        self.latest.read_only()
+    }
+
+    /// A message the person picked (an example prompt) for the composer to send.
+    pub fn picked_prompt(&self) -> ReadSignal<Option<String>> {
+        self.picked_prompt.read_only()
+    }
+
+    /// Dismisses the notice (and the card's refusal) once the person acts again.
+    pub fn dismiss_notice(&self) {
+        self.notice.set(None);
+        self.refusal.set(None);
+    }
+
+    /// Picks an example prompt for the composer to send.
+    pub fn pick_prompt(&self, prompt: String) {
+        self.picked_prompt.set(Some(prompt));
+    }
+
+    /// The picked prompt, once: the composer takes it to send.
+    pub fn take_picked_prompt(&self) -> Option<String> {
+        let prompt = self.picked_prompt.get();
+        if prompt.is_some() {
+            self.picked_prompt.set(None);
+        }
+        prompt
+    }
+
     /// Opens a session (closing the previous one's socket), or closes it with `None`.
     pub fn open(self, id: Option<String>) {
         if self.id.get_untracked() != id {
