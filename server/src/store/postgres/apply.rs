@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use sqlx::{PgConnection, PgPool};
 
-use super::guards::check_guard;
+use super::guards::{check_guard, PgGuardRows};
 use super::CHANGES_CHANNEL;
 use crate::domain::SessionId;
 use crate::store::advances::advances;
@@ -206,11 +206,13 @@ async fn apply_guarded<'a>(
 ) -> Result<Vec<Applied>, StoreError> {
     let mut applied = Vec::with_capacity(batch.len());
     for command in batch {
-        if let Some(rejection) = check_guard(conn, lease, command, now_ms).await? {
+        let session = command.session.to_string();
+        let mut guard_rows = PgGuardRows(&mut *conn);
+        let guarded = check_guard(&mut guard_rows, lease, command, &session, now_ms);
+        if let Some(rejection) = guarded.await? {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
-        let session = command.session.to_string();
         let effects = derive_effects(&command.entries);
         let count = command.entries.len() as i64;
         let (status, run_id) = match &effects.status {

@@ -1,6 +1,80 @@
-//! Guards on PostgreSQL ([`crate::store::sql::guards`]); the session row is already
-//! locked by the batch.
+//! Guards on PostgreSQL: the statements of [`crate::store::sql::guards`] run through
+//! sqlx on the batch's connection (the session row is already locked by the batch).
 
-use sqlx::PgConnection;
+use sqlx::postgres::PgArguments;
+use sqlx::query::{Query, QueryAs};
+use sqlx::{PgConnection, Postgres};
 
-crate::store::sql::guards::guards_on!(PgConnection);
+use crate::store::sql::guards::{GuardRows, Param, INTERRUPT_FACTS, SESSION_FACTS};
+use crate::store::StoreError;
+
+pub(super) use crate::store::sql::guards::check_guard;
+
+/// The batch's connection, as the guards read and write it.
+pub(super) struct PgGuardRows<'c>(pub &'c mut PgConnection);
+
+impl GuardRows for PgGuardRows<'_> {
+    async fn session_row(
+        &mut self,
+        session: &str,
+    ) -> Result<Option<(String, Option<String>)>, StoreError> {
+        Ok(sqlx::query_as(SESSION_FACTS)
+            .bind(session)
+            .fetch_optional(&mut *self.0)
+            .await?)
+    }
+
+    async fn text_row(
+        &mut self,
+        sql: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> = bind_as(sqlx::query_as(sql), params)
+            .fetch_optional(&mut *self.0)
+            .await?;
+        Ok(row.map(|(text,)| text))
+    }
+
+    async fn interrupt_row(
+        &mut self,
+        interrupt_id: &str,
+        session: &str,
+    ) -> Result<Option<(String, Option<String>, Option<String>)>, StoreError> {
+        Ok(sqlx::query_as(INTERRUPT_FACTS)
+            .bind(interrupt_id)
+            .bind(session)
+            .fetch_optional(&mut *self.0)
+            .await?)
+    }
+
+    async fn execute(&mut self, sql: &'static str, params: &[Param<'_>]) -> Result<(), StoreError> {
+        bind(sqlx::query(sql), params).execute(&mut *self.0).await?;
+        Ok(())
+    }
+}
+
+fn bind<'q>(
+    mut query: Query<'q, Postgres, PgArguments>,
+    params: &[Param<'q>],
+) -> Query<'q, Postgres, PgArguments> {
+    for param in params {
+        query = match *param {
+            Param::Text(text) => query.bind(text),
+            Param::Int(number) => query.bind(number),
+        };
+    }
+    query
+}
+
+fn bind_as<'q, O>(
+    mut query: QueryAs<'q, Postgres, O, PgArguments>,
+    params: &[Param<'q>],
+) -> QueryAs<'q, Postgres, O, PgArguments> {
+    for param in params {
+        query = match *param {
+            Param::Text(text) => query.bind(text),
+            Param::Int(number) => query.bind(number),
+        };
+    }
+    query
+}

@@ -1,7 +1,13 @@
-//! Guards in SQL both backends run: read what a command's guard needs inside the write
-//! transaction (the facts the commands before it in the same batch left), let
-//! [`crate::store::guards::decide`] decide, and make the guard's own writes. The SQL
-//! is shared as constants with the SQLite writer's direct port (`sqlite::guards`).
+//! Guards, defined once for every backend: which rows a command's guard reads inside
+//! the write transaction (the facts the commands before it in the same batch left), the
+//! decision ([`crate::store::guards::decide`]), and the guard's own writes, each as one
+//! SQL statement below. A backend only runs statements: it implements [`GuardRows`] for
+//! its connection (PostgreSQL through sqlx, SQLite's writer through rusqlite), and
+//! [`check_guard`] does the rest.
+
+use crate::store::guards::{decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict};
+use crate::store::leases::LeaseTerms;
+use crate::store::{Command, Guard, Rejection, StoreError};
 
 /// A session's status and active run.
 pub(crate) const SESSION_FACTS: &str = "SELECT status, active_run_id FROM sessions WHERE id = $1";
@@ -30,157 +36,143 @@ pub(crate) const ANSWER_INTERRUPT: &str =
     "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
      WHERE id = $5";
 
-/// Defines this module's functions for a backend that runs them through sqlx (`$conn`:
-/// its connection type; PostgreSQL's today, SQLite's writer runs the same constants
-/// through rusqlite). The SQL is the same on SQLite and PostgreSQL (`$1` placeholders,
-/// `TRUE` and `FALSE`, `ON CONFLICT`, `RETURNING`); a macro rather than functions
-/// generic over sqlx's `Database`, whose executor, encode and decode bounds would spread
-/// to every caller.
-macro_rules! guards_on {
-    ($conn:ty) => {
-        use crate::store::guards::{
-            decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict,
-        };
-        use crate::store::leases::LeaseTerms;
-        use crate::store::{Command, Guard, Rejection, StoreError};
-
-        /// Returns why the command may not be applied, or records what its guard owns
-        /// (the de-duplication row, the title, the interrupt's answer) and returns `None`.
-        pub(super) async fn check_guard(
-            conn: &mut $conn,
-            lease: &LeaseTerms,
-            command: &Command,
-            now_ms: i64,
-        ) -> Result<Option<Rejection>, StoreError> {
-            let session = command.session.to_string();
-            let facts = read_facts(conn, lease, command, &session).await?;
-            match decide(command, &facts) {
-                Verdict::Refuse(rejection) => Ok(Some(rejection)),
-                Verdict::Proceed(writes) => {
-                    for write in writes {
-                        apply_write(conn, lease, &session, write, now_ms).await?;
-                    }
-                    Ok(None)
-                }
-            }
-        }
-
-        async fn read_facts(
-            conn: &mut $conn,
-            lease: &LeaseTerms,
-            command: &Command,
-            session: &str,
-        ) -> Result<Facts, StoreError> {
-            let row: Option<(String, Option<String>)> =
-                sqlx::query_as(crate::store::sql::guards::SESSION_FACTS)
-                    .bind(session)
-                    .fetch_optional(&mut *conn)
-                    .await?;
-            let mut facts = Facts {
-                session: row
-                    .map(|(status, active_run_id)| SessionFacts::from_row(&status, active_run_id)),
-                ..Facts::default()
-            };
-            match &command.guard {
-                Guard::StartRun {
-                    client_message_id: Some(client_id),
-                    ..
-                } => {
-                    let seen: Option<(String,)> =
-                        sqlx::query_as(crate::store::sql::guards::EARLIER_RUN)
-                            .bind(session)
-                            .bind(client_id)
-                            .fetch_optional(&mut *conn)
-                            .await?;
-                    facts.earlier_run = seen.map(|(run_id,)| run_id);
-                }
-                Guard::Resume { interrupt_id, .. } => {
-                    facts.interrupt = read_interrupt(conn, session, interrupt_id).await?;
-                }
-                Guard::Append => {
-                    let owner: Option<(String,)> =
-                        sqlx::query_as(crate::store::sql::guards::LEASE_OWNER)
-                            .bind(session)
-                            .fetch_optional(&mut *conn)
-                            .await?;
-                    facts.lease = lease.holder(owner.as_ref().map(|(owner,)| owner.as_str()));
-                }
-                _ => {}
-            }
-            Ok(facts)
-        }
-
-        async fn read_interrupt(
-            conn: &mut $conn,
-            session: &str,
-            interrupt_id: &str,
-        ) -> Result<Option<InterruptFacts>, StoreError> {
-            let row: Option<(String, Option<String>, Option<String>)> =
-                sqlx::query_as(crate::store::sql::guards::INTERRUPT_FACTS)
-                    .bind(interrupt_id)
-                    .bind(session)
-                    .fetch_optional(&mut *conn)
-                    .await?;
-            row.map(|(state, response, resumed_run_id)| {
-                InterruptFacts::from_row(&state, response.as_deref(), resumed_run_id)
-            })
-            .transpose()
-        }
-
-        async fn apply_write(
-            conn: &mut $conn,
-            lease: &LeaseTerms,
-            session: &str,
-            write: GuardWrite,
-            now_ms: i64,
-        ) -> Result<(), StoreError> {
-            match write {
-                GuardWrite::TakeLease { run_id } => {
-                    sqlx::query(crate::store::sql::guards::TAKE_LEASE)
-                        .bind(session)
-                        .bind(run_id)
-                        .bind(&lease.owner)
-                        .bind(lease.expires_at(now_ms))
-                        .execute(&mut *conn)
-                        .await?;
-                }
-                GuardWrite::RecordClientMessage {
-                    client_message_id,
-                    run_id,
-                } => {
-                    sqlx::query(crate::store::sql::guards::RECORD_CLIENT_MESSAGE)
-                        .bind(session)
-                        .bind(client_message_id)
-                        .bind(run_id)
-                        .execute(&mut *conn)
-                        .await?;
-                }
-                GuardWrite::NameSession { title } => {
-                    sqlx::query(crate::store::sql::guards::NAME_SESSION)
-                        .bind(title)
-                        .bind(session)
-                        .execute(&mut *conn)
-                        .await?;
-                }
-                GuardWrite::AnswerInterrupt {
-                    interrupt_id,
-                    state,
-                    response,
-                    run_id,
-                } => {
-                    sqlx::query(crate::store::sql::guards::ANSWER_INTERRUPT)
-                        .bind(state.as_str())
-                        .bind(response.to_string())
-                        .bind(run_id)
-                        .bind(now_ms)
-                        .bind(interrupt_id)
-                        .execute(&mut *conn)
-                        .await?;
-                }
-            }
-            Ok(())
-        }
-    };
+/// A value bound to a guard statement's placeholder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Param<'a> {
+    Text(&'a str),
+    Int(i64),
 }
 
-pub(crate) use guards_on;
+/// Runs the guard statements on one backend's connection, inside its write transaction.
+/// Each read returns the row of its statement, if there is one.
+pub(crate) trait GuardRows {
+    /// [`SESSION_FACTS`] of `session`: its status and active run.
+    async fn session_row(
+        &mut self,
+        session: &str,
+    ) -> Result<Option<(String, Option<String>)>, StoreError>;
+    /// One text column of a statement's first row (`EARLIER_RUN`, `LEASE_OWNER`).
+    async fn text_row(
+        &mut self,
+        sql: &'static str,
+        params: &[Param<'_>],
+    ) -> Result<Option<String>, StoreError>;
+    /// [`INTERRUPT_FACTS`]: state, answer and resumed run.
+    async fn interrupt_row(
+        &mut self,
+        interrupt_id: &str,
+        session: &str,
+    ) -> Result<Option<(String, Option<String>, Option<String>)>, StoreError>;
+    /// Runs one of the guard's writes.
+    async fn execute(&mut self, sql: &'static str, params: &[Param<'_>]) -> Result<(), StoreError>;
+}
+
+/// Returns why `command` may not be applied, or records what its guard owns (the
+/// de-duplication row, the title, the interrupt's answer) and returns `None`.
+pub(crate) async fn check_guard<R: GuardRows>(
+    rows: &mut R,
+    lease: &LeaseTerms,
+    command: &Command,
+    session: &str,
+    now_ms: i64,
+) -> Result<Option<Rejection>, StoreError> {
+    let facts = read_facts(rows, lease, command, session).await?;
+    match decide(command, &facts) {
+        Verdict::Refuse(rejection) => Ok(Some(rejection)),
+        Verdict::Proceed(writes) => {
+            for write in writes {
+                apply_write(rows, lease, session, write, now_ms).await?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// What the guard of `command` decides on.
+async fn read_facts<R: GuardRows>(
+    rows: &mut R,
+    lease: &LeaseTerms,
+    command: &Command,
+    session: &str,
+) -> Result<Facts, StoreError> {
+    let row = rows.session_row(session).await?;
+    let mut facts = Facts {
+        session: row.map(|(status, active_run_id)| SessionFacts::from_row(&status, active_run_id)),
+        ..Facts::default()
+    };
+    match &command.guard {
+        Guard::StartRun {
+            client_message_id: Some(client_id),
+            ..
+        } => {
+            let params = [Param::Text(session), Param::Text(client_id)];
+            facts.earlier_run = rows.text_row(EARLIER_RUN, &params).await?;
+        }
+        Guard::Resume { interrupt_id, .. } => {
+            let row = rows.interrupt_row(interrupt_id, session).await?;
+            facts.interrupt = row
+                .map(|(state, response, resumed_run_id)| {
+                    InterruptFacts::from_row(&state, response.as_deref(), resumed_run_id)
+                })
+                .transpose()?;
+        }
+        Guard::Append => {
+            let owner = rows.text_row(LEASE_OWNER, &[Param::Text(session)]).await?;
+            facts.lease = lease.holder(owner.as_deref());
+        }
+        _ => {}
+    }
+    Ok(facts)
+}
+
+/// Makes one of the guard's own writes.
+async fn apply_write<R: GuardRows>(
+    rows: &mut R,
+    lease: &LeaseTerms,
+    session: &str,
+    write: GuardWrite,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    match write {
+        GuardWrite::TakeLease { run_id } => {
+            let params = [
+                Param::Text(session),
+                Param::Text(&run_id),
+                Param::Text(&lease.owner),
+                Param::Int(lease.expires_at(now_ms)),
+            ];
+            rows.execute(TAKE_LEASE, &params).await
+        }
+        GuardWrite::RecordClientMessage {
+            client_message_id,
+            run_id,
+        } => {
+            let params = [
+                Param::Text(session),
+                Param::Text(&client_message_id),
+                Param::Text(&run_id),
+            ];
+            rows.execute(RECORD_CLIENT_MESSAGE, &params).await
+        }
+        GuardWrite::NameSession { title } => {
+            let params = [Param::Text(&title), Param::Text(session)];
+            rows.execute(NAME_SESSION, &params).await
+        }
+        GuardWrite::AnswerInterrupt {
+            interrupt_id,
+            state,
+            response,
+            run_id,
+        } => {
+            let response = response.to_string();
+            let params = [
+                Param::Text(state.as_str()),
+                Param::Text(&response),
+                Param::Text(&run_id),
+                Param::Int(now_ms),
+                Param::Text(&interrupt_id),
+            ];
+            rows.execute(ANSWER_INTERRUPT, &params).await
+        }
+    }
+}
