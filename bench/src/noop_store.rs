@@ -15,8 +15,8 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, InterruptRow, SessionRow, ShareRow, Store, StoreError,
-    StoredEvent, UserRow, DEFAULT_TITLE,
+    derive_effects, Applied, Command, EventLog, InterruptRow, Records, SessionRow, ShareRow,
+    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere.
@@ -56,7 +56,7 @@ fn local() -> UserRow {
 
 impl tandem::store::WebhookOutbox for NoopStore {}
 
-impl Store for NoopStore {
+impl EventLog for NoopStore {
     async fn create_session(
         &self,
         owner: UserId,
@@ -78,6 +78,76 @@ impl Store for NoopStore {
         Ok(row)
     }
 
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        Ok(self.sessions().remove(&id).is_some())
+    }
+
+    async fn events_after(
+        &self,
+        _id: SessionId,
+        _after: u64,
+        _limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The only instance: every run is its own, so leases need no rows.
+    fn instance(&self) -> &str {
+        "bench"
+    }
+
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn take_over_runs(
+        &self,
+        _now_ms: i64,
+        _starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut sessions = self.sessions();
+        let outcomes = batch
+            .iter()
+            .map(|command| {
+                let writes = match decide(command, &facts(sessions.get(&command.session))) {
+                    Verdict::Refuse(rejection) => return Applied::Rejected(rejection),
+                    Verdict::Proceed(writes) => writes,
+                };
+                let row = sessions.get_mut(&command.session).expect("decided above");
+                for write in writes {
+                    if let GuardWrite::NameSession { title } = write {
+                        if row.title == DEFAULT_TITLE {
+                            row.title = title;
+                        }
+                    }
+                }
+                let first_seq = row.last_seq + 1;
+                row.last_seq += command.entries.len() as u64;
+                row.updated_at = now_ms;
+                if let Some((status, run_id)) = derive_effects(&command.entries).status {
+                    row.status = status;
+                    row.active_run_id = run_id;
+                }
+                Applied::Committed { first_seq }
+            })
+            .collect();
+        Ok(outcomes)
+    }
+}
+
+impl Records for NoopStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
         let mut rows: Vec<SessionRow> = self
             .sessions()
@@ -147,19 +217,6 @@ impl Store for NoopStore {
             .filter(|row| row.status == status)
             .map(|row| row.id)
             .collect())
-    }
-
-    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        Ok(self.sessions().remove(&id).is_some())
-    }
-
-    async fn events_after(
-        &self,
-        _id: SessionId,
-        _after: u64,
-        _limit: u32,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        Ok(Vec::new())
     }
 
     async fn interrupt(
@@ -242,61 +299,6 @@ impl Store for NoopStore {
 
     async fn delete_sign_in(&self, _cookie: TokenHash) -> Result<bool, StoreError> {
         Ok(false)
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    /// The only instance: every run is its own, so leases need no rows.
-    fn instance(&self) -> &str {
-        "bench"
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        Ok(0)
-    }
-
-    async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn take_over_runs(
-        &self,
-        _now_ms: i64,
-        _starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
-        let mut sessions = self.sessions();
-        let outcomes = batch
-            .iter()
-            .map(|command| {
-                let writes = match decide(command, &facts(sessions.get(&command.session))) {
-                    Verdict::Refuse(rejection) => return Applied::Rejected(rejection),
-                    Verdict::Proceed(writes) => writes,
-                };
-                let row = sessions.get_mut(&command.session).expect("decided above");
-                for write in writes {
-                    if let GuardWrite::NameSession { title } = write {
-                        if row.title == DEFAULT_TITLE {
-                            row.title = title;
-                        }
-                    }
-                }
-                let first_seq = row.last_seq + 1;
-                row.last_seq += command.entries.len() as u64;
-                row.updated_at = now_ms;
-                if let Some((status, run_id)) = derive_effects(&command.entries).status {
-                    row.status = status;
-                    row.active_run_id = run_id;
-                }
-                Applied::Committed { first_seq }
-            })
-            .collect();
-        Ok(outcomes)
     }
 }
 

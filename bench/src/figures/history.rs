@@ -9,7 +9,7 @@ use serde_json::json;
 use shared::Event;
 use tandem::agent::conversation::{self, Folded, History};
 use tandem::domain::SessionId;
-use tandem::store::{SqliteStore, Store, StoreOptions};
+use tandem::store::{EventLog, SqliteStore, StoreOptions};
 
 use super::Ctx;
 use crate::report::Row;

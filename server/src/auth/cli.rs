@@ -107,7 +107,7 @@ fn timestamp(ms: i64) -> String {
 mod tests {
     use super::*;
     use crate::domain::TokenHash;
-    use crate::store::SqliteStore;
+    use crate::store::{Records, SqliteStore};
 
     async fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();

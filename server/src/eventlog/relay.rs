@@ -1,6 +1,6 @@
 //! The relay: brings this instance what other instances commit to a shared database.
 //!
-//! It reads the store's change feed ([`Store::changes`]). For a session watched here it
+//! It reads the store's change feed ([`EventLog::changes`]). For a session watched here it
 //! reads the announced events from the log (once for all of this instance's viewers)
 //! and publishes them to the [`Hub`], which drops whatever this instance's own writer
 //! already published. A stop or a delete is handed to [`RunControl`], which cancels a run

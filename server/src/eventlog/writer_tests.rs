@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::store::test_support::{append, temp_store};
-use crate::store::Rejection;
+use crate::store::{EventLog, Rejection};
 
 #[tokio::test]
 async fn session_writes_keep_their_place_among_appends() {

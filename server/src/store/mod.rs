@@ -1,10 +1,23 @@
-//! Storage of the event log behind the [`Store`] trait.
+//! Storage behind two traits, one per part of what the store does.
 //!
-//! The log is the source of truth. Everything a write changes (events, session status,
-//! interrupts, de-duplication records) is applied by [`Store::apply`] in one transaction,
-//! so readers never see an event without its effects or the reverse. This module must not
-//! know about HTTP, sockets or the agent loop. `sqlite/` is the embedded backend,
-//! `postgres/` the one several instances share.
+//! - **The event log** ([`EventLog`], per backend, the hot path and the only part the
+//!   benchmark swaps): creating and deleting sessions in the log's order, guarded
+//!   batches of appends applied by [`EventLog::apply`] in one transaction (events,
+//!   status, interrupts and de-duplication rows together, so readers never see an event
+//!   without its effects), replay and frames after a seq, the change feed, run leases
+//!   and fencing, upkeep.
+//! - **The records** ([`Records`], with the webhook outbox): users, tokens and sign-ins,
+//!   share links, the session list with search and rename, session rows and interrupt
+//!   reads, retention.
+//!
+//! [`Store`] is both, from one backend: `sqlite/` is the embedded one, `postgres/` the
+//! one several instances share. What every backend shares lives here once: guard
+//! decisions (`guards.rs`) and the guard's SQL with its reads and writes
+//! (`sql/guards.rs`, over each backend's [`sql`]-level `GuardRows`), effects of events
+//! (`effects.rs`, `advances.rs`), leases' terms (`leases.rs`), the frame layout
+//! (`frame_page.rs`), row decoding (`rows.rs`), the records' SQL (`sql/`, one statement
+//! per job, the same text on both backends). This module must not know about HTTP,
+//! sockets or the agent loop. `docs/architecture.md` ("The store") tables each file.
 
 mod advances;
 mod changes;
@@ -68,7 +81,7 @@ pub struct SessionRow {
     pub updated_at: i64,
 }
 
-/// What [`Store::replay_after`] handed on: how many events, and the last seq among them
+/// What [`EventLog::replay_after`] handed on: how many events, and the last seq among them
 /// (the `after` asked for when none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Replayed {
@@ -83,9 +96,16 @@ pub struct StoredEvent {
     pub json: String,
 }
 
-/// The storage Tandem needs. Implementations apply each [`Store::apply`] batch in a single
-/// transaction and allocate `seq`s inside it.
-pub trait Store: WebhookOutbox + Send + Sync + 'static {
+/// The storage Tandem needs: the event log and the records, from one backend.
+pub trait Store: EventLog + Records {}
+
+impl<T: EventLog + Records> Store for T {}
+
+/// The event log, per backend (the hot path, and the only part the benchmark swaps):
+/// sessions' creation and deletion in the log's order, guarded batches of appends
+/// ([`EventLog::apply`], each batch in one transaction, `seq`s allocated inside it),
+/// replay and frames after a seq, the change feed, run leases and fencing, upkeep.
+pub trait EventLog: Send + Sync + 'static {
     /// Creates a session of `owner`; without a title it is named by its first message.
     fn create_session(
         &self,
@@ -94,67 +114,6 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         title: Option<&str>,
         now_ms: i64,
     ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
-
-    /// The sessions of `owner`, most recently updated first.
-    fn list_sessions(
-        &self,
-        owner: UserId,
-    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
-
-    /// The sessions of `owner` whose title or any message's text contains `text` (ASCII
-    /// letters in any case), most recently updated first.
-    fn search_sessions(
-        &self,
-        owner: UserId,
-        text: &str,
-    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
-
-    /// Renames a session (its first message no longer names it); false if it is gone.
-    fn rename_session(
-        &self,
-        id: SessionId,
-        title: &str,
-        now_ms: i64,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-
-    /// Records a share link of a session (only its token's hash is given).
-    fn create_share(
-        &self,
-        share: &ShareRow,
-        token: TokenHash,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-
-    /// A session's share links, oldest first.
-    fn shares(
-        &self,
-        session: SessionId,
-    ) -> impl Future<Output = Result<Vec<ShareRow>, StoreError>> + Send;
-
-    /// Deletes one share link of a session, announcing [`Ending::ShareDeleted`] to the
-    /// other processes sharing the database; false if it had none with that id.
-    fn delete_share(
-        &self,
-        session: SessionId,
-        id: &str,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-
-    /// The share link a token opens, with the stored hash that matched.
-    fn share_for_token(
-        &self,
-        token: TokenHash,
-    ) -> impl Future<Output = Result<Option<(ShareRow, TokenHash)>, StoreError>> + Send;
-
-    /// One session, if it exists.
-    fn session(
-        &self,
-        id: SessionId,
-    ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
-
-    /// Ids of the sessions in `status`, least recently updated first.
-    fn sessions_with_status(
-        &self,
-        status: SessionStatus,
-    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
     /// Deletes a session with its events; false if it did not exist.
     fn delete_session(
@@ -222,6 +181,131 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
             Ok(replayed)
         }
     }
+
+    /// The changes committed to the database from now on, by any process sharing it
+    /// (this one included), for live fan-out across instances and for closing what relied
+    /// on a credential that ended; `None` where nothing else can change the database.
+    fn changes(
+        &self,
+    ) -> impl Future<Output = Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError>>
+           + Send {
+        async { Ok(None) }
+    }
+
+    /// Whether the database answers (a trivial query).
+    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// This instance's name in run leases.
+    fn instance(&self) -> &str;
+
+    /// Renews the leases this instance holds on running sessions; returns those sessions.
+    fn renew_leases(
+        &self,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Takes over, for this instance and with a new epoch, the runs nobody executes any
+    /// more: running sessions whose lease lapsed or that have none (and, when `starting`
+    /// on a backend only one process uses, any another process held). Returns those
+    /// sessions; the caller repairs and continues their runs.
+    fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Hands back the run leases this instance holds (at a clean stop, once its runs have
+    /// stopped): they lapse at once, so another instance (or the next start) continues
+    /// those runs without waiting for them to expire, and the other instances sharing
+    /// the database are told ([`Change::LeasesReleased`]). Returns how many.
+    fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Applies a batch of commands in one transaction, checking each guard against the
+    /// state left by the commands before it. One result per command, in order.
+    fn apply(
+        &self,
+        batch: &[Command],
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Vec<Applied>, StoreError>> + Send;
+
+    /// Upkeep of the log that the log writer runs between batches, never during one: a
+    /// backend may move committed rows to where reads find them cheaply, keeping every
+    /// committed event readable throughout. Says when the writer should call again.
+    fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send {
+        async { Ok(Upkeep::Done) }
+    }
+
+    /// Does now all the upkeep [`EventLog::log_upkeep`] would do eventually, for whoever
+    /// applies batches without the log writer (a benchmark seeding a log, say).
+    fn settle_log(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
+    }
+}
+
+/// The records around the log: users, tokens and sign-ins, share links, the session
+/// list with search and rename, session rows and interrupt reads, retention, and the
+/// webhook outbox.
+pub trait Records: WebhookOutbox + Send + Sync + 'static {
+    /// The sessions of `owner`, most recently updated first.
+    fn list_sessions(
+        &self,
+        owner: UserId,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// The sessions of `owner` whose title or any message's text contains `text` (ASCII
+    /// letters in any case), most recently updated first.
+    fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// Renames a session (its first message no longer names it); false if it is gone.
+    fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Records a share link of a session (only its token's hash is given).
+    fn create_share(
+        &self,
+        share: &ShareRow,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// A session's share links, oldest first.
+    fn shares(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<ShareRow>, StoreError>> + Send;
+
+    /// Deletes one share link of a session, announcing [`Ending::ShareDeleted`] to the
+    /// other processes sharing the database; false if it had none with that id.
+    fn delete_share(
+        &self,
+        session: SessionId,
+        id: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The share link a token opens, with the stored hash that matched.
+    fn share_for_token(
+        &self,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<Option<(ShareRow, TokenHash)>, StoreError>> + Send;
+
+    /// One session, if it exists.
+    fn session(
+        &self,
+        id: SessionId,
+    ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
+
+    /// Ids of the sessions in `status`, least recently updated first.
+    fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
     /// One interrupt of a session, if it exists there.
     fn interrupt(
@@ -306,68 +390,9 @@ pub trait Store: WebhookOutbox + Send + Sync + 'static {
         &self,
         cookie: TokenHash,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-
-    /// The changes committed to the database from now on, by any process sharing it
-    /// (this one included), for live fan-out across instances and for closing what relied
-    /// on a credential that ended; `None` where nothing else can change the database.
-    fn changes(
-        &self,
-    ) -> impl Future<Output = Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError>>
-           + Send {
-        async { Ok(None) }
-    }
-
-    /// Whether the database answers (a trivial query).
-    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
-
-    /// This instance's name in run leases.
-    fn instance(&self) -> &str;
-
-    /// Renews the leases this instance holds on running sessions; returns those sessions.
-    fn renew_leases(
-        &self,
-        now_ms: i64,
-    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
-
-    /// Takes over, for this instance and with a new epoch, the runs nobody executes any
-    /// more: running sessions whose lease lapsed or that have none (and, when `starting`
-    /// on a backend only one process uses, any another process held). Returns those
-    /// sessions; the caller repairs and continues their runs.
-    fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
-
-    /// Hands back the run leases this instance holds (at a clean stop, once its runs have
-    /// stopped): they lapse at once, so another instance (or the next start) continues
-    /// those runs without waiting for them to expire, and the other instances sharing
-    /// the database are told ([`Change::LeasesReleased`]). Returns how many.
-    fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
-
-    /// Applies a batch of commands in one transaction, checking each guard against the
-    /// state left by the commands before it. One result per command, in order.
-    fn apply(
-        &self,
-        batch: &[Command],
-        now_ms: i64,
-    ) -> impl Future<Output = Result<Vec<Applied>, StoreError>> + Send;
-
-    /// Upkeep of the log that the log writer runs between batches, never during one: a
-    /// backend may move committed rows to where reads find them cheaply, keeping every
-    /// committed event readable throughout. Says when the writer should call again.
-    fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send {
-        async { Ok(Upkeep::Done) }
-    }
-
-    /// Does now all the upkeep [`Store::log_upkeep`] would do eventually, for whoever
-    /// applies batches without the log writer (a benchmark seeding a log, say).
-    fn settle_log(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { Ok(()) }
-    }
 }
 
-/// When the log writer should run [`Store::log_upkeep`] again.
+/// When the log writer should run [`EventLog::log_upkeep`] again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upkeep {
     /// Nothing is due until more is written.

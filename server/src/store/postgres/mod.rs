@@ -1,6 +1,6 @@
 //! The team backend: one PostgreSQL database that any number of Tandem instances share.
 //!
-//! Writes come only through [`Store::apply`] (each instance's log writer) and run in one
+//! Writes come only through [`EventLog::apply`] (each instance's log writer) and run in one
 //! transaction that first locks the batch's session rows in id order (`FOR UPDATE`), so
 //! writers of several instances serialise per session without deadlocking each other,
 //! and guards read facts no other transaction can change before the commit. Every batch
@@ -31,8 +31,8 @@ pub use feed::LISTENER_NAME;
 use super::leases::LeaseTerms;
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, FramePage, InterruptRow, SessionRow, ShareRow, Store,
-    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, SessionRow,
+    ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -108,7 +108,7 @@ fn corrupt(error: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(error.to_string())
 }
 
-impl Store for PostgresStore {
+impl EventLog for PostgresStore {
     async fn create_session(
         &self,
         owner: UserId,
@@ -141,6 +141,68 @@ impl Store for PostgresStore {
         })
     }
 
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        apply::delete_sessions(&self.pool, &[id.to_string()])
+            .await
+            .map(|deleted| !deleted.is_empty())
+    }
+
+    async fn events_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        reads::events_after(&self.pool, id, after, limit).await
+    }
+
+    async fn frames_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<FramePage, StoreError> {
+        reads::frames_after(&self.pool, id, after, limit).await
+    }
+
+    async fn changes(&self) -> Result<Option<UnboundedReceiver<Change>>, StoreError> {
+        feed::listen(self.options.clone()).await.map(Some)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    fn instance(&self) -> &str {
+        &self.lease.owner
+    }
+
+    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        leases::renew(&self.pool, &self.lease, now_ms).await
+    }
+
+    async fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
+    }
+
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        leases::release(&self.pool, &self.lease).await
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
+        tx.commit().await?;
+        Ok(applied)
+    }
+}
+
+impl Records for PostgresStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
         reads::list_sessions(&self.pool, owner).await
     }
@@ -190,30 +252,6 @@ impl Store for PostgresStore {
         status: SessionStatus,
     ) -> Result<Vec<SessionId>, StoreError> {
         reads::sessions_with_status(&self.pool, status).await
-    }
-
-    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        apply::delete_sessions(&self.pool, &[id.to_string()])
-            .await
-            .map(|deleted| !deleted.is_empty())
-    }
-
-    async fn events_after(
-        &self,
-        id: SessionId,
-        after: u64,
-        limit: u32,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        reads::events_after(&self.pool, id, after, limit).await
-    }
-
-    async fn frames_after(
-        &self,
-        id: SessionId,
-        after: u64,
-        limit: u32,
-    ) -> Result<FramePage, StoreError> {
-        reads::frames_after(&self.pool, id, after, limit).await
     }
 
     async fn interrupt(
@@ -296,42 +334,6 @@ impl Store for PostgresStore {
 
     async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
         users::delete_sign_in(&self.pool, cookie).await
-    }
-
-    async fn changes(&self) -> Result<Option<UnboundedReceiver<Change>>, StoreError> {
-        feed::listen(self.options.clone()).await.map(Some)
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
-    }
-
-    fn instance(&self) -> &str {
-        &self.lease.owner
-    }
-
-    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        leases::renew(&self.pool, &self.lease, now_ms).await
-    }
-
-    async fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        leases::release(&self.pool, &self.lease).await
-    }
-
-    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
-        tx.commit().await?;
-        Ok(applied)
     }
 }
 

@@ -118,7 +118,7 @@ pub(super) async fn checkpoint(
 mod tests {
     use super::super::test_support::{append, temp_store};
     use crate::domain::{now_ms, SessionId, UserId};
-    use crate::store::{Applied, Store};
+    use crate::store::{Applied, EventLog};
 
     #[tokio::test]
     async fn commits_leave_the_wal_alone_and_a_quiet_log_is_truncated() {

@@ -1,6 +1,6 @@
 //! The embedded backend: one SQLite file in WAL mode with foreign keys on.
 //!
-//! Log writes come only through [`Store::apply`], called by the single log writer, on a
+//! Log writes come only through [`EventLog::apply`], called by the single log writer, on a
 //! connection of its own for the store's lifetime (no pool to wait for), in `BEGIN
 //! IMMEDIATE` transactions so the write lock is taken up front, each batch in one hop;
 //! creating and deleting sessions (also the writer's) use it too. That connection and
@@ -43,8 +43,8 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Command, ErrorKind, FramePage, InterruptRow, Replayed, SessionRow, ShareRow, Store,
-    StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
+    Applied, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, Replayed, SessionRow,
+    ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -90,7 +90,7 @@ impl SqliteStore {
     }
 }
 
-impl Store for SqliteStore {
+impl EventLog for SqliteStore {
     async fn create_session(
         &self,
         owner: UserId,
@@ -127,6 +127,116 @@ impl Store for SqliteStore {
         })
     }
 
+    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
+        let deleted = self.writer.lock().await.with(|conn| {
+            let mut delete = conn.prepare_cached("DELETE FROM sessions WHERE id = ?")?;
+            Ok(delete.execute([id.to_string()])?)
+        })?;
+        // Its tail rows went with it.
+        self.log.tail.forget(id);
+        Ok(deleted > 0)
+    }
+
+    async fn events_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        reads::events_after(&self.replay, &self.log.tail, id, after, limit).await
+    }
+
+    async fn frames_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+    ) -> Result<FramePage, StoreError> {
+        reads::frames_after(&self.replay, &self.log.tail, id, after, limit).await
+    }
+
+    async fn replay_after(
+        &self,
+        id: SessionId,
+        after: u64,
+        limit: u32,
+        sink: &mut (dyn FnMut(u64, &str) + Send),
+    ) -> Result<Replayed, StoreError> {
+        reads::replay_after(&self.replay, &self.log.tail, id, after, limit, sink).await
+    }
+
+    async fn changes(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::UnboundedReceiver<super::Change>>, StoreError> {
+        revocations::watch(self.reads.clone()).await.map(Some)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.reads).await?;
+        Ok(())
+    }
+
+    fn instance(&self) -> &str {
+        &self.lease.owner
+    }
+
+    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        leases::renew(&self.pool, &self.lease, now_ms).await
+    }
+
+    async fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
+    }
+
+    async fn log_upkeep(&self) -> Result<Upkeep, StoreError> {
+        let upkeep = self.log.plan_upkeep();
+        if upkeep.is_empty() {
+            return Ok(self.log.next_upkeep());
+        }
+        let mut conn = self.writer.lock().await;
+        conn.with(|direct| self.log.run_upkeep(direct, &upkeep))?;
+        self.wal.committed();
+        Ok(self.log.next_upkeep())
+    }
+
+    async fn settle_log(&self) -> Result<(), StoreError> {
+        let mut conn = self.writer.lock().await;
+        conn.with(|direct| self.log.settle(direct))?;
+        self.wal.committed();
+        Ok(())
+    }
+
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        leases::release(&self.pool, &self.lease).await
+    }
+
+    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut conn = self.writer.lock().await;
+        let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
+        let result = conn.with(|direct| {
+            if must_checkpoint {
+                // The checkpointer fails or cannot keep up: checkpoint here, as SQLite
+                // would have; a failure (a full disk) is the producers' error at once.
+                direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+            }
+            apply_batch(direct, &self.lease, &self.log, batch, now_ms)
+        });
+        match &result {
+            Ok(_) => self.wal.committed(),
+            // Nothing was committed. If the connection no longer answers, the next batch
+            // gets a new one.
+            Err(_) if !conn.answers() => conn.reopen()?,
+            Err(_) => {}
+        }
+        result
+    }
+}
+
+impl Records for SqliteStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
         let sql = format!(
             "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ? \
@@ -200,44 +310,6 @@ impl Store for SqliteStore {
         ids.into_iter()
             .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
             .collect()
-    }
-
-    async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        let deleted = self.writer.lock().await.with(|conn| {
-            let mut delete = conn.prepare_cached("DELETE FROM sessions WHERE id = ?")?;
-            Ok(delete.execute([id.to_string()])?)
-        })?;
-        // Its tail rows went with it.
-        self.log.tail.forget(id);
-        Ok(deleted > 0)
-    }
-
-    async fn events_after(
-        &self,
-        id: SessionId,
-        after: u64,
-        limit: u32,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        reads::events_after(&self.replay, &self.log.tail, id, after, limit).await
-    }
-
-    async fn frames_after(
-        &self,
-        id: SessionId,
-        after: u64,
-        limit: u32,
-    ) -> Result<FramePage, StoreError> {
-        reads::frames_after(&self.replay, &self.log.tail, id, after, limit).await
-    }
-
-    async fn replay_after(
-        &self,
-        id: SessionId,
-        after: u64,
-        limit: u32,
-        sink: &mut (dyn FnMut(u64, &str) + Send),
-    ) -> Result<Replayed, StoreError> {
-        reads::replay_after(&self.replay, &self.log.tail, id, after, limit, sink).await
     }
 
     async fn interrupt(
@@ -335,76 +407,6 @@ impl Store for SqliteStore {
 
     async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
         users::delete_sign_in(&self.pool, cookie).await
-    }
-
-    async fn changes(
-        &self,
-    ) -> Result<Option<tokio::sync::mpsc::UnboundedReceiver<super::Change>>, StoreError> {
-        revocations::watch(self.reads.clone()).await.map(Some)
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.reads).await?;
-        Ok(())
-    }
-
-    fn instance(&self) -> &str {
-        &self.lease.owner
-    }
-
-    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        leases::renew(&self.pool, &self.lease, now_ms).await
-    }
-
-    async fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
-    }
-
-    async fn log_upkeep(&self) -> Result<Upkeep, StoreError> {
-        let upkeep = self.log.plan_upkeep();
-        if upkeep.is_empty() {
-            return Ok(self.log.next_upkeep());
-        }
-        let mut conn = self.writer.lock().await;
-        conn.with(|direct| self.log.run_upkeep(direct, &upkeep))?;
-        self.wal.committed();
-        Ok(self.log.next_upkeep())
-    }
-
-    async fn settle_log(&self) -> Result<(), StoreError> {
-        let mut conn = self.writer.lock().await;
-        conn.with(|direct| self.log.settle(direct))?;
-        self.wal.committed();
-        Ok(())
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        leases::release(&self.pool, &self.lease).await
-    }
-
-    async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
-        let mut conn = self.writer.lock().await;
-        let must_checkpoint = self.wal.writer_must_checkpoint(&self.wal_path);
-        let result = conn.with(|direct| {
-            if must_checkpoint {
-                // The checkpointer fails or cannot keep up: checkpoint here, as SQLite
-                // would have; a failure (a full disk) is the producers' error at once.
-                direct.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
-            }
-            apply_batch(direct, &self.lease, &self.log, batch, now_ms)
-        });
-        match &result {
-            Ok(_) => self.wal.committed(),
-            // Nothing was committed. If the connection no longer answers, the next batch
-            // gets a new one.
-            Err(_) if !conn.answers() => conn.reopen()?,
-            Err(_) => {}
-        }
-        result
     }
 }
 
