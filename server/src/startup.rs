@@ -57,6 +57,8 @@ pub struct Application {
     lifecycle: Lifecycle,
     /// The log writer, flushed and joined last.
     writer: Writer,
+    /// Its channels are closed when a stop begins, which closes every socket.
+    hub: Hub,
     release_leases: ReleaseLeases,
     /// How long a stop may take (`--shutdown-grace-ms`).
     grace: Duration,
@@ -129,6 +131,7 @@ impl Application {
         }
         let info = engine.info();
         let webhook_store = store.clone();
+        let hub_for_stop = hub.clone();
         let lease_store = store.clone();
         let release_leases: ReleaseLeases = Box::new(move || {
             let store = lease_store.clone();
@@ -207,6 +210,7 @@ impl Application {
             server,
             lifecycle,
             writer,
+            hub: hub_for_stop,
             release_leases,
             grace: Duration::from_millis(config.shutdown_grace_ms),
         })
@@ -248,6 +252,7 @@ impl Application {
             server,
             lifecycle,
             writer,
+            hub,
             release_leases,
             grace,
             ..
@@ -269,6 +274,8 @@ impl Application {
             // The leases go back as soon as the runs have stopped, while connections
             // still close (a socket's close handshake may take the server's second).
             let runs_stopped = async {
+                lifecycle.halting().cancel();
+                hub.close_all();
                 lifecycle.halt().await;
                 release(&release_leases).await;
             };

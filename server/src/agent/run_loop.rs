@@ -141,7 +141,9 @@ async fn run<S: Store>(
     cancel: &CancellationToken,
     admission: Admission,
 ) -> Result<(), RunAbort> {
-    let halting = deps.lifecycle.halting();
+    // The run's own child of the process's stop: runs wait on it every token, and a
+    // token of its own keeps them from contending for one shared waiter list.
+    let halting = &deps.lifecycle.halting().child_token();
     let Some(_slot) = take_slot(recorder, admission, (cancel, halting)).await? else {
         return finish_cancelled(recorder).await;
     };
@@ -211,7 +213,7 @@ async fn run<S: Store>(
             provider: info.kind,
         };
         let started = std::time::Instant::now();
-        let called = stream_model_call(deps, recorder, request, cancel).await?;
+        let called = stream_model_call(deps, recorder, request, (cancel, halting)).await?;
         METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
         let called_tools = match called {
             Ok(called_tools) => called_tools,
@@ -258,15 +260,18 @@ async fn stream_model_call<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     request: ModelRequest,
-    cancel: &CancellationToken,
+    (cancel, halting): (&CancellationToken, &CancellationToken),
 ) -> Result<Result<bool, Halt>, RunAbort> {
     let mut stream = deps.engine.stream(request);
     let mut calls: Vec<String> = Vec::new();
+    // Waited on for the whole call, not made again for every token.
+    let (stopped, halted) = (cancel.cancelled(), halting.cancelled());
+    tokio::pin!(stopped, halted);
     loop {
         let item = tokio::select! {
             biased;
-            _ = cancel.cancelled() => return Ok(Err(Halt::Cancelled)),
-            _ = deps.lifecycle.halting().cancelled() => return Ok(Err(Halt::Stopping)),
+            _ = &mut stopped => return Ok(Err(Halt::Cancelled)),
+            _ = &mut halted => return Ok(Err(Halt::Stopping)),
             item = stream.next() => item,
         };
         match item {

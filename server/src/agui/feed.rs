@@ -104,13 +104,6 @@ impl<S: Store> RunFeed<S> {
                         self.done = true;
                         return None;
                     }
-                    _ = self.state.lifecycle.halting().cancelled() => {
-                        // The run goes on at the next start or on another instance; the
-                        // client reads the rest of the thread from there.
-                        tracing::info!("AG-UI stream ended: Tandem is stopping");
-                        self.done = true;
-                        return None;
-                    }
                 }
                 if self.done && out.is_empty() {
                     return None;

@@ -97,6 +97,12 @@ impl Hub {
             .remove(&session);
     }
 
+    /// Ends every subscription (the process is stopping): every socket and AG-UI stream
+    /// sees its live feed end and closes.
+    pub fn close_all(&self) {
+        self.channels.lock().expect("hub lock poisoned").clear();
+    }
+
     /// Number of sessions with at least one live subscriber.
     pub fn watched_sessions(&self) -> usize {
         self.channels.lock().expect("hub lock poisoned").len()

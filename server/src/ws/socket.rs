@@ -1,6 +1,7 @@
 //! One socket's life: backlog, `caught_up`, then a single `select!` over client frames,
-//! live events, the end of its credential ([`Standing`]), the process's stop (close
-//! 1001) and the heartbeat, until it returns a close reason.
+//! live events, the end of its credential ([`Standing`]) and the heartbeat, until it
+//! returns a close reason. Its live feed ends when the session is deleted or the process
+//! stops (the hub closes every channel: close 1001).
 //!
 //! The live feed is subscribed before the backlog is read and anything at or below the
 //! last seq sent is dropped, so there is no gap and no duplicate at the handover. A gap
@@ -169,16 +170,12 @@ async fn run<S: Store>(
                 }
             }
             published = live.recv() => {
-                if let Deleted::Yes = follow(state, viewer, &mut live, published, &mut sent, ws).await? {
-                    return Ok(Some(CloseReason { code: CloseCode::Normal, description: Some("the session was deleted".into()) }));
+                if let FeedEnded::Yes = follow(state, viewer, &mut live, published, &mut sent, ws).await? {
+                    return Ok(Some(feed_ended(state)));
                 }
             }
             close = standing.ended() => return Ok(Some(close)),
-            // The page reconnects and reads on from its last seq (here after the restart,
-            // or on another instance).
-            _ = state.lifecycle.halting().cancelled() => {
-                return Ok(Some(CloseReason { code: CloseCode::Away, description: Some("Tandem is stopping; reconnect in a moment".into()) }));
-            }
+
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
                     return Ok(Some(CloseReason { code: CloseCode::Policy, description: Some("heartbeat timeout".into()) }));
@@ -189,10 +186,26 @@ async fn run<S: Store>(
     }
 }
 
-/// Whether the live feed ended because the session was deleted.
-enum Deleted {
+/// Whether the live feed ended: the session was deleted, or the process is stopping.
+enum FeedEnded {
     Yes,
     No,
+}
+
+/// Why the live feed ended, as the socket's close: the process is stopping (1001: the
+/// page reconnects and reads on from its last seq, here after the restart or on another
+/// instance), or the session was deleted.
+fn feed_ended<S>(state: &AppState<S>) -> CloseReason {
+    match state.lifecycle.is_halting() {
+        true => CloseReason {
+            code: CloseCode::Away,
+            description: Some("Tandem is stopping; reconnect in a moment".into()),
+        },
+        false => CloseReason {
+            code: CloseCode::Normal,
+            description: Some("the session was deleted".into()),
+        },
+    }
 }
 
 /// Sends a live event and every other one already waiting (up to [`BATCH`]) as one
@@ -204,7 +217,7 @@ async fn follow<S: Store>(
     first: Result<Published, RecvError>,
     sent: &mut u64,
     ws: &mut Outbox,
-) -> Result<Deleted, Gone> {
+) -> Result<FeedEnded, Gone> {
     let mut next = Some(first);
     let mut taken = 0;
     while let Some(published) = next.take() {
@@ -221,7 +234,7 @@ async fn follow<S: Store>(
             }
             Err(RecvError::Closed) => {
                 ws.flush().await?;
-                return Ok(Deleted::Yes);
+                return Ok(FeedEnded::Yes);
             }
         }
         taken += 1;
@@ -230,7 +243,7 @@ async fn follow<S: Store>(
         }
     }
     ws.flush().await?;
-    Ok(Deleted::No)
+    Ok(FeedEnded::No)
 }
 
 /// Sends every logged event after `sent`, advancing it: each page read from the log is
