@@ -220,6 +220,8 @@ describe('the page people expect of a chat product', () => {
     }));
 
     const titles = () => byId(page, 'session-item').locator('.session-title').allTextContents();
+    // Both listed before the search, so one item afterwards can only be its result.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 2);
     await byId(page, 'search').fill('println');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 1);
     assert.deepEqual(await titles(), ['Lisbon trip']);
