@@ -152,7 +152,7 @@ impl ApiError {
 
     /// The error for an interrupt id that names no interrupt of the session.
     pub fn interrupt_not_found(interrupt_id: &str) -> Self {
-        Self::InterruptNotFound(interrupt_id.chars().take(80).collect())
+        Refusal::interrupt_not_found(interrupt_id).into()
     }
 
     /// The JSON body.

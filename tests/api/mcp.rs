@@ -128,6 +128,11 @@ impl WithNotes {
     /// Kills the running `tandem` (SIGKILL) and starts another on the same database.
     fn restart(&mut self) {
         self.tandem.kill();
+        self.start_again();
+    }
+
+    /// Starts another `tandem` on the same database (the last one has exited).
+    fn start_again(&mut self) {
         self.tandem = Tandem::spawn_with(&self.url, &self.script, &["--mcp-config", &self.config]);
     }
 }
@@ -362,7 +367,7 @@ async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_r
     setup.tandem.signal("TERM");
     let status = setup.tandem.exited(DEADLINE).await.expect("it stops");
     assert!(status.success(), "{status}");
-    setup.tandem = Tandem::spawn_with(&setup.url, &setup.script, &["--mcp-config", &setup.config]);
+    setup.start_again();
     let app = setup.tandem.client();
     let run = latest_run(&app, &session).await;
     let results = results(&run);

@@ -4,6 +4,16 @@ use super::*;
 use crate::store::test_support::{append, temp_store};
 use crate::store::{EventLog, Rejection};
 
+/// Creates an untitled session of the local user through the writer.
+async fn create_untitled(writer: &Writer, id: SessionId) {
+    let create = SessionOp::Create {
+        owner: UserId::LOCAL,
+        id,
+        title: None,
+    };
+    writer.session(create).await.unwrap();
+}
+
 #[tokio::test]
 async fn session_writes_keep_their_place_among_appends() {
     let (_dir, store) = temp_store().await;
@@ -39,12 +49,7 @@ async fn a_refused_command_breaks_the_rest_of_its_stream() {
     let writer = Writer::spawn(Arc::new(store), Hub::default(), Duration::from_secs(1));
     let (gone, kept) = (SessionId::generate(), SessionId::generate());
     for id in [gone, kept] {
-        let create = SessionOp::Create {
-            owner: UserId::LOCAL,
-            id,
-            title: None,
-        };
-        writer.session(create).await.unwrap();
+        create_untitled(&writer, id).await;
     }
     let stream = StreamId::fresh();
     let first = writer.send(append(gone, &["a"]), stream).await.unwrap();
@@ -82,12 +87,7 @@ async fn closing_commits_what_was_queued_before_it_and_refuses_what_comes_after(
     let store = Arc::new(store);
     let writer = Writer::spawn(store.clone(), Hub::default(), Duration::from_secs(1));
     let id = SessionId::generate();
-    let create = SessionOp::Create {
-        owner: UserId::LOCAL,
-        id,
-        title: None,
-    };
-    writer.session(create).await.unwrap();
+    create_untitled(&writer, id).await;
     // Sent without awaiting the commit, then the close.
     let stream = StreamId::fresh();
     let sent = writer.send(append(id, &["a", "b"]), stream).await.unwrap();
