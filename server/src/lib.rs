@@ -37,6 +37,7 @@ pub mod metrics;
 pub mod retention;
 pub mod routes;
 pub mod scrub;
+pub mod session_list;
 pub mod standing;
 pub mod startup;
 pub mod state;

@@ -50,6 +50,27 @@ impl Standing {
         state: Arc<AppState<S>>,
         session: SessionId,
     ) -> Self {
+        Self::watching(reliance, watch, auth, state, Some(session))
+    }
+
+    /// The standing of a connection to no one session (the caller's session list),
+    /// relying on the caller's own credential.
+    pub fn of_caller<S: Store>(
+        caller: Caller,
+        watch: EndingsWatch,
+        auth: Auth,
+        state: Arc<AppState<S>>,
+    ) -> Self {
+        Self::watching(Reliance::Caller(caller), watch, auth, state, None)
+    }
+
+    fn watching<S: Store>(
+        reliance: Reliance,
+        watch: EndingsWatch,
+        auth: Auth,
+        state: Arc<AppState<S>>,
+        session: Option<SessionId>,
+    ) -> Self {
         let nothing_can_end = matches!(
             reliance,
             Reliance::Caller(Caller {
@@ -113,7 +134,7 @@ impl Standing {
         {
             return Ok(Some(Self::close(EXPIRED)));
         }
-        match holds(&self.reliance, &self.auth, state, session).await? {
+        match holds(&self.reliance, &self.auth, state, Some(session)).await? {
             true => Ok(None),
             false => Ok(Some(Self::close(NO_LONGER_VALID))),
         }
@@ -126,7 +147,8 @@ struct Watcher<S> {
     auth: Auth,
     watch: EndingsWatch,
     state: Arc<AppState<S>>,
-    session: SessionId,
+    /// The session a share link must still open (`None`: the connection shows none).
+    session: Option<SessionId>,
 }
 
 impl<S: Store> Watcher<S> {
@@ -174,12 +196,12 @@ async fn holds<S: Store>(
     reliance: &Reliance,
     auth: &Auth,
     state: &AppState<S>,
-    session: SessionId,
+    session: Option<SessionId>,
 ) -> Result<bool, ApiError> {
     match reliance {
         Reliance::Caller(caller) => Ok(auth.still_valid(caller).await?),
         Reliance::ShareLink { token, .. } => match crate::routes::open_share(state, *token).await {
-            Ok((share, _)) => Ok(share.session == session),
+            Ok((share, _)) => Ok(Some(share.session) == session),
             Err(ApiError::NotFound(_)) => Ok(false),
             Err(other) => Err(other),
         },

@@ -30,6 +30,7 @@ use crate::lifecycle::Lifecycle;
 use crate::limits::{PerMinute, RateLimits, SocketCounts, SocketLimits};
 use crate::mcp::McpTools;
 use crate::routes::Page;
+use crate::session_list::ListWatchers;
 use crate::state::{AppState, InputLimits};
 use crate::store::{Store, UseStore};
 
@@ -113,11 +114,13 @@ impl Application {
             );
         }
         let endings = Endings::default();
+        let lists = ListWatchers::default();
         if let Some(changes) = store.changes().await? {
             let targets = crate::eventlog::relay::Targets {
                 hub: hub.clone(),
                 runs: Arc::new(runner.clone()),
                 endings: endings.clone(),
+                lists: lists.clone(),
             };
             crate::eventlog::relay::spawn(store.clone(), targets, changes, &lifecycle);
         }
@@ -174,6 +177,7 @@ impl Application {
             }),
             max_shares_per_session: limits.max_shares_per_session,
             endings,
+            lists,
             lifecycle: lifecycle.clone(),
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {

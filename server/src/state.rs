@@ -28,6 +28,8 @@ pub struct AppState<S> {
     pub max_shares_per_session: u32,
     /// Where credentials that ended are announced to this instance's connections.
     pub endings: Endings,
+    /// The session lists open on this instance, told of each change the relay hears.
+    pub lists: crate::session_list::ListWatchers,
     /// The process's stop: sockets and AG-UI streams end when it begins.
     pub lifecycle: crate::lifecycle::Lifecycle,
 }

@@ -85,6 +85,23 @@ pub struct SessionList {
     pub sessions: Vec<SessionSummary>,
 }
 
+/// One message of `GET /api/sessions/stream`, the caller's session list as it changes
+/// (each the `data:` of one Server-Sent Event). The stream opens with a `snapshot` (what
+/// `GET /api/sessions` answers), then tells each change; after a `snapshot` the list is
+/// exactly that snapshot (one is sent again whenever changes may have been missed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SessionListEvent {
+    /// The whole list, newest first.
+    Snapshot { sessions: Vec<SessionSummary> },
+    /// A session was created, renamed, or its status changed (a run started, paused for a
+    /// person, ended): its row as it stands now, to add or replace.
+    Changed { session: SessionSummary },
+    /// A session was deleted (by any tab, instance or retention).
+    Removed { id: String },
+}
+
 /// One logged event with its sequence number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

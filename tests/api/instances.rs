@@ -194,6 +194,8 @@ async fn a_dropped_listener_loses_no_event() {
     let b = start(test_config(&url, &script, &["--token-delay-ms", "3"])).await;
     let session = a.create_session().await;
     let mut on_a = a.socket(&session, 0).await;
+    let mut list = a.list_stream().await;
+    assert_eq!(list.expect().await["type"], "snapshot");
     b.say(&session, "talk").await;
     let mut seen = on_a
         .until(|e| matches!(&e.body, EventBody::TextMessageContent { delta, .. } if delta.contains("word")))
@@ -212,6 +214,13 @@ async fn a_dropped_listener_loses_no_event() {
     assert_eq!(ended.len(), 2, "each instance has one listener: {ended:?}");
     seen.extend(on_a.until_run_end().await);
     assert_eq!(seen, a.log(&session).await, "nothing lost, nothing twice");
+    // The open list read itself again (changes may have been missed), then heard the end.
+    let snapshot = list
+        .until("a snapshot after the drop", |m| m["type"] == "snapshot")
+        .await;
+    if snapshot["sessions"][0]["status"] != "idle" {
+        list.until_status(&session, "idle").await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -299,4 +308,31 @@ async fn credentials_that_end_on_one_instance_close_sockets_on_every_instance() 
             (Some(1008), "this user was revoked".into())
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_list_on_one_instance_follows_what_the_other_does() {
+    let (a, b, _dir) = two_instances(json!([ask(), {"text": "Hello, Ada."}]), &[]).await;
+    let mut list = a.list_stream().await;
+    assert_eq!(list.expect().await["type"], "snapshot");
+    let session = b.create_session().await;
+    let created = list.expect().await;
+    assert_eq!(created["session"]["id"], session.as_str(), "{created}");
+    let mut on_b = b.socket(&session, 0).await;
+    b.say(&session, "ask me").await;
+    list.until_status(&session, "awaiting_input").await;
+    let id = interrupt_id(&on_b.until_run_end().await);
+    let answer = json!({"status": "resolved", "payload": {"text": "Ada"}});
+    let path = format!("/api/sessions/{session}/interrupts/{id}");
+    assert_eq!(b.post(&path, answer).await.0, 202);
+    list.until_status(&session, "idle").await;
+    let path = format!("/api/sessions/{session}");
+    assert_eq!(b.patch(&path, json!({"title": "On B"})).await.0, 200);
+    list.until("the rename on B", |m| m["session"]["title"] == "On B")
+        .await;
+    assert_eq!(b.delete_session(&session).await, 204);
+    let removed = list
+        .until("the deletion on B", |m| m["type"] == "removed")
+        .await;
+    assert_eq!(removed["id"], session.as_str());
 }

@@ -24,6 +24,7 @@ mod rest;
 mod restart;
 mod retention;
 mod secrets;
+mod session_list;
 mod sharing;
 mod startup;
 mod stop;

@@ -4,7 +4,9 @@
 # stateful phases, with the bearer token of a user created for the run) and fails on any
 # 5xx, any response that violates the document (status, content type, headers, body
 # schema), an operation that ignores missing credentials, or a wrong answer to an
-# undeclared method. It does not judge how strict request validation is (the
+# undeclared method. `GET /api/sessions/stream` is left out: its body never ends (the list
+# as it changes), so no response of it could be judged whole; tests/api/session_list.rs
+# covers it. It does not judge how strict request validation is (the
 # positive/negative data checks): bodies are limited in bytes, the schema in characters.
 #
 # Env: TANDEM_BIN (default target/debug/tandem), SCHEMATHESIS (default the tools venv),
@@ -28,6 +30,7 @@ pid=$!
 
 if ! "$st" run "http://127.0.0.1:$port/api/openapi.json" --wait-for-schema 30 \
   -H "Authorization: Bearer $token" \
+  --exclude-path /api/sessions/stream \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,ignored_auth,unsupported_method,use_after_free,ensure_resource_availability \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" --no-color; then
   echo "--- tandem log (last 40 lines) ---"

@@ -10,8 +10,10 @@
 //! the log itself). A credential that ended (a revoked user, a sign-out or a deleted share
 //! link on any instance) is announced to this instance's [`Endings`], which closes what
 //! relied on it; after missed changes every connection checks its credential again.
+//! A session whose listed row changed (or that was deleted) is told to the session lists
+//! open here ([`ListWatchers`]), after the events of the round.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -20,6 +22,7 @@ use super::hub::{Hub, Published};
 use crate::auth::Endings;
 use crate::domain::SessionId;
 use crate::lifecycle::Lifecycle;
+use crate::session_list::ListWatchers;
 use crate::store::{Change, Store};
 
 /// Changes handled per round at most (the rest wait for the next round).
@@ -41,6 +44,16 @@ pub struct Targets {
     pub hub: Hub,
     pub runs: Arc<dyn RunControl>,
     pub endings: Endings,
+    pub lists: ListWatchers,
+}
+
+/// What one round of changes asks for.
+#[derive(Default)]
+struct Round {
+    /// Per watched session, the seqs to read.
+    wanted: HashMap<SessionId, (u64, u64)>,
+    /// Sessions whose listed row changed.
+    listed: HashSet<SessionId>,
 }
 
 /// Starts relaying `changes` to `targets`; ends when the feed does or the process stops.
@@ -50,7 +63,12 @@ pub fn spawn<S: Store>(
     mut changes: UnboundedReceiver<Change>,
     lifecycle: &Lifecycle,
 ) {
-    let Targets { hub, runs, endings } = targets;
+    let Targets {
+        hub,
+        runs,
+        endings,
+        lists,
+    } = targets;
     let shutdown = lifecycle.halting().clone();
     lifecycle.spawn(async move {
         let mut round = Vec::with_capacity(ROUND);
@@ -62,22 +80,26 @@ pub fn spawn<S: Store>(
             if received == 0 {
                 return;
             }
-            let wanted = sort(&hub, &*runs, &endings, round.drain(..));
-            for (session, (first, last)) in wanted {
+            let sorted = sort(&hub, &*runs, &endings, &lists, round.drain(..));
+            for (session, (first, last)) in sorted.wanted {
                 relay(&*store, &hub, session, first, last).await;
             }
+            tell_lists(&*store, &lists, sorted.listed).await;
         }
     });
 }
 
-/// Acts on stops, deletes and endings, and gathers, per watched session, the seqs to read.
+/// Acts on stops, deletes and endings, and gathers, per watched session, the seqs to read
+/// and the sessions whose listed row changed.
 fn sort(
     hub: &Hub,
     runs: &dyn RunControl,
     endings: &Endings,
+    lists: &ListWatchers,
     round: impl Iterator<Item = Change>,
-) -> HashMap<SessionId, (u64, u64)> {
-    let mut wanted: HashMap<SessionId, (u64, u64)> = HashMap::new();
+) -> Round {
+    let mut sorted = Round::default();
+    let Round { wanted, listed } = &mut sorted;
     for change in round {
         match change {
             Change::Appended {
@@ -96,19 +118,44 @@ fn sort(
                 runs.stop_here(session, None);
                 hub.close(session);
                 wanted.remove(&session);
+                listed.remove(&session);
+                lists.removed(session);
+            }
+            Change::Listed { session } => {
+                listed.insert(session);
             }
             Change::Ended(ending) => endings.announce(ending),
             Change::LeasesReleased => runs.take_over_released(),
             Change::Missed => {
                 runs.take_over_released();
                 endings.recheck_all();
+                lists.reload_all();
                 for (session, last) in hub.watched() {
                     wanted.insert(session, (last + 1, u64::MAX));
                 }
             }
         }
     }
-    wanted
+    sorted
+}
+
+/// Tells the lists open here of each changed session (read for its owner, and only if
+/// any list is open); a session gone meanwhile is told as removed.
+async fn tell_lists<S: Store>(store: &S, lists: &ListWatchers, listed: HashSet<SessionId>) {
+    for session in listed {
+        if !lists.any() {
+            return;
+        }
+        match store.session(session).await {
+            Ok(Some(row)) => lists.changed(row.owner, session),
+            Ok(None) => lists.removed(session),
+            Err(error) => {
+                tracing::warn!(%error, %session, "the relay cannot read a changed session; lists read again");
+                lists.reload_all();
+                return;
+            }
+        }
+    }
 }
 
 /// Publishes events `first..=last` of a session watched here, from where its channel is.

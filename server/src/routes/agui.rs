@@ -75,18 +75,25 @@ pub async fn run<S: Store>(
         let chunk = feed.next_chunk().await?;
         Some((Ok::<_, std::convert::Infallible>(chunk), feed))
     });
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        // Compressing would hold events back until a compressor block fills.
-        .insert_header((header::CONTENT_ENCODING, "identity"))
-        .insert_header(("X-Accel-Buffering", "no"))
+    Ok(event_stream_response()
         .insert_header((SESSION_ID_HEADER, session))
         .streaming(events))
 }
 
+/// The head of a `text/event-stream` response: never cached, compressed or buffered.
+pub(super) fn event_stream_response() -> actix_web::HttpResponseBuilder {
+    let mut response = HttpResponse::Ok();
+    response
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Compressing would hold events back until a compressor block fills.
+        .insert_header((header::CONTENT_ENCODING, "identity"))
+        .insert_header(("X-Accel-Buffering", "no"));
+    response
+}
+
 /// Whether the client takes an event stream (no `Accept` at all counts as yes).
-fn accepts_event_stream(request: &HttpRequest) -> bool {
+pub(super) fn accepts_event_stream(request: &HttpRequest) -> bool {
     let Some(accept) = request.headers().get(header::ACCEPT) else {
         return true;
     };

@@ -7,9 +7,9 @@ use shared::api::ErrorBody;
 use shared::Event;
 
 use super::owned_session;
-use super::sessions::summary;
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::session_list::summary;
 use crate::state::AppState;
 use crate::store::Store;
 

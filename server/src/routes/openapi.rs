@@ -8,7 +8,7 @@ use actix_web::HttpResponse;
 use shared::api::{
     CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
     McpServerInfo, ModelList, PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail,
-    SessionList, SessionStatus, SessionSummary,
+    SessionList, SessionListEvent, SessionStatus, SessionSummary,
 };
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
@@ -43,6 +43,7 @@ use super::{auth, health, runs, sessions};
         health::models,
         sessions::create,
         sessions::list,
+        sessions::stream,
         sessions::get,
         sessions::rename,
         sessions::delete,
@@ -63,7 +64,7 @@ use super::{auth, health, runs, sessions};
     components(schemas(
         CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
-        SessionList, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
+        SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession
     )),
     modifiers(&Security, &QueryRefusals),

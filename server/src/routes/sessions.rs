@@ -6,16 +6,21 @@ use std::fmt::Write;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use shared::api::{
-    CreateSession, ErrorBody, EventPage, SessionDetail, SessionList, SessionSummary,
+    CreateSession, ErrorBody, EventPage, SessionDetail, SessionList, SessionListEvent,
+    SessionSummary,
 };
 use shared::sharing::RenameSession;
 
 use super::{owned_session, read_json};
-use crate::auth::Caller;
+use crate::auth::{Auth, Caller};
 use crate::domain::now_ms;
 use crate::error::ApiError;
+use crate::limits::SocketOwner;
+use crate::session_list::summary;
+use crate::session_list::ListStream;
+use crate::standing::Standing;
 use crate::state::AppState;
-use crate::store::{SessionRow, Store};
+use crate::store::Store;
 
 /// Longest session title accepted, in characters.
 const MAX_TITLE: usize = 200;
@@ -106,6 +111,45 @@ pub async fn list<S: Store>(
     Ok(web::Json(SessionList {
         sessions: rows.into_iter().map(summary).collect(),
     }))
+}
+
+/// `GET /api/sessions/stream`: the caller's session list, live.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/stream",
+    tag = "sessions",
+    responses(
+        (status = 200, description = "Server-Sent Events, each `data:` a `SessionListEvent`: first a `snapshot` (what `GET /api/sessions` answers), then a `changed` row or a `removed` id as each change of the list commits, on any instance (a `snapshot` again whenever changes may have been missed). Comments keep it open; it ends when the caller's credential does", content_type = "text/event-stream", body = SessionListEvent),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 406, description = "`Accept` excludes `text/event-stream`", body = ErrorBody),
+        (status = 429, description = "The caller has as many sockets and streams open as `--sockets-per-user` allows", body = ErrorBody),
+    )
+)]
+pub async fn stream<S: Store>(
+    state: web::Data<AppState<S>>,
+    (caller, auth): (Caller, web::Data<Auth>),
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if !super::agui::accepts_event_stream(&request) {
+        return Err(ApiError::NotAcceptable);
+    }
+    let slot = state.sockets.open(&[SocketOwner::User(caller.user)])?;
+    // Watch for endings before the credential's last check, and for changes before the
+    // snapshot is read, so that nothing in between is missed.
+    let endings = state.endings.watch();
+    let watch = state.lists.watch(caller.user);
+    if !auth.still_valid(&caller).await? {
+        return Err(ApiError::Unauthorized);
+    }
+    let owner = caller.user;
+    let state = state.into_inner();
+    let standing = Standing::of_caller(caller, endings, (**auth).clone(), state.clone());
+    let list = ListStream::new(state, owner, watch, standing, slot);
+    let events = futures_util::stream::unfold(list, |mut list| async move {
+        let chunk = list.next_chunk().await?;
+        Some((Ok::<_, std::convert::Infallible>(chunk), list))
+    });
+    Ok(super::agui::event_stream_response().streaming(events))
 }
 
 /// `GET /api/sessions/{id}`: summary and pending interrupts.
@@ -257,16 +301,4 @@ pub async fn events<S: Store>(
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(body))
-}
-
-/// The summary of a session row, as every endpoint returns it.
-pub(super) fn summary(row: SessionRow) -> SessionSummary {
-    SessionSummary {
-        id: row.id.to_string(),
-        title: row.title,
-        status: row.status,
-        last_seq: row.last_seq,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-    }
 }

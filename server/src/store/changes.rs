@@ -20,6 +20,10 @@ pub enum Change {
     },
     /// The session was deleted.
     Deleted { session: SessionId },
+    /// The session's row as its owner's list shows it changed: it was created or renamed,
+    /// or its status (and with it its title, for a first message) changed. Carries no
+    /// owner: whoever lists it reads the row.
+    Listed { session: SessionId },
     /// A credential ended: whatever relied on it must stop.
     Ended(Ending),
     /// An instance that stopped cleanly handed its run leases back: whoever can should
@@ -31,8 +35,8 @@ pub enum Change {
 }
 
 impl Change {
-    /// The text a backend sends: `a <session> <first> <last> [<stopped run>]` or
-    /// `d <session>`. Ids and run ids never contain spaces.
+    /// The text a backend sends: `a <session> <first> <last> [<stopped run>]`,
+    /// `d <session>`, `s <session>`, … Ids and run ids never contain spaces.
     pub fn encode(&self) -> String {
         match self {
             Self::Appended {
@@ -45,6 +49,7 @@ impl Change {
                 None => format!("a {session} {first_seq} {last_seq}"),
             },
             Self::Deleted { session } => format!("d {session}"),
+            Self::Listed { session } => format!("s {session}"),
             Self::Ended(Ending::UserRevoked(user)) => format!("u {user}"),
             Self::Ended(Ending::SignedOut(cookie)) => format!("c {}", hex(cookie.as_bytes())),
             Self::Ended(Ending::ShareDeleted(share)) => format!("l {share}"),
@@ -87,6 +92,9 @@ impl Change {
                 stop_run: parts.next().map(str::to_string),
             },
             ("d", Some(session)) => Self::Deleted {
+                session: SessionId::parse(session).ok()?,
+            },
+            ("s", Some(session)) => Self::Listed {
                 session: SessionId::parse(session).ok()?,
             },
             ("u", Some(user)) => Self::Ended(Ending::UserRevoked(UserId::parse(user).ok()?)),
@@ -150,6 +158,7 @@ mod tests {
                 stop_run: Some("run_1".into()),
             },
             Change::Deleted { session },
+            Change::Listed { session },
             Change::Ended(Ending::UserRevoked(UserId::generate())),
             Change::Ended(Ending::SignedOut(TokenHash::of("cookie"))),
             Change::Ended(Ending::ShareDeleted("shr_1".into())),
@@ -165,6 +174,8 @@ mod tests {
             "a x 1 2",
             &format!("a {session} 1"),
             "d",
+            "s",
+            "s x",
             "m m",
             "x y",
             "u not-a-user",

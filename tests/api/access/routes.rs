@@ -41,6 +41,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/models"), none()),
         (("POST", "/api/sessions"), body(json!({}))),
         (("GET", "/api/sessions"), none()),
+        (("GET", "/api/sessions/stream"), none()),
         (("GET", "/api/sessions/{id}"), none()),
         (
             ("PATCH", "/api/sessions/{id}"),
@@ -94,6 +95,14 @@ async fn send(client: &TestApp, method: &str, path: &str, case: &Case) -> (u16, 
         return match client.try_socket(session, 0, &[]).await {
             Ok(_) => (101, Value::Null),
             Err(refused) => refused,
+        };
+    }
+    if path == "/api/sessions/stream" {
+        let response = client.http.get(client.url(path)).send().await.unwrap();
+        return match response.status().as_u16() {
+            // Its body never ends: that it opened is the answer.
+            200 => (200, Value::Null),
+            status => (status, response.json().await.unwrap_or(Value::Null)),
         };
     }
     let method = Method::from_bytes(method.as_bytes()).unwrap();

@@ -3,6 +3,7 @@
 mod agui_rules;
 pub mod child;
 mod database;
+pub mod list_stream;
 pub mod mcp;
 pub mod provider;
 pub mod socket;

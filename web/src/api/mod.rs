@@ -1,9 +1,11 @@
-//! Talking to the Tandem server: REST calls ([`rest`]) and the per-session WebSocket
-//! ([`socket`]), both failing with [`ApiError`], which mirrors the server's JSON error.
+//! Talking to the Tandem server: REST calls ([`rest`]), the per-session WebSocket
+//! ([`socket`]) and the live session list ([`list_stream`]); failures are [`ApiError`]s,
+//! which mirror the server's JSON error.
 //!
 //! It owns the wire and nothing about how the page shows what comes over it.
 
 pub mod error;
+pub mod list_stream;
 pub mod rest;
 pub mod socket;
 

@@ -89,7 +89,7 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
             .id()
             .with(|open| open.as_deref() == Some(id.get_value().as_str()))
     };
-    // The open session's own socket knows its status sooner than the polled list does.
+    // The open session's own socket knows its status sooner than the list's stream tells.
     let status = move || {
         let listed = sessions.sessions.with(|list| {
             list.iter()

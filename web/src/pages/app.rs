@@ -1,9 +1,8 @@
 //! The root component: asks who the page acts for and shows the sign-in screen or the
 //! workspace. The workspace provides the session list and the open session to everything
-//! below, keeps the open session in step with the URL hash, and keeps the list fresh; it
-//! is built afresh on every sign-in and torn down (sockets closed) on sign-out.
-
-use std::time::Duration;
+//! below (the list follows the server live) and keeps the open session in step with the
+//! URL hash; it is built afresh on every sign-in and torn down (sockets and the list's
+//! stream closed) on sign-out.
 
 use leptos::prelude::*;
 
@@ -13,9 +12,6 @@ use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn, UndoDelete
 use crate::state::route::shared_link;
 use crate::state::route::use_route;
 use crate::state::{provide_auth, provide_layout, provide_session, provide_sessions, AuthState};
-
-/// How often the session list is reloaded so badges of other sessions stay right.
-const LIST_REFRESH: Duration = Duration::from_secs(3);
 
 /// The whole page: a share link's read-only view, or the signed-in workspace.
 #[component]
@@ -39,7 +35,7 @@ pub fn App() -> impl IntoView {
 /// The signed-in page: sidebar, header, the open session.
 #[component]
 fn Workspace() -> impl IntoView {
-    let sessions = provide_sessions();
+    provide_sessions();
     let session = provide_session();
     let layout = provide_layout();
     let route = use_route();
@@ -48,20 +44,6 @@ fn Workspace() -> impl IntoView {
     Effect::new(move |_| {
         session.open(route.get());
         layout.drawer_open.set(false);
-    });
-    // The open session's badge follows its own run state without waiting for the timer.
-    Effect::new(move |previous: Option<_>| {
-        let state = session.run().get();
-        if previous.is_some_and(|previous| previous != state) {
-            sessions.refresh();
-        }
-        state
-    });
-    let timer = set_interval_with_handle(move || sessions.refresh(), LIST_REFRESH).ok();
-    on_cleanup(move || {
-        if let Some(timer) = timer {
-            timer.clear();
-        }
     });
     view! {
         <div class="app" class:drawer-open=move || layout.drawer_open.get()>

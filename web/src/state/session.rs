@@ -380,7 +380,7 @@ impl Session {
     }
 
     /// A listed session's status, taken from the open session's own socket when it is the
-    /// open one and live (which knows sooner than the polled list). Reactive.
+    /// open one and live (which knows sooner than the list's stream). Reactive.
     pub fn status_of(self, id: &str, listed: SessionStatus) -> SessionStatus {
         let open = self.id.with(|open| open.as_deref() == Some(id));
         if !open || self.connection.get() != ConnState::Live {

@@ -1,21 +1,23 @@
-//! The session list in the sidebar, refreshed from `GET /api/sessions`, and the search
-//! over it (`GET /api/sessions?q=`).
+//! The session list in the sidebar, followed live from `GET /api/sessions/stream`, and
+//! the search over it (`GET /api/sessions?q=`).
 //!
 //! [`SessionList`] is provided once by the app and reached with [`use_sessions`]. It owns the
-//! list and its refresh, the search and its results, starting a new conversation (nothing
-//! is created on the server until its first message), renaming and deleting sessions; a
-//! refresh that answers after a newer one is dropped so the list never goes back in time.
-//! A deletion leaves the list at once but reaches the server only after [`UNDO_FOR`], so
-//! the person can take it back; one still pending when the page goes away is sent then.
-//! It must not render anything.
+//! list and its stream (a snapshot, then each change as it commits anywhere: no polling,
+//! so a session that starts waiting for its person shows at once, in a hidden tab too),
+//! the search and its results, starting a new conversation (nothing is created on the
+//! server until its first message), renaming and deleting sessions. A deletion leaves the
+//! list at once but reaches the server only after [`UNDO_FOR`], so the person can take it
+//! back; one still pending when the page goes away is sent then. It must not render
+//! anything.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use shared::api::SessionSummary;
+use shared::api::{SessionListEvent, SessionSummary};
 
+use crate::api::list_stream::{ListHandlers, ListStream};
 use crate::api::{rest, ApiError};
 
 use super::route::navigate;
@@ -35,9 +37,9 @@ pub struct PendingDelete {
 /// The sessions the server knows, newest first.
 #[derive(Clone, Copy)]
 pub struct SessionList {
-    /// The last list the server returned.
+    /// The list as the server last told it, newest first.
     pub sessions: RwSignal<Vec<SessionSummary>>,
-    /// The last failure, shown in the sidebar until a refresh succeeds.
+    /// The last failure, shown in the sidebar until the list is live again.
     pub error: RwSignal<Option<ApiError>>,
     /// What the person searches for (titles and message text); empty when not searching.
     pub search: RwSignal<String>,
@@ -46,8 +48,8 @@ pub struct SessionList {
     /// Deletions that can still be undone, oldest first; their sessions are not listed.
     pub deleting: RwSignal<Vec<PendingDelete>>,
     timers: StoredValue<HashMap<String, TimeoutHandle>>,
-    generation: StoredValue<u64>,
     search_generation: StoredValue<u64>,
+    stream: StoredValue<Option<ListStream>, LocalStorage>,
 }
 
 /// The session list from context. Panics outside [`provide_sessions`]'s subtree.
@@ -55,7 +57,8 @@ pub fn use_sessions() -> SessionList {
     expect_context::<SessionList>()
 }
 
-/// Creates the session list, provides it to the subtree and loads it once.
+/// Creates the session list, provides it to the subtree and follows it while the subtree
+/// lives.
 pub fn provide_sessions() -> SessionList {
     let list = SessionList {
         sessions: RwSignal::new(Vec::new()),
@@ -64,34 +67,59 @@ pub fn provide_sessions() -> SessionList {
         results: RwSignal::new(None),
         deleting: RwSignal::new(Vec::new()),
         timers: StoredValue::new(HashMap::new()),
-        generation: StoredValue::new(0),
         search_generation: StoredValue::new(0),
+        stream: StoredValue::new_local(None),
     };
     provide_context(list);
-    list.refresh();
+    list.follow();
+    on_cleanup(move || list.stream.set_value(None));
     let leaving = window_event_listener(leptos::ev::pagehide, move |_| list.delete_pending_now());
     on_cleanup(move || leaving.remove());
     list
 }
 
 impl SessionList {
-    /// Reloads the list in the background.
-    pub fn refresh(self) {
-        let generation = self.generation.get_value() + 1;
-        self.generation.set_value(generation);
-        spawn_local(async move {
-            let result = rest::list_sessions(None).await;
-            if self.generation.try_get_value() != Some(generation) {
-                return;
-            }
-            match result {
-                Ok(sessions) => {
-                    self.sessions.set(sessions);
-                    self.error.set(None);
+    /// Opens the list's stream; what it tells keeps the list (and the search's results)
+    /// current.
+    fn follow(self) {
+        let stream = ListStream::open(ListHandlers {
+            on_event: Box::new(move |event| self.apply(event)),
+            on_open: Box::new(move |open| {
+                if !open {
+                    self.error.set(Some(ApiError::new(
+                        "list_offline",
+                        "The session list is not live; trying again…",
+                    )));
                 }
-                Err(error) => self.error.set(Some(error)),
-            }
+            }),
         });
+        self.stream.set_value(Some(stream));
+    }
+
+    /// Applies one message of the stream.
+    fn apply(self, event: SessionListEvent) {
+        match event {
+            SessionListEvent::Snapshot { sessions } => {
+                self.sessions.set(sessions);
+                self.error.set(None);
+            }
+            SessionListEvent::Changed { session } => {
+                self.sessions.update(|list| upsert(list, session.clone()));
+                self.results.update(|found| {
+                    if let Some(row) = found.iter_mut().flatten().find(|row| row.id == session.id) {
+                        *row = session;
+                    }
+                });
+            }
+            SessionListEvent::Removed { id } => {
+                self.sessions.update(|list| list.retain(|row| row.id != id));
+                self.results.update(|found| {
+                    if let Some(found) = found {
+                        found.retain(|row| row.id != id);
+                    }
+                });
+            }
+        }
     }
 
     /// Searches titles and message text; an empty text ends the search. An answer that
@@ -121,14 +149,7 @@ impl SessionList {
     pub fn rename(self, id: String, title: String) {
         spawn_local(async move {
             match rest::rename_session(&id, &title).await {
-                Ok(renamed) => {
-                    self.sessions.update(|list| {
-                        if let Some(row) = list.iter_mut().find(|row| row.id == renamed.id) {
-                            *row = renamed;
-                        }
-                    });
-                    self.refresh();
-                }
+                Ok(renamed) => self.sessions.update(|list| upsert(list, renamed)),
                 Err(error) => self.error.set(Some(error)),
             }
         });
@@ -204,10 +225,12 @@ impl SessionList {
         });
         spawn_local(async move {
             let result = rest::delete_session(&id).await;
+            if result.is_ok() {
+                self.sessions.update(|list| list.retain(|row| row.id != id));
+            }
             self.deleting.update(|d| d.retain(|p| p.id != id));
-            match result {
-                Ok(()) => self.refresh(),
-                Err(error) => self.error.set(Some(error)),
+            if let Err(error) = result {
+                self.error.set(Some(error));
             }
         });
     }
@@ -219,4 +242,15 @@ impl SessionList {
             rest::delete_session_as_page_leaves(&deletion.id);
         }
     }
+}
+
+/// Puts `row` in the list in its place (most recently updated first, as the server
+/// orders it), replacing the row it had.
+fn upsert(list: &mut Vec<SessionSummary>, row: SessionSummary) {
+    list.retain(|listed| listed.id != row.id);
+    let at = list
+        .iter()
+        .position(|listed| (listed.updated_at, &listed.id) < (row.updated_at, &row.id))
+        .unwrap_or(list.len());
+    list.insert(at, row);
 }

@@ -3,7 +3,7 @@
 //! `INSERT … SELECT FROM UNNEST(…)` (arrays bound as three parameters, whatever the batch
 //! size), and announce each changed session on [`super::CHANGES_CHANNEL`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use sqlx::{PgConnection, PgPool};
 
@@ -34,22 +34,32 @@ impl<'a> EventRows<'a> {
     }
 }
 
-/// What a batch committed to each session it touched, announced after the commit.
+/// What a batch committed to each session it touched, and the sessions whose listed row
+/// (status, title) it changed; announced when it commits.
 #[derive(Default)]
-struct Touched(HashMap<SessionId, Change>);
+struct Touched {
+    appended: HashMap<SessionId, Change>,
+    listed: HashSet<SessionId>,
+}
 
 impl Touched {
     fn add(&mut self, command: &Command, first_seq: i64, effects: &Effects) {
         if command.entries.is_empty() {
             return;
         }
+        if effects.status.is_some() {
+            self.listed.insert(command.session);
+        }
         let last = first_seq as u64 + command.entries.len() as u64 - 1;
-        let change = self.0.entry(command.session).or_insert(Change::Appended {
-            session: command.session,
-            first_seq: first_seq as u64,
-            last_seq: last,
-            stop_run: None,
-        });
+        let change = self
+            .appended
+            .entry(command.session)
+            .or_insert(Change::Appended {
+                session: command.session,
+                first_seq: first_seq as u64,
+                last_seq: last,
+                stop_run: None,
+            });
         if let Change::Appended {
             last_seq, stop_run, ..
         } = change
@@ -59,6 +69,16 @@ impl Touched {
                 stop_run.clone_from(&effects.stop_run);
             }
         }
+    }
+
+    /// The notices announcing it ([`Change::encode_many`]).
+    fn notices(&self) -> Vec<String> {
+        let listed = self
+            .listed
+            .iter()
+            .map(|&session| Change::Listed { session });
+        let changes: Vec<Change> = self.appended.values().cloned().chain(listed).collect();
+        Change::encode_many(changes.iter())
     }
 }
 
@@ -78,7 +98,7 @@ pub(super) async fn apply_in_transaction(
         lock_sessions(conn, batch).await?;
         apply_guarded(conn, lease, batch, now_ms, &mut rows, &mut touched).await?
     };
-    let changes = Change::encode_many(touched.0.values());
+    let changes = touched.notices();
     // The rows and the announcement in one statement (a data-modifying CTE always runs).
     sqlx::query(
         "WITH inserted AS (INSERT INTO events (session_id, seq, event) \

@@ -118,15 +118,20 @@ impl EventLog for PostgresStore {
     ) -> Result<SessionRow, StoreError> {
         let auto_title = title.is_none();
         let title = title.unwrap_or(DEFAULT_TITLE);
+        // The row and its announcement in one statement (a data-modifying CTE always runs).
         sqlx::query(
-            "INSERT INTO sessions (id, owner_id, title, auto_title, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $5)",
+            "WITH created AS (INSERT INTO sessions \
+               (id, owner_id, title, auto_title, created_at, updated_at) \
+               VALUES ($1, $2, $3, $4, $5, $5)) \
+             SELECT pg_notify($6, $7)",
         )
         .bind(id.to_string())
         .bind(owner.to_string())
         .bind(title)
         .bind(auto_title)
         .bind(now_ms)
+        .bind(CHANGES_CHANNEL)
+        .bind(Change::Listed { session: id }.encode())
         .execute(&self.pool)
         .await?;
         Ok(SessionRow {

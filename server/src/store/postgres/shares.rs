@@ -43,13 +43,19 @@ pub(super) async fn rename_session(
     title: &str,
     now_ms: i64,
 ) -> Result<bool, StoreError> {
+    let mut tx = pool.begin().await?;
     let done = sqlx::query(
         "UPDATE sessions SET title = $1, auto_title = FALSE, updated_at = greatest(updated_at, $2) WHERE id = $3",
     )
     .bind(title)
     .bind(now_ms)
     .bind(id.to_string())
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
-    Ok(done.rows_affected() > 0)
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    super::feed::announce(&mut tx, &crate::store::Change::Listed { session: id }).await?;
+    tx.commit().await?;
+    Ok(true)
 }

@@ -108,6 +108,7 @@ fn write_statuses(
             run_id,
             advance.id
         ])?;
+        appended.listed(session);
     }
     Ok(())
 }

@@ -86,6 +86,8 @@ pub(super) struct Appended<'a> {
     next_position: i64,
     last: HashMap<SessionId, u64>,
     rows: Vec<(SessionId, i64, u64, &'a str)>,
+    /// Sessions whose listed row (status, title) changed, announced after the commit.
+    listed: Vec<SessionId>,
 }
 
 impl<'a> Appended<'a> {
@@ -95,6 +97,14 @@ impl<'a> Appended<'a> {
             next_position,
             last: HashMap::new(),
             rows: Vec::new(),
+            listed: Vec::new(),
+        }
+    }
+
+    /// Notes that the session's listed row changed.
+    pub fn listed(&mut self, session: SessionId) {
+        if !self.listed.contains(&session) {
+            self.listed.push(session);
         }
     }
 
@@ -174,18 +184,20 @@ impl<'a> Appended<'a> {
     }
 }
 
-/// One batch in one transaction as the log's writer ([`LogState::transaction`]).
+/// One batch in one transaction as the log's writer ([`LogState::transaction`]); with
+/// the outcomes, the sessions whose listed row changed.
 pub(super) fn apply_batch(
     conn: &Connection,
     lease: &LeaseTerms,
     log: &LogState,
     batch: &[Command],
     now_ms: i64,
-) -> Result<Vec<Applied>, StoreError> {
+) -> Result<(Vec<Applied>, Vec<SessionId>), StoreError> {
     log.transaction(conn, |conn, next_position| {
         let mut appended = Appended::new(&log.tail, next_position);
         let applied = apply_in_transaction(conn, lease, batch, now_ms, &mut appended)?;
-        Ok((applied, appended.insert(conn)?))
+        let listed = std::mem::take(&mut appended.listed);
+        Ok(((applied, listed), appended.insert(conn)?))
     })
 }
 
@@ -242,6 +254,7 @@ fn advance_session<'a>(
                  active_run_id = ? WHERE id = ?",
             )?
             .execute(params![last, now_ms, status.as_str(), run_id, session])?;
+            appended.listed(command.session);
         }
         None if touches(command) => {
             conn.prepare_cached("UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?")?

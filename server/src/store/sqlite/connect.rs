@@ -84,6 +84,7 @@ impl SqliteStore {
             log: Arc::new(LogState::default()),
             wal,
             wal_path,
+            announcer: Default::default(),
             _checkpointer: Arc::new(checkpointer),
         })
     }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use sqlx::SqlitePool;
 use tokio::sync::Mutex;
 
+mod announcer;
 mod appends;
 mod apply;
 mod checkpoints;
@@ -43,8 +44,8 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, Replayed, SessionRow,
-    ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, Replayed,
+    SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -79,6 +80,8 @@ pub struct SqliteStore {
     /// Commits and checkpoint failures, shared with the checkpointer.
     wal: Arc<WalState>,
     wal_path: std::path::PathBuf,
+    /// Where this process hears what changed (the changes PostgreSQL would `NOTIFY`).
+    announcer: announcer::Announcer,
     /// Stops the checkpointer when the last clone of the store goes.
     _checkpointer: Arc<tokio_util::sync::DropGuard>,
 }
@@ -115,6 +118,7 @@ impl EventLog for SqliteStore {
             ])?;
             Ok(())
         })?;
+        self.announcer.tell([Change::Listed { session: id }]);
         Ok(SessionRow {
             id,
             owner,
@@ -134,6 +138,9 @@ impl EventLog for SqliteStore {
         })?;
         // Its tail rows went with it.
         self.log.tail.forget(id);
+        if deleted > 0 {
+            self.announcer.tell([Change::Deleted { session: id }]);
+        }
         Ok(deleted > 0)
     }
 
@@ -168,7 +175,9 @@ impl EventLog for SqliteStore {
     async fn changes(
         &self,
     ) -> Result<Option<tokio::sync::mpsc::UnboundedReceiver<super::Change>>, StoreError> {
-        revocations::watch(self.reads.clone()).await.map(Some)
+        let (sender, receiver) = self.announcer.listen();
+        revocations::watch(self.reads.clone(), sender).await?;
+        Ok(Some(receiver))
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -225,14 +234,22 @@ impl EventLog for SqliteStore {
             }
             apply_batch(direct, &self.lease, &self.log, batch, now_ms)
         });
-        match &result {
-            Ok(_) => self.wal.committed(),
+        match result {
+            Ok((applied, listed)) => {
+                self.wal.committed();
+                let listed = listed.into_iter().map(|session| Change::Listed { session });
+                self.announcer.tell(listed);
+                Ok(applied)
+            }
             // Nothing was committed. If the connection no longer answers, the next batch
             // gets a new one.
-            Err(_) if !conn.answers() => conn.reopen()?,
-            Err(_) => {}
+            Err(error) => {
+                if !conn.answers() {
+                    conn.reopen()?;
+                }
+                Err(error)
+            }
         }
-        result
     }
 }
 
@@ -267,7 +284,11 @@ impl Records for SqliteStore {
         title: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        shares::rename_session(&self.pool, id, title, now_ms).await
+        let renamed = shares::rename_session(&self.pool, id, title, now_ms).await?;
+        if renamed {
+            self.announcer.tell([Change::Listed { session: id }]);
+        }
+        Ok(renamed)
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
@@ -355,7 +376,10 @@ impl Records for SqliteStore {
         cutoff_ms: i64,
         limit: u32,
     ) -> Result<Vec<SessionId>, StoreError> {
-        housekeeping::delete_idle_before(&self.pool, cutoff_ms, limit).await
+        let deleted = housekeeping::delete_idle_before(&self.pool, cutoff_ms, limit).await?;
+        let changes = deleted.iter().map(|&session| Change::Deleted { session });
+        self.announcer.tell(changes);
+        Ok(deleted)
     }
 
     async fn create_user(

@@ -20,16 +20,17 @@ pub const POLL: Duration = Duration::from_millis(200);
 
 /// Nothing to tell inside the transaction: no other process serves this file (the log's
 /// mark keeps a second server out), and [`watch`] finds revocations from the shell.
+/// What this process must hear, [`super::announcer`] tells after the commit.
 pub(super) async fn announce(_: &mut SqliteConnection, _: &Change) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Starts watching; the task ends when the receiver is dropped.
+/// Starts watching, telling `changes`; the task ends when its receiver is dropped.
 pub(super) async fn watch(
     reads: SqlitePool,
-) -> Result<mpsc::UnboundedReceiver<Change>, StoreError> {
+    changes: mpsc::UnboundedSender<Change>,
+) -> Result<(), StoreError> {
     let mut known = revoked(&reads).await?;
-    let (changes, receiver) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -56,7 +57,7 @@ pub(super) async fn watch(
             known = now;
         }
     });
-    Ok(receiver)
+    Ok(())
 }
 
 /// The ids of every revoked user.

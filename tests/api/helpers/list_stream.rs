@@ -1,0 +1,93 @@
+//! A client of `GET /api/sessions/stream`: the caller's session list as Server-Sent
+//! Events, read one message at a time, each wait under a time limit.
+
+use std::time::Duration;
+
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use super::TestApp;
+
+/// How long one message may take before the test fails, naming what it waited for.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// An open list stream.
+pub struct ListStream {
+    body: BoxStream<'static, reqwest::Result<actix_web::web::Bytes>>,
+    buffer: String,
+}
+
+impl ListStream {
+    /// The next message (keep-alive comments and `retry:` left out); `None` when the
+    /// stream ended.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                if let Some(json) = frame.trim_end().strip_prefix("data: ") {
+                    return Some(serde_json::from_str(json).expect("a data message is JSON"));
+                }
+            }
+            let chunk = tokio::time::timeout(WAIT, self.body.next())
+                .await
+                .expect("the list stream sent nothing in time");
+            match chunk {
+                Some(Ok(bytes)) => self.buffer.push_str(std::str::from_utf8(&bytes).unwrap()),
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+
+    /// The next message, which must come.
+    pub async fn expect(&mut self) -> Value {
+        self.next().await.expect("the list stream is open")
+    }
+
+    /// Messages until one `matches`; returns it.
+    pub async fn until(&mut self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self
+                .next()
+                .await
+                .unwrap_or_else(|| panic!("the list stream ended before {what}"));
+            if matches(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// Messages until a `changed` of `session` in `status`.
+    pub async fn until_status(&mut self, session: &str, status: &str) -> Value {
+        let what = format!("{session} became {status}");
+        self.until(&what, |m| {
+            m["type"] == "changed"
+                && m["session"]["id"] == session
+                && m["session"]["status"] == status
+        })
+        .await
+    }
+}
+
+impl TestApp {
+    /// Opens this client's session list stream; panics unless it answers 200.
+    pub async fn list_stream(&self) -> ListStream {
+        let response = self
+            .http
+            .get(self.url("/api/sessions/stream"))
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "the list stream opens");
+        let content_type = response.headers()["content-type"].to_str().unwrap();
+        assert!(
+            content_type.starts_with("text/event-stream"),
+            "{content_type}"
+        );
+        ListStream {
+            body: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+}

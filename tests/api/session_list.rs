@@ -1,0 +1,160 @@
+//! `GET /api/sessions/stream`: each signed-in page's session list, live. It opens with the
+//! caller's list, then tells every change as it commits (created, a run starting, pausing
+//! for its person, ending, renamed, deleted), only the caller's own, and ends when the
+//! caller's credential does. Across instances: `instances.rs`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::helpers::socket::interrupt_id;
+use crate::helpers::{spawn_app, spawn_app_with_users};
+
+fn ask() -> Value {
+    json!({"toolCalls": [{"name": "request_input", "arguments": {"prompt": "Name?", "kind": "text"}}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_opens_with_the_sessions_and_follows_each_change_as_it_commits() {
+    let app = spawn_app(json!([ask(), {"text": "Hello, Ada."}])).await;
+    let older = app.create_session().await;
+    let mut list = app.list_stream().await;
+    let snapshot = list.expect().await;
+    assert_eq!(snapshot["type"], "snapshot", "{snapshot}");
+    let (_, listed) = app.get("/api/sessions").await;
+    assert_eq!(
+        snapshot["sessions"], listed["sessions"],
+        "what GET /api/sessions lists"
+    );
+    assert_eq!(snapshot["sessions"][0]["id"], older.as_str());
+
+    let session = app.create_session().await;
+    let created = list.expect().await;
+    assert_eq!(created["type"], "changed", "{created}");
+    assert_eq!(created["session"]["id"], session.as_str());
+    assert_eq!(created["session"]["status"], "idle");
+
+    let mut socket = app.socket(&session, 0).await;
+    app.say(&session, "What is my name?").await;
+    list.until_status(&session, "running").await;
+    let waiting = list.until_status(&session, "awaiting_input").await;
+    assert_eq!(
+        waiting["session"]["title"], "What is my name?",
+        "the first message titles it: {waiting}"
+    );
+    let id = interrupt_id(&socket.until_run_end().await);
+    let answer = json!({"status": "resolved", "payload": {"text": "Ada"}});
+    let path = format!("/api/sessions/{session}/interrupts/{id}");
+    assert_eq!(app.post(&path, answer).await.0, 202);
+    let done = list.until_status(&session, "idle").await;
+    assert!(
+        done["session"]["lastSeq"].as_u64().unwrap()
+            > waiting["session"]["lastSeq"].as_u64().unwrap(),
+        "{done}"
+    );
+
+    let path = format!("/api/sessions/{session}");
+    assert_eq!(app.patch(&path, json!({"title": "Names"})).await.0, 200);
+    let renamed = list
+        .until("the rename", |m| m["session"]["title"] == "Names")
+        .await;
+    assert_eq!(renamed["session"]["id"], session.as_str());
+
+    assert_eq!(app.delete_session(&older).await, 204);
+    let removed = list.until("the deletion", |m| m["type"] == "removed").await;
+    assert_eq!(removed, json!({"type": "removed", "id": older}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_hears_only_its_own_users_sessions() {
+    let users = spawn_app_with_users(json!([{"text": "Hi."}]), &[], &["ada", "bob"]).await;
+    let (ada, bob) = (&users[0], &users[1]);
+    let mut adas = ada.list_stream().await;
+    assert_eq!(
+        adas.expect().await,
+        json!({"type": "snapshot", "sessions": []})
+    );
+    let mut bobs = bob.list_stream().await;
+    assert_eq!(bobs.expect().await["type"], "snapshot");
+    // Bob's session comes, runs, goes: Ada's list hears none of it.
+    let his = bob.create_session().await;
+    let mut socket = bob.socket(&his, 0).await;
+    bob.say(&his, "hello").await;
+    socket.until_run_end().await;
+    bobs.until_status(&his, "idle").await;
+    assert_eq!(bob.delete_session(&his).await, 204);
+    bobs.until("bob's deletion", |m| m["type"] == "removed")
+        .await;
+    // The first thing Ada's list tells is her own session.
+    let hers = ada.create_session().await;
+    let first = adas.expect().await;
+    assert_eq!(first["type"], "changed", "{first}");
+    assert_eq!(first["session"]["id"], hers.as_str(), "{first}");
+    // Her deletion is not told to Bob either.
+    assert_eq!(ada.delete_session(&hers).await, 204);
+    adas.until("ada's deletion", |m| m["type"] == "removed")
+        .await;
+    let mine = bob.create_session().await;
+    let next = bobs.expect().await;
+    assert_eq!(next["session"]["id"], mine.as_str(), "{next}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_is_refused_without_credentials_or_an_event_stream_accept() {
+    let users = spawn_app_with_users(json!([{"text": "Hi."}]), &[], &["ada"]).await;
+    let ada = &users[0];
+    let anonymous = ada.anonymous().http.get(ada.url("/api/sessions/stream"));
+    assert_eq!(anonymous.send().await.unwrap().status(), 401);
+    let json_only = ada
+        .http
+        .get(ada.url("/api/sessions/stream"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json_only.status(), 406);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_ends_when_its_sign_out_does() {
+    let users = spawn_app_with_users(json!([{"text": "Hi."}]), &[], &["ada"]).await;
+    let ada = &users[0];
+    let token = ada.token.clone().unwrap();
+    // Signed in as the page is: a cookie.
+    let login = reqwest::Client::new()
+        .post(ada.url("/api/auth/login"))
+        .json(&json!({"token": token}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let mut page = ada.anonymous();
+    page.http = page_client(&cookie);
+    let mut list = page.list_stream().await;
+    assert_eq!(list.expect().await["type"], "snapshot");
+    let out = page
+        .http
+        .post(page.url("/api/auth/logout"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 204);
+    let ended = tokio::time::timeout(Duration::from_secs(20), list.next()).await;
+    assert_eq!(
+        ended.expect("the list ends in time"),
+        None,
+        "nothing after the sign-out"
+    );
+}
+
+/// A client that sends the sign-in cookie with every request.
+fn page_client(cookie: &str) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::COOKIE, cookie.parse().unwrap());
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
