@@ -19,6 +19,7 @@ mod feed;
 mod guards;
 mod leases;
 mod reads;
+mod sessions;
 pub mod scratch;
 mod shares;
 #[cfg(test)]
@@ -209,7 +210,7 @@ impl EventLog for PostgresStore {
 
 impl Records for PostgresStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
-        reads::list_sessions(&self.pool, owner).await
+        sessions::list_sessions(&self.pool, owner).await
     }
 
     async fn search_sessions(
@@ -217,7 +218,7 @@ impl Records for PostgresStore {
         owner: UserId,
         text: &str,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        shares::search_sessions(&self.pool, owner, text).await
+        sessions::search_sessions(&self.pool, owner, text).await
     }
 
     async fn rename_session(
@@ -226,7 +227,7 @@ impl Records for PostgresStore {
         title: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        shares::rename_session(&self.pool, id, title, now_ms).await
+        sessions::rename_session(&self.pool, id, title, now_ms).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
@@ -249,14 +250,14 @@ impl Records for PostgresStore {
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        reads::session(&self.pool, id).await
+        sessions::session(&self.pool, id).await
     }
 
     async fn sessions_with_status(
         &self,
         status: SessionStatus,
     ) -> Result<Vec<SessionId>, StoreError> {
-        reads::sessions_with_status(&self.pool, status).await
+        sessions::sessions_with_status(&self.pool, status).await
     }
 
     async fn interrupt(
@@ -264,14 +265,14 @@ impl Records for PostgresStore {
         session: SessionId,
         interrupt_id: &str,
     ) -> Result<Option<InterruptRow>, StoreError> {
-        reads::interrupt(&self.pool, session, interrupt_id).await
+        sessions::interrupt(&self.pool, session, interrupt_id).await
     }
 
     async fn pending_interrupts(
         &self,
         session: SessionId,
     ) -> Result<Vec<InterruptRow>, StoreError> {
-        reads::pending_interrupts(&self.pool, session).await
+        sessions::pending_interrupts(&self.pool, session).await
     }
 
     async fn expired_interrupts(
@@ -279,7 +280,7 @@ impl Records for PostgresStore {
         now_ms: i64,
         limit: u32,
     ) -> Result<Vec<InterruptRow>, StoreError> {
-        reads::expired_interrupts(&self.pool, now_ms, limit).await
+        sessions::expired_interrupts(&self.pool, now_ms, limit).await
     }
 
     async fn delete_idle_before(

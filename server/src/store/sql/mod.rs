@@ -4,6 +4,7 @@
 pub(crate) mod guards;
 pub(crate) mod interrupts;
 pub(crate) mod leases;
+pub(crate) mod sessions;
 pub(crate) mod shares;
 pub(crate) mod users;
 pub(crate) mod webhook_sources;

@@ -1,30 +1,9 @@
-//! Queries beyond the basic log reads: interrupts past their deadline and finished
-//! sessions past the retention age.
+//! Retention on SQLite: finished sessions past the retention age.
 
 use sqlx::SqlitePool;
 
-use super::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
 use crate::domain::SessionId;
-use crate::store::{InterruptRow, StoreError};
-
-/// Pending interrupts whose deadline has passed, earliest first.
-pub(super) async fn expired_interrupts(
-    pool: &SqlitePool,
-    now_ms: i64,
-    limit: u32,
-) -> Result<Vec<InterruptRow>, StoreError> {
-    let sql = format!(
-        "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
-         WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? \
-         ORDER BY expires_at LIMIT ?"
-    );
-    let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
-        .bind(now_ms)
-        .bind(limit)
-        .fetch_all(pool)
-        .await?;
-    rows.into_iter().map(interrupt_from).collect()
-}
+use crate::store::StoreError;
 
 /// Deletes idle sessions (with their events) not updated since `cutoff_ms`; a session
 /// running or awaiting input is never touched. Returns the deleted ids.

@@ -29,6 +29,7 @@ mod leases;
 mod log;
 mod reads;
 mod revocations;
+mod sessions;
 mod shares;
 mod tail;
 #[cfg(test)]
@@ -36,9 +37,6 @@ pub(crate) mod test_support;
 mod users;
 mod webhooks;
 
-use super::rows::{
-    interrupt_from, session_from, InterruptTuple, SessionTuple, INTERRUPT_COLUMNS, SESSION_COLUMNS,
-};
 use apply::apply_batch;
 use checkpoints::WalState;
 
@@ -87,9 +85,9 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// A session row as it stands, its `last_seq` included.
-    fn current(&self, row: SessionTuple) -> Result<SessionRow, StoreError> {
-        session_from(row).map(|row| self.log.tail.current(row))
+    /// A session row as it stands: its exact `last_seq` from the log's tail.
+    fn current(&self, row: SessionRow) -> SessionRow {
+        self.log.tail.current(row)
     }
 }
 
@@ -255,15 +253,8 @@ impl EventLog for SqliteStore {
 
 impl Records for SqliteStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
-        let sql = format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ? \
-             ORDER BY updated_at DESC, id DESC"
-        );
-        let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
-            .bind(owner.to_string())
-            .fetch_all(&self.reads)
-            .await?;
-        rows.into_iter().map(|row| self.current(row)).collect()
+        let rows = sessions::list_sessions(&self.reads, owner).await?;
+        Ok(rows.into_iter().map(|row| self.current(row)).collect())
     }
 
     async fn search_sessions(
@@ -271,11 +262,8 @@ impl Records for SqliteStore {
         owner: UserId,
         text: &str,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = shares::search_sessions(&self.reads, owner, text).await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| self.log.tail.current(row))
-            .collect())
+        let rows = sessions::search_sessions(&self.reads, owner, text).await?;
+        Ok(rows.into_iter().map(|row| self.current(row)).collect())
     }
 
     async fn rename_session(
@@ -284,7 +272,7 @@ impl Records for SqliteStore {
         title: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let renamed = shares::rename_session(&self.pool, id, title, now_ms).await?;
+        let renamed = sessions::rename_session(&self.pool, id, title, now_ms).await?;
         if renamed {
             self.announcer.tell([Change::Listed { session: id }]);
         }
@@ -311,26 +299,15 @@ impl Records for SqliteStore {
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?");
-        let row: Option<SessionTuple> = sqlx::query_as(&sql)
-            .bind(id.to_string())
-            .fetch_optional(&self.reads)
-            .await?;
-        row.map(|row| self.current(row)).transpose()
+        let row = sessions::session(&self.reads, id).await?;
+        Ok(row.map(|row| self.current(row)))
     }
 
     async fn sessions_with_status(
         &self,
         status: SessionStatus,
     ) -> Result<Vec<SessionId>, StoreError> {
-        let ids: Vec<(String,)> =
-            sqlx::query_as("SELECT id FROM sessions WHERE status = ? ORDER BY updated_at, id")
-                .bind(status.as_str())
-                .fetch_all(&self.reads)
-                .await?;
-        ids.into_iter()
-            .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
-            .collect()
+        sessions::sessions_with_status(&self.reads, status).await
     }
 
     async fn interrupt(
@@ -338,29 +315,14 @@ impl Records for SqliteStore {
         session: SessionId,
         interrupt_id: &str,
     ) -> Result<Option<InterruptRow>, StoreError> {
-        let sql =
-            format!("SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE id = ? AND session_id = ?");
-        let row: Option<InterruptTuple> = sqlx::query_as(&sql)
-            .bind(interrupt_id)
-            .bind(session.to_string())
-            .fetch_optional(&self.reads)
-            .await?;
-        row.map(interrupt_from).transpose()
+        sessions::interrupt(&self.reads, session, interrupt_id).await
     }
 
     async fn pending_interrupts(
         &self,
         session: SessionId,
     ) -> Result<Vec<InterruptRow>, StoreError> {
-        let sql = format!(
-            "SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE session_id = ? AND status = 'pending' \
-             ORDER BY created_at, id"
-        );
-        let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
-            .bind(session.to_string())
-            .fetch_all(&self.reads)
-            .await?;
-        rows.into_iter().map(interrupt_from).collect()
+        sessions::pending_interrupts(&self.reads, session).await
     }
 
     async fn expired_interrupts(
@@ -368,7 +330,7 @@ impl Records for SqliteStore {
         now_ms: i64,
         limit: u32,
     ) -> Result<Vec<InterruptRow>, StoreError> {
-        housekeeping::expired_interrupts(&self.reads, now_ms, limit).await
+        sessions::expired_interrupts(&self.reads, now_ms, limit).await
     }
 
     async fn delete_idle_before(

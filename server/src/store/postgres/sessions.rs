@@ -1,0 +1,38 @@
+//! The session list ([`crate::store::sql::sessions`]) and its search on PostgreSQL.
+
+use sqlx::PgPool;
+
+use crate::domain::UserId;
+use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+use crate::store::shares::escape_like;
+use crate::store::{SessionRow, StoreError};
+
+crate::store::sql::sessions::sessions_on!(PgPool, super::feed::announce);
+
+/// The owner's sessions whose title, or the text of any message in them, contains `text`
+/// (letters in any case). Messages are streamed in pieces, so each message's text
+/// is put back together (in `seq` order) before it is matched.
+pub(super) async fn search_sessions(
+    pool: &PgPool,
+    owner: UserId,
+    text: &str,
+) -> Result<Vec<SessionRow>, StoreError> {
+    let pattern = format!("%{}%", escape_like(text));
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = $1 AND ( \
+           title ILIKE $2 ESCAPE '\\' OR id IN ( \
+             SELECT e.session_id FROM events e JOIN sessions s ON s.id = e.session_id \
+             WHERE s.owner_id = $1 \
+               AND e.event::json->>'type' = 'TEXT_MESSAGE_CONTENT' \
+             GROUP BY e.session_id, e.event::json->>'messageId' \
+             HAVING string_agg(e.event::json->>'delta', '' ORDER BY e.seq) \
+               ILIKE $2 ESCAPE '\\')) \
+         ORDER BY updated_at DESC, id DESC"
+    );
+    let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
+        .bind(owner.to_string())
+        .bind(pattern)
+        .fetch_all(pool)
+        .await?;
+    rows.into_iter().map(session_from).collect()
+}

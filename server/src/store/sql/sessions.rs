@@ -1,0 +1,149 @@
+//! The session list and its rows, renames, and interrupt reads, in SQL both backends run
+//! (`$1` placeholders, `TRUE`/`FALSE`, `CASE` where one would write `max` on SQLite and
+//! `greatest` on PostgreSQL). Search is the one read of the list that differs (text
+//! matching and JSON functions are each dialect's own, and SQLite also reads its log's
+//! tail), so each backend has its own (`sqlite/shares.rs`, `postgres/shares.rs`).
+
+/// Defines this module's functions for one backend: `$conn` is its pool type (the one it
+/// reads with), `$announce` tells the other processes sharing the database of a change
+/// inside the transaction that makes it; see [`super::users`] for why a macro. A backend
+/// whose rows need more (SQLite's exact `last_seq` from its log's tail) adds it to what
+/// these return.
+macro_rules! sessions_on {
+    ($conn:ty, $announce:path) => {
+        /// The owner's sessions, most recently updated first.
+        pub(super) async fn list_sessions(
+            pool: &$conn,
+            owner: crate::domain::UserId,
+        ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
+            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = $1 \
+                 ORDER BY updated_at DESC, id DESC"
+            );
+            let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
+                .bind(owner.to_string())
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(session_from).collect()
+        }
+
+        /// One session's row.
+        pub(super) async fn session(
+            pool: &$conn,
+            id: crate::domain::SessionId,
+        ) -> Result<Option<crate::store::SessionRow>, crate::store::StoreError> {
+            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+            let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1");
+            let row: Option<SessionTuple> = sqlx::query_as(&sql)
+                .bind(id.to_string())
+                .fetch_optional(pool)
+                .await?;
+            row.map(session_from).transpose()
+        }
+
+        /// Every session in `status`, least recently updated first.
+        pub(super) async fn sessions_with_status(
+            pool: &$conn,
+            status: shared::api::SessionStatus,
+        ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+            let ids: Vec<(String,)> =
+                sqlx::query_as("SELECT id FROM sessions WHERE status = $1 ORDER BY updated_at, id")
+                    .bind(status.as_str())
+                    .fetch_all(pool)
+                    .await?;
+            ids.into_iter()
+                .map(|(id,)| {
+                    crate::domain::SessionId::parse(&id)
+                        .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))
+                })
+                .collect()
+        }
+
+        /// Names a session (the first message no longer does); `updated_at` never goes
+        /// back. Announces the changed row; false if there is no such session.
+        pub(super) async fn rename_session(
+            pool: &$conn,
+            id: crate::domain::SessionId,
+            title: &str,
+            now_ms: i64,
+        ) -> Result<bool, crate::store::StoreError> {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query(
+                "UPDATE sessions SET title = $1, auto_title = FALSE, \
+                   updated_at = CASE WHEN updated_at > $2 THEN updated_at ELSE $2 END \
+                 WHERE id = $3",
+            )
+            .bind(title)
+            .bind(now_ms)
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() == 0 {
+                return Ok(false);
+            }
+            $announce(&mut *tx, &crate::store::Change::Listed { session: id }).await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// One interrupt of a session.
+        pub(super) async fn interrupt(
+            pool: &$conn,
+            session: crate::domain::SessionId,
+            interrupt_id: &str,
+        ) -> Result<Option<crate::store::InterruptRow>, crate::store::StoreError> {
+            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+            let sql = format!(
+                "SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE id = $1 AND session_id = $2"
+            );
+            let row: Option<InterruptTuple> = sqlx::query_as(&sql)
+                .bind(interrupt_id)
+                .bind(session.to_string())
+                .fetch_optional(pool)
+                .await?;
+            row.map(interrupt_from).transpose()
+        }
+
+        /// A session's interrupts still waiting for an answer, oldest first.
+        pub(super) async fn pending_interrupts(
+            pool: &$conn,
+            session: crate::domain::SessionId,
+        ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
+            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+            let sql = format!(
+                "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
+                 WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id"
+            );
+            let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
+                .bind(session.to_string())
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(interrupt_from).collect()
+        }
+
+        /// Pending interrupts whose deadline has passed, earliest first. Every instance's
+        /// sweeper may read the same ones; the answer's guard lets exactly one expiry
+        /// through.
+        pub(super) async fn expired_interrupts(
+            pool: &$conn,
+            now_ms: i64,
+            limit: u32,
+        ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
+            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+            let sql = format!(
+                "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
+                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= $1 \
+                 ORDER BY expires_at LIMIT $2"
+            );
+            let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
+                .bind(now_ms)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(interrupt_from).collect()
+        }
+    };
+}
+
+pub(crate) use sessions_on;

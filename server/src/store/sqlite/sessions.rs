@@ -1,0 +1,45 @@
+//! The session list ([`crate::store::sql::sessions`]) and its search on SQLite. What these
+//! return has the `last_seq` of the `sessions` row; the store puts the exact one from its
+//! log's tail in (`SqliteStore::current`).
+
+use sqlx::SqlitePool;
+
+use crate::domain::UserId;
+use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+use crate::store::shares::escape_like;
+use crate::store::{SessionRow, StoreError};
+
+crate::store::sql::sessions::sessions_on!(SqlitePool, super::revocations::announce);
+
+/// The owner's sessions whose title, or the text of any message in them, contains `text`
+/// (ASCII letters in any case). Messages are streamed in pieces, so each message's text
+/// is put back together (in `seq` order) before it is matched; the log's tail counts
+/// (a row already folded into `events` once).
+pub(super) async fn search_sessions(
+    pool: &SqlitePool,
+    owner: UserId,
+    text: &str,
+) -> Result<Vec<SessionRow>, StoreError> {
+    let pattern = format!("%{}%", escape_like(text));
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ?1 AND ( \
+           title LIKE ?2 ESCAPE '\\' OR id IN ( \
+             SELECT e.session_id FROM ( \
+               SELECT session_id, seq, event FROM events UNION ALL \
+               SELECT t.session_id, t.seq, t.event FROM events_tail t WHERE NOT EXISTS ( \
+                 SELECT 1 FROM events f WHERE f.session_id = t.session_id AND f.seq = t.seq) \
+             ) e JOIN sessions s ON s.id = e.session_id \
+             WHERE s.owner_id = ?1 \
+               AND json_extract(e.event, '$.type') = 'TEXT_MESSAGE_CONTENT' \
+             GROUP BY e.session_id, json_extract(e.event, '$.messageId') \
+             HAVING group_concat(json_extract(e.event, '$.delta'), '' ORDER BY e.seq) \
+               LIKE ?2 ESCAPE '\\')) \
+         ORDER BY updated_at DESC, id DESC"
+    );
+    let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
+        .bind(owner.to_string())
+        .bind(pattern)
+        .fetch_all(pool)
+        .await?;
+    rows.into_iter().map(session_from).collect()
+}
