@@ -15,7 +15,7 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, EventLog, InterruptRow, Records, SessionRow, ShareRow,
+    derive_effects, Applied, Command, EventLog, Fork, InterruptRow, Records, SessionRow, ShareRow,
     StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
@@ -57,6 +57,17 @@ fn local() -> UserRow {
 impl tandem::store::WebhookOutbox for NoopStore {}
 
 impl EventLog for NoopStore {
+    /// The benchmark makes no branches.
+    async fn fork_session(
+        &self,
+        _id: SessionId,
+        _fork: Fork,
+        _title: Option<&str>,
+        _now_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        Ok(None)
+    }
+
     async fn create_session(
         &self,
         owner: UserId,
@@ -73,6 +84,7 @@ impl EventLog for NoopStore {
             last_seq: 0,
             created_at: now_ms,
             updated_at: now_ms,
+            fork: None,
         };
         self.sessions().insert(id, row.clone());
         Ok(row)
@@ -182,6 +194,10 @@ impl Records for NoopStore {
             row.title = title.to_string();
         }
         Ok(renamed)
+    }
+
+    async fn has_branches(&self, _id: SessionId) -> Result<bool, StoreError> {
+        Ok(false)
     }
 
     async fn create_share(&self, _share: &ShareRow, _token: TokenHash) -> Result<(), StoreError> {

@@ -82,6 +82,10 @@ pub enum ApiError {
     RunActiveOnThread(Value),
     #[error("this endpoint answers with `text/event-stream`; send `Accept: text/event-stream`")]
     NotAcceptable,
+    #[error("{0}")]
+    NotAForkPoint(String),
+    #[error("other branches share this session's history; delete them first")]
+    HasBranches,
 }
 
 impl ApiError {
@@ -115,6 +119,8 @@ impl ApiError {
             Self::InvalidToken => "invalid_token",
             Self::RunActiveOnThread(_) => "run_active",
             Self::NotAcceptable => "not_acceptable",
+            Self::NotAForkPoint(_) => "not_a_fork_point",
+            Self::HasBranches => "has_branches",
         }
     }
 
@@ -182,9 +188,21 @@ impl From<Refusal> for ApiError {
             Refusal::Busy(status) => Self::busy(status),
             Refusal::Idle => Self::Idle,
             Refusal::InterruptNotFound(id) => Self::InterruptNotFound(id),
+            Refusal::NotFound(what) => Self::NotFound(what),
             Refusal::InterruptAnswered(settled) => Self::InterruptAnswered(settled.to_json()),
             Refusal::InterruptExpired(settled) => Self::InterruptExpired(settled.to_json()),
             Refusal::InvalidPayload(why) => Self::InvalidPayload(why),
+            Refusal::NotAForkPoint { at_seq, paused } => Self::NotAForkPoint(match paused {
+                false => format!(
+                    "seq {at_seq} is inside a run: a branch parts between runs, at 0 or at the \
+                     seq of a run's RUN_FINISHED or RUN_ERROR"
+                ),
+                true => format!(
+                    "seq {at_seq} is where a run waits for its person; a branch there is not \
+                     supported yet: part at the run's start instead"
+                ),
+            }),
+            Refusal::HasBranches => Self::HasBranches,
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
             Refusal::Internal(what) => {
@@ -211,12 +229,15 @@ impl ResponseError for ApiError {
             Self::NotFound(_) | Self::SessionNotFound(_) | Self::InterruptNotFound(_) => {
                 StatusCode::NOT_FOUND
             }
-            Self::InvalidMessage(_) | Self::InvalidPayload(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InvalidMessage(_) | Self::InvalidPayload(_) | Self::NotAForkPoint(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             Self::RunActive
             | Self::AwaitingInput
             | Self::Idle
             | Self::InterruptAnswered(_)
             | Self::TooManyShareLinks(_)
+            | Self::HasBranches
             | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,

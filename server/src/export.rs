@@ -155,6 +155,8 @@ mod tests {
             last_seq: 0,
             created_at: 0,
             updated_at: 0,
+            parent_id: None,
+            fork_seq: None,
         }
     }
 

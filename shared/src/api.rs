@@ -42,6 +42,56 @@ impl SessionStatus {
     }
 }
 
+/// `POST /api/sessions/{id}/fork` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForkSession {
+    /// The last event the branch shares: 0, or the seq of a run's `RUN_FINISHED` or
+    /// `RUN_ERROR`.
+    pub at_seq: u64,
+    /// The branch's title (else the parent's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 200, pattern = r"\S")
+    )]
+    pub title: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/messages/{messageId}/edit` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EditMessage {
+    /// The message as it should have been (the limits of `PostMessage.text`).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 8192, pattern = r"\S")
+    )]
+    pub text: String,
+}
+
+/// `POST /api/sessions/{id}/runs/{runId}/regenerate` body (may be empty).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Regenerate {
+    /// A model of `GET /api/models` for the new run and the branch's later ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// An edit's or a regeneration's answer: the branch it made, and the run it started there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BranchStarted {
+    #[serde(flatten)]
+    pub session: SessionSummary,
+    pub run_id: String,
+}
+
 /// `POST /api/sessions` body (every field optional).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -66,6 +116,13 @@ pub struct SessionSummary {
     pub last_seq: u64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// For a branch: the session it parts from (its history is that one's up to
+    /// `forkSeq`, then its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    /// For a branch: the last seq it shares with `parentId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_seq: Option<u64>,
 }
 
 /// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer.

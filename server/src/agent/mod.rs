@@ -6,6 +6,7 @@
 
 mod answers;
 mod approval;
+pub mod branches;
 mod client_tools;
 pub mod context;
 pub mod conversation;

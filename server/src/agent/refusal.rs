@@ -25,6 +25,9 @@ pub enum Refusal {
     Idle,
     #[error("no interrupt {0} in this session")]
     InterruptNotFound(String),
+    /// What the request names (a message, a run) is not in the session.
+    #[error("{0}")]
+    NotFound(String),
     /// The interrupt has another answer already.
     #[error("the interrupt was already answered differently")]
     InterruptAnswered(Settled),
@@ -34,6 +37,13 @@ pub enum Refusal {
     /// The answer does not fit the question.
     #[error("{0}")]
     InvalidPayload(String),
+    /// A branch cannot part at this seq: it is inside a run (`paused`: the run waits for
+    /// its person there).
+    #[error("seq {at_seq} is not a place a branch can part")]
+    NotAForkPoint { at_seq: u64, paused: bool },
+    /// Other branches share the session's history, so it cannot be deleted yet.
+    #[error("other branches share this session's history")]
+    HasBranches,
     /// The server's queue of runs waiting for a slot is full.
     #[error("the server's run queue is full")]
     Saturated,

@@ -11,6 +11,7 @@
 mod agui;
 mod auth;
 mod body;
+mod branches;
 mod export;
 mod health;
 mod metrics;
@@ -91,6 +92,7 @@ pub const ROUTES: &[RouteInfo] = &[
     route("GET", "/api/sessions/{id}", Access::User),
     route("PATCH", "/api/sessions/{id}", Access::User),
     route("DELETE", "/api/sessions/{id}", Access::User),
+    route("POST", "/api/sessions/{id}/fork", Access::User),
     route("GET", "/api/sessions/{id}/events", Access::User).taking(&["after", "limit"]),
     route("GET", "/api/sessions/{id}/export", Access::User).taking(&["format"]),
     route("GET", "/api/sessions/{id}/webhooks", Access::User),
@@ -98,6 +100,16 @@ pub const ROUTES: &[RouteInfo] = &[
     route("GET", "/api/sessions/{id}/shares", Access::User),
     route("DELETE", "/api/sessions/{id}/shares/{share}", Access::User),
     route("POST", "/api/sessions/{id}/messages", Access::User),
+    route(
+        "POST",
+        "/api/sessions/{id}/messages/{message}/edit",
+        Access::User,
+    ),
+    route(
+        "POST",
+        "/api/sessions/{id}/runs/{run}/regenerate",
+        Access::User,
+    ),
     route(
         "POST",
         "/api/sessions/{id}/interrupts/{interrupt}",
@@ -128,6 +140,13 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("GET", "/api/sessions/{id}") => web::get().to(sessions::get::<S>),
         ("PATCH", "/api/sessions/{id}") => web::patch().to(sessions::rename::<S>),
         ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
+        ("POST", "/api/sessions/{id}/fork") => web::post().to(branches::fork::<S>),
+        ("POST", "/api/sessions/{id}/messages/{message}/edit") => {
+            web::post().to(branches::edit::<S>)
+        }
+        ("POST", "/api/sessions/{id}/runs/{run}/regenerate") => {
+            web::post().to(branches::regenerate::<S>)
+        }
         ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
         ("GET", "/api/sessions/{id}/export") => web::get().to(export::export::<S>),
         ("GET", "/api/sessions/{id}/webhooks") => web::get().to(webhooks::deliveries::<S>),

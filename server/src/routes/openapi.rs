@@ -6,9 +6,10 @@ use std::collections::btree_map::Entry;
 
 use actix_web::HttpResponse;
 use shared::api::{
-    CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
-    McpServerInfo, ModelList, PostMessage, ResumeBody, RunAccepted, ServerInfo, SessionDetail,
-    SessionList, SessionListEvent, SessionStatus, SessionSummary,
+    BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage,
+    ForkSession, LoggedEvent, LoginBody, McpServerInfo, ModelList, PostMessage, Regenerate,
+    ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
+    SessionStatus, SessionSummary,
 };
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
@@ -47,6 +48,9 @@ use super::{auth, health, runs, sessions};
         sessions::get,
         sessions::rename,
         sessions::delete,
+        super::branches::fork,
+        super::branches::edit,
+        super::branches::regenerate,
         sessions::events,
         super::export::export,
         super::webhooks::deliveries,
@@ -62,7 +66,7 @@ use super::{auth, health, runs, sessions};
         crate::ws::connect_shared,
     ),
     components(schemas(
-        CreateSession, CurrentUser, ErrorBody, ErrorDetail, EventPage, LoggedEvent, LoginBody,
+        BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession

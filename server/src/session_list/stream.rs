@@ -168,5 +168,7 @@ pub fn summary(row: SessionRow) -> SessionSummary {
         last_seq: row.last_seq,
         created_at: row.created_at,
         updated_at: row.updated_at,
+        parent_id: row.fork.map(|fork| fork.parent.to_string()),
+        fork_seq: row.fork.map(|fork| fork.at_seq),
     }
 }

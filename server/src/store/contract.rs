@@ -1,11 +1,11 @@
 //! The store's contract, as one story every backend runs (each backend's tests call these
 //! with a fresh store of its own): users and their secrets, owners, seqs without gaps and
-//! the guards, search over streamed text, renames, share links.
+//! the guards, search over streamed text, renames, share links, branches sharing a prefix.
 
 use shared::{Event, EventBody, TextRole};
 
 use super::test_support::append;
-use super::{Applied, Command, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
+use super::{Applied, Command, Fork, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
 fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
@@ -306,4 +306,132 @@ pub async fn one_batch_of_appends_keeps_each_sessions_order<S: Store>(store: &S)
         assert!(text.contains(&format!("\"a{at}\"")), "{text}");
     }
     assert_eq!(store.session(a).await.unwrap().unwrap().last_seq, 4);
+}
+
+/// The text deltas of `session`'s history after `after`, with their seqs.
+async fn history<S: Store>(store: &S, session: SessionId, after: u64) -> Vec<(u64, String)> {
+    let rows = store.events_after(session, after, 1_000).await.unwrap();
+    rows.iter()
+        .map(|row| {
+            let event: Event = serde_json::from_str(&row.json).unwrap();
+            match event.body {
+                EventBody::TextMessageContent { delta, .. } => (row.seq, delta),
+                other => panic!("unexpected {other:?}"),
+            }
+        })
+        .collect()
+}
+
+fn texts(pairs: &[(u64, &str)]) -> Vec<(u64, String)> {
+    pairs.iter().map(|(seq, t)| (*seq, t.to_string())).collect()
+}
+
+/// A branch's history is its parent's events up to where it parts, then its own, read
+/// whole, from any seq, in pages and as frames; the parent goes on untouched; a branch
+/// asked to part inside its parent's shared prefix parts from the ancestor that holds it;
+/// a seq past the end or a missing parent makes nothing.
+pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
+    let owner = user(store, "ada").await;
+    let root = SessionId::generate();
+    store
+        .create_session(owner, root, Some("Trip"), 0)
+        .await
+        .unwrap();
+    let applied = store.apply(&[append(root, &["a", "b", "c", "d"])], 1).await;
+    assert_eq!(applied.unwrap(), [Applied::Committed { first_seq: 1 }]);
+
+    let branch = SessionId::generate();
+    let at_two = Fork {
+        parent: root,
+        at_seq: 2,
+    };
+    let row = store.fork_session(branch, at_two, None, 5).await.unwrap();
+    let row = row.expect("a branch of an existing session");
+    assert_eq!(
+        (row.owner, row.last_seq, row.fork, row.title.as_str()),
+        (owner, 2, Some(at_two), "Trip")
+    );
+    assert_eq!(store.session(branch).await.unwrap().unwrap(), row);
+    let applied = store.apply(&[append(branch, &["x", "y"])], 6).await;
+    assert_eq!(applied.unwrap(), [Applied::Committed { first_seq: 3 }]);
+    let whole = texts(&[(1, "a"), (2, "b"), (3, "x"), (4, "y")]);
+    for after in 0..=4 {
+        assert_eq!(
+            history(store, branch, after).await,
+            whole[after as usize..].to_vec(),
+            "the branch after {after}"
+        );
+    }
+    let parent = texts(&[(1, "a"), (2, "b"), (3, "c"), (4, "d")]);
+    assert_eq!(
+        history(store, root, 0).await,
+        parent,
+        "the parent is untouched"
+    );
+    let page: Vec<u64> = store
+        .events_after(branch, 1, 2)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(page, [2, 3], "a page crosses where the branch parts");
+    let frames = store.frames_after(branch, 0, 100).await.unwrap();
+    let rows = store.events_after(branch, 0, 100).await.unwrap();
+    let built: Vec<_> = rows
+        .iter()
+        .map(|r| FramePage::frame(r.seq, &r.json))
+        .collect();
+    assert_eq!(frames.frames, built, "frames of a branch are its history's");
+    assert_eq!(frames.last_seq, 4);
+
+    // A branch of the branch at its own event, and one inside its shared prefix.
+    let deeper = SessionId::generate();
+    let at_three = Fork {
+        parent: branch,
+        at_seq: 3,
+    };
+    let named = store.fork_session(deeper, at_three, Some("Deeper"), 7);
+    let named = named.await.unwrap().unwrap();
+    assert_eq!(
+        (named.fork, named.title.as_str()),
+        (Some(at_three), "Deeper")
+    );
+    store.apply(&[append(deeper, &["z"])], 8).await.unwrap();
+    assert_eq!(
+        history(store, deeper, 0).await,
+        texts(&[(1, "a"), (2, "b"), (3, "x"), (4, "z")])
+    );
+    let inside = SessionId::generate();
+    let asked = Fork {
+        parent: deeper,
+        at_seq: 1,
+    };
+    let parted = store
+        .fork_session(inside, asked, None, 9)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        parted.fork,
+        Some(Fork {
+            parent: root,
+            at_seq: 1
+        }),
+        "a seq in the shared prefix parts from the ancestor that holds it"
+    );
+    assert_eq!(history(store, inside, 0).await, texts(&[(1, "a")]));
+
+    let past = Fork {
+        parent: branch,
+        at_seq: 5,
+    };
+    let refused = store.fork_session(SessionId::generate(), past, None, 9);
+    assert_eq!(refused.await.unwrap(), None, "past the end");
+    let missing = Fork {
+        parent: SessionId::generate(),
+        at_seq: 0,
+    };
+    let refused = store.fork_session(SessionId::generate(), missing, None, 9);
+    assert_eq!(refused.await.unwrap(), None, "no such parent");
 }

@@ -79,6 +79,17 @@ pub struct SessionRow {
     pub last_seq: u64,
     pub created_at: i64,
     pub updated_at: i64,
+    /// Where it parts from the session it was forked from; `None` for a conversation's
+    /// first line.
+    pub fork: Option<Fork>,
+}
+
+/// Where a branch parts from its parent: its history is the parent's events
+/// `1..=at_seq` (shared, read from the parent's rows), then its own from `at_seq + 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fork {
+    pub parent: SessionId,
+    pub at_seq: u64,
 }
 
 /// What [`EventLog::replay_after`] handed on: how many events, and the last seq among them
@@ -114,6 +125,20 @@ pub trait EventLog: Send + Sync + 'static {
         title: Option<&str>,
         now_ms: i64,
     ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
+
+    /// Creates `id`, a branch of `fork.parent` sharing its events `1..=fork.at_seq` (read
+    /// from the rows that hold them, never copied; a seq inside the parent's own shared
+    /// prefix makes it a branch of the ancestor that holds it), idle, owned by the parent's
+    /// owner, named `title` or as the parent is. `None` when the parent does not exist or
+    /// has fewer events. Whether the seq is a place a branch may part (between runs) is
+    /// the caller's to decide.
+    fn fork_session(
+        &self,
+        id: SessionId,
+        fork: Fork,
+        title: Option<&str>,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
 
     /// Deletes a session with its events; false if it did not exist.
     fn delete_session(
@@ -267,6 +292,10 @@ pub trait Records: WebhookOutbox + Send + Sync + 'static {
         title: &str,
         now_ms: i64,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Whether other sessions branch from this one (they read part of their history from
+    /// its rows, so it cannot be deleted while they exist).
+    fn has_branches(&self, id: SessionId) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Records a share link of a session (only its token's hash is given).
     fn create_share(

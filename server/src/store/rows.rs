@@ -5,7 +5,7 @@
 use shared::api::SessionStatus;
 
 use crate::domain::{SessionId, UserId};
-use crate::store::{InterruptRow, InterruptState, SessionRow, StoreError};
+use crate::store::{Fork, InterruptRow, InterruptState, SessionRow, StoreError};
 
 pub(crate) type SessionTuple = (
     String,
@@ -16,12 +16,22 @@ pub(crate) type SessionTuple = (
     i64,
     i64,
     i64,
+    Option<String>,
+    Option<i64>,
 );
 pub(crate) const SESSION_COLUMNS: &str =
-    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at";
+    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at, parent_id, fork_seq";
 
 pub(crate) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
-    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at) = row;
+    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at, parent, at) =
+        row;
+    let fork = match (parent, at) {
+        (Some(parent), Some(at)) => Some(Fork {
+            parent: SessionId::parse(&parent).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            at_seq: at as u64,
+        }),
+        _ => None,
+    };
     Ok(SessionRow {
         id: SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
         owner: UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?,
@@ -32,6 +42,7 @@ pub(crate) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> 
         last_seq: last_seq as u64,
         created_at,
         updated_at,
+        fork,
     })
 }
 

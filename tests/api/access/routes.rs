@@ -48,6 +48,10 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
             body(json!({"title": "Renamed"})),
         ),
         (("DELETE", "/api/sessions/{id}"), none()),
+        (
+            ("POST", "/api/sessions/{id}/fork"),
+            body(json!({"atSeq": 0})),
+        ),
         (("GET", "/api/sessions/{id}/events"), none()),
         (("GET", "/api/sessions/{id}/export"), query("?format=json")),
         (("GET", "/api/sessions/{id}/webhooks"), none()),
@@ -65,6 +69,14 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
             body(json!({"status": "resolved", "payload": {"text": "Ada"}})),
         ),
         (("POST", "/api/sessions/{id}/cancel"), none()),
+        (
+            ("POST", "/api/sessions/{id}/messages/{message}/edit"),
+            body(json!({"text": "hi again"})),
+        ),
+        (
+            ("POST", "/api/sessions/{id}/runs/{run}/regenerate"),
+            body(json!({})),
+        ),
         (("GET", "/api/sessions/{id}/ws"), none()),
         (
             ("POST", "/api/agui"),
@@ -122,6 +134,9 @@ struct Params<'a> {
     interrupt: &'a str,
     share: &'a str,
     token: &'a str,
+    /// The person's message and the run it started.
+    message: &'a str,
+    run: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -130,6 +145,8 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{interrupt}", params.interrupt)
         .replace("{share}", params.share)
         .replace("{token}", params.token)
+        .replace("{message}", params.message)
+        .replace("{run}", params.run)
 }
 
 /// A share link of `session`: its id and its secret.
@@ -142,6 +159,24 @@ async fn share_of(owner: &TestApp, session: &str) -> (String, String) {
         created["id"].as_str().unwrap().to_string(),
         created["token"].as_str().unwrap().to_string(),
     )
+}
+
+/// The id of the person's message in `session` and of the run it started.
+async fn message_and_run(owner: &TestApp, session: &str) -> (String, String) {
+    let log = owner.log(session).await;
+    let message = log.iter().find_map(|(_, e)| match &e.body {
+        shared::EventBody::TextMessageStart {
+            message_id,
+            role: Some(shared::TextRole::User),
+            ..
+        } => Some(message_id.clone()),
+        _ => None,
+    });
+    let run = log.iter().find_map(|(_, e)| match &e.body {
+        shared::EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
+        _ => None,
+    });
+    (message.unwrap(), run.unwrap())
 }
 
 /// The body with ids replaced, so two refusals can be compared.
@@ -167,11 +202,14 @@ async fn every_route_authenticates_and_isolates_users() {
         let (session, interrupt) = paused_session(&alice).await;
         alices.push(session.clone());
         let (share, token) = share_of(&alice, &session).await;
+        let (message, run) = message_and_run(&alice, &session).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
             share: &share,
             token: &token,
+            message: &message,
+            run: &run,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -295,11 +333,14 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let cases = cases();
     let (session, interrupt) = paused_session(&alice).await;
     let (share, token) = share_of(&alice, &session).await;
+    let (message, run) = message_and_run(&alice, &session).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
         share: &share,
         token: &token,
+        message: &message,
+        run: &run,
     };
     for route in ROUTES {
         let case = &cases[&(route.method, route.path)];

@@ -291,11 +291,13 @@ pub(super) async fn delete_sessions(
     ids: &[String],
 ) -> Result<Vec<SessionId>, StoreError> {
     let mut tx = pool.begin().await?;
-    let deleted: Vec<(String,)> =
-        sqlx::query_as("DELETE FROM sessions WHERE id = ANY($1) RETURNING id")
-            .bind(ids)
-            .fetch_all(&mut *tx)
-            .await?;
+    let deleted: Vec<(String,)> = sqlx::query_as(
+        "DELETE FROM sessions s WHERE id = ANY($1) \
+             AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = s.id) RETURNING id",
+    )
+    .bind(ids)
+    .fetch_all(&mut *tx)
+    .await?;
     finish_delete(tx, deleted).await
 }
 
@@ -309,9 +311,10 @@ pub(super) async fn delete_idle_before(
 ) -> Result<Vec<SessionId>, StoreError> {
     let mut tx = pool.begin().await?;
     let deleted: Vec<(String,)> = sqlx::query_as(
-        "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions \
-           WHERE status = 'idle' AND updated_at < $1 ORDER BY updated_at LIMIT $2 \
-           FOR UPDATE SKIP LOCKED) \
+        "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions s \
+           WHERE status = 'idle' AND updated_at < $1 \
+             AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = s.id) \
+           ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
          RETURNING id",
     )
     .bind(cutoff_ms)

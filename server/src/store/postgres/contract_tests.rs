@@ -46,6 +46,12 @@ async fn one_batch_of_appends_keeps_each_sessions_order() {
 }
 
 #[tokio::test]
+async fn branches_share_a_prefix_and_append_their_own() {
+    let (_database, store) = temp_store().await;
+    contract::branches_share_a_prefix_and_append_their_own(&store).await;
+}
+
+#[tokio::test]
 async fn the_webhook_outbox_owes_claims_and_settles() {
     let (_database, store) = temp_store().await;
     crate::store::webhook_contract::the_outbox_owes_claims_and_settles(&store).await;

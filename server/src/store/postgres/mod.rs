@@ -15,12 +15,13 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 mod apply;
+mod branches;
 mod feed;
 mod guards;
 mod leases;
 mod reads;
-mod sessions;
 pub mod scratch;
+mod sessions;
 mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -30,10 +31,11 @@ mod webhooks;
 pub use feed::LISTENER_NAME;
 
 use super::leases::LeaseTerms;
+use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, SessionRow,
-    ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, Records,
+    SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -144,7 +146,39 @@ impl EventLog for PostgresStore {
             last_seq: 0,
             created_at: now_ms,
             updated_at: now_ms,
+            fork: None,
         })
+    }
+
+    async fn fork_session(
+        &self,
+        id: SessionId,
+        fork: Fork,
+        title: Option<&str>,
+        now_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let Some(from) = branches::branch_point(&mut tx, fork).await? else {
+            return Ok(None);
+        };
+        let sql = format!(
+            "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
+               updated_at, parent_id, fork_seq) \
+             SELECT $1, owner_id, coalesce($2, title), auto_title AND $2::text IS NULL, $3, $4, \
+               $4, id, $3 FROM sessions WHERE id = $5 \
+             RETURNING {SESSION_COLUMNS}"
+        );
+        let row: SessionTuple = sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .bind(title)
+            .bind(from.at_seq as i64)
+            .bind(now_ms)
+            .bind(from.parent.to_string())
+            .fetch_one(&mut *tx)
+            .await?;
+        feed::announce(&mut tx, &Change::Listed { session: id }).await?;
+        tx.commit().await?;
+        session_from(row).map(Some)
     }
 
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
@@ -228,6 +262,10 @@ impl Records for PostgresStore {
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         sessions::rename_session(&self.pool, id, title, now_ms).await
+    }
+
+    async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {
+        sessions::has_branches(&self.pool, id).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {

@@ -87,6 +87,19 @@ macro_rules! sessions_on {
             Ok(true)
         }
 
+        /// Whether other sessions branch from this one.
+        pub(super) async fn has_branches(
+            pool: &$conn,
+            id: crate::domain::SessionId,
+        ) -> Result<bool, crate::store::StoreError> {
+            let (count,): (i64,) =
+                sqlx::query_as("SELECT count(*) FROM sessions WHERE parent_id = $1")
+                    .bind(id.to_string())
+                    .fetch_one(pool)
+                    .await?;
+            Ok(count > 0)
+        }
+
         /// One interrupt of a session.
         pub(super) async fn interrupt(
             pool: &$conn,

@@ -13,8 +13,10 @@ pub(super) async fn delete_idle_before(
     limit: u32,
 ) -> Result<Vec<SessionId>, StoreError> {
     let ids: Vec<(String,)> = sqlx::query_as(
-        "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions \
-         WHERE status = 'idle' AND updated_at < ? ORDER BY updated_at LIMIT ?) \
+        "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions s \
+         WHERE status = 'idle' AND updated_at < ? \
+           AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = s.id) \
+         ORDER BY updated_at LIMIT ?) \
          AND status = 'idle' RETURNING id",
     )
     .bind(cutoff_ms)

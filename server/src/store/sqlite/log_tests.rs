@@ -121,3 +121,27 @@ async fn rows_of_a_session_deleted_meanwhile_leave_the_tail() {
     assert_eq!(store.log.tail.len(), 0);
     assert!(store.events_after(id, 0, 10).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_branch_reads_its_prefix_wherever_the_parents_rows_are() {
+    use crate::store::Fork;
+    let (_dir, store) = temp_store().await;
+    let parent = session(&store).await;
+    append_deltas(&store, parent, 1, 30).await;
+    let branch = SessionId::generate();
+    let fork = Fork { parent, at_seq: 20 };
+    store
+        .fork_session(branch, fork, None, 0)
+        .await
+        .unwrap()
+        .unwrap();
+    append_deltas(&store, branch, 21, 5).await;
+    // The parent's rows in the tail's memory, then folded into `events`, then half and half.
+    assert_log(&store, branch, 25).await;
+    store.settle_log().await.unwrap();
+    assert_log(&store, branch, 25).await;
+    append_deltas(&store, branch, 26, 5).await;
+    append_deltas(&store, parent, 31, 5).await;
+    assert_log(&store, branch, 30).await;
+    assert_log(&store, parent, 35).await;
+}

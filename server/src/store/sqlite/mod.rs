@@ -19,6 +19,7 @@ use tokio::sync::Mutex;
 mod announcer;
 mod appends;
 mod apply;
+mod branches;
 mod checkpoints;
 mod connect;
 mod direct;
@@ -42,8 +43,8 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, FramePage, InterruptRow, Records, Replayed,
-    SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, Records,
+    Replayed, SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -126,12 +127,70 @@ impl EventLog for SqliteStore {
             last_seq: 0,
             created_at: now_ms,
             updated_at: now_ms,
+            fork: None,
         })
+    }
+
+    async fn fork_session(
+        &self,
+        id: SessionId,
+        fork: Fork,
+        title: Option<&str>,
+        now_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        let tail = &self.log.tail;
+        let named = title.is_some();
+        let created = self.writer.lock().await.with(|conn| {
+            let Some(from) = branches::branch_point(conn, tail, fork)? else {
+                return Ok(None);
+            };
+            let (owner, parent_title, auto_title): (String, String, bool) = conn.query_row(
+                "SELECT owner_id, title, auto_title FROM sessions WHERE id = ?",
+                [from.parent.to_string()],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )?;
+            let title = title.map_or(parent_title, str::to_string);
+            conn.prepare_cached(
+                "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
+                   updated_at, parent_id, fork_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(rusqlite::params![
+                id.to_string(),
+                owner,
+                title,
+                auto_title && !named,
+                from.at_seq as i64,
+                now_ms,
+                now_ms,
+                from.parent.to_string(),
+                from.at_seq as i64
+            ])?;
+            let owner = UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            Ok(Some(SessionRow {
+                id,
+                owner,
+                title,
+                status: SessionStatus::Idle,
+                active_run_id: None,
+                last_seq: from.at_seq,
+                created_at: now_ms,
+                updated_at: now_ms,
+                fork: Some(from),
+            }))
+        })?;
+        if created.is_some() {
+            self.announcer.tell([Change::Listed { session: id }]);
+        }
+        Ok(created)
     }
 
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
         let deleted = self.writer.lock().await.with(|conn| {
-            let mut delete = conn.prepare_cached("DELETE FROM sessions WHERE id = ?")?;
+            // Not while branches read part of their history from its rows.
+            let mut delete = conn.prepare_cached(
+                "DELETE FROM sessions WHERE id = ?1 \
+                 AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = ?1)",
+            )?;
             Ok(delete.execute([id.to_string()])?)
         })?;
         // Its tail rows went with it.
@@ -277,6 +336,10 @@ impl Records for SqliteStore {
             self.announcer.tell([Change::Listed { session: id }]);
         }
         Ok(renamed)
+    }
+
+    async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {
+        sessions::has_branches(&self.reads, id).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {

@@ -1,5 +1,6 @@
 //! Reading a session's log: its older events from `events`, its newest from the memory of
-//! the tail ([`super::tail`]), as one contiguous run of seqs.
+//! the tail ([`super::tail`]), as one contiguous run of seqs; a branch's from each session
+//! of its lineage in turn ([`super::branches`]).
 //!
 //! The memory is read first, then the table: a fold that moves rows in between has
 //! committed them to `events` before it drops them from memory, so the table read sees
@@ -9,6 +10,7 @@
 
 use rusqlite::params;
 
+use super::branches::lineage;
 use super::direct::Readers;
 use super::tail::{Tail, TailRow};
 use crate::domain::SessionId;
@@ -52,10 +54,49 @@ pub(super) async fn frames_after(
     Ok(FramePage::from_text(text, &ends, replayed.last_seq))
 }
 
-/// Hands up to `limit` events with `seq > after` to `sink` as they are read: those in
-/// `events` straight from SQLite's row (its text checked as UTF-8, not copied), then
-/// those in memory.
+/// Hands up to `limit` events of the session's history with `seq > after` to `sink`, in
+/// seq order. A branch's history is read from each session of its lineage in turn (the
+/// shared prefix from the rows that hold it); a read that starts in the session's own rows
+/// held in memory needs no query at all.
 pub(super) async fn replay_after(
+    reads: &Readers,
+    tail: &Tail,
+    id: SessionId,
+    after: u64,
+    limit: u32,
+    sink: &mut (dyn FnMut(u64, &str) + Send),
+) -> Result<Replayed, StoreError> {
+    if tail.holds_from(id, after) {
+        return replay_own(reads, tail, id, after, limit, sink).await;
+    }
+    let line = reads.with(|conn| lineage(conn, id)).await?;
+    let mut replayed = Replayed {
+        count: 0,
+        last_seq: after,
+    };
+    for (session, upto) in line {
+        let wanted = u64::from(limit - replayed.count).min(upto.saturating_sub(replayed.last_seq));
+        if wanted == 0 {
+            continue;
+        }
+        let wanted = wanted as u32;
+        let read = replay_own(reads, tail, session, replayed.last_seq, wanted, sink).await?;
+        replayed = Replayed {
+            count: replayed.count + read.count,
+            last_seq: read.last_seq,
+        };
+        // A part that ends early ends the read: what follows must not skip over a gap.
+        if replayed.count == limit || (read.count < wanted && upto != u64::MAX) {
+            break;
+        }
+    }
+    Ok(replayed)
+}
+
+/// Hands up to `limit` of one session's own events with `seq > after` to `sink` as they
+/// are read: those in `events` straight from SQLite's row (its text checked as UTF-8, not
+/// copied), then those in memory.
+async fn replay_own(
     reads: &Readers,
     tail: &Tail,
     id: SessionId,

@@ -1,0 +1,7 @@
+-- Branches: a session may start as a fork of another at a seq. Its history is the parent's
+-- events 1..fork_seq (read from the parent's rows, never copied), then its own rows from
+-- fork_seq + 1. A parent with branches cannot be deleted from under them (the reference).
+ALTER TABLE sessions
+    ADD COLUMN parent_id TEXT REFERENCES sessions (id),
+    ADD COLUMN fork_seq BIGINT;
+CREATE INDEX sessions_by_parent ON sessions (parent_id) WHERE parent_id IS NOT NULL;

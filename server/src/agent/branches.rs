@@ -1,0 +1,194 @@
+//! Branches: a new line of a conversation that shares a prefix of its log. The log never
+//! changes; a branch reads its parent's events up to where it parts (the store keeps them
+//! where they are) and appends its own.
+//!
+//! A branch parts between runs: at 0 (before anything) or at the seq of a run's last event
+//! (`RUN_FINISHED`, `RUN_ERROR`), so its history never ends inside a run. Deciding that
+//! reads one event, whatever the length of the log.
+
+use shared::{Event, EventBody, Outcome};
+
+use super::Refusal;
+use crate::domain::{now_ms, SessionId};
+use crate::store::{Fork, SessionRow, Store};
+
+/// Makes a branch of `parent` that parts after its event `at_seq`, named `title` or as the
+/// parent is. Refused when the seq is inside a run; `SessionNotFound` when it is past the
+/// end (or the parent went meanwhile).
+pub async fn fork<S: Store>(
+    store: &S,
+    parent: &SessionRow,
+    at_seq: u64,
+    title: Option<&str>,
+) -> Result<SessionRow, Refusal> {
+    if at_seq > parent.last_seq {
+        return Err(Refusal::SessionNotFound(parent.id));
+    }
+    if at_seq > 0 {
+        let rows = store.events_after(parent.id, at_seq - 1, 1).await?;
+        let body = rows
+            .first()
+            .filter(|row| row.seq == at_seq)
+            .and_then(|row| serde_json::from_str::<Event>(&row.json).ok())
+            .map(|event| event.body);
+        match body {
+            Some(EventBody::RunFinished {
+                outcome: Some(Outcome::Interrupt { .. }),
+                ..
+            }) => {
+                return Err(Refusal::NotAForkPoint {
+                    at_seq,
+                    paused: true,
+                })
+            }
+            Some(EventBody::RunFinished { .. } | EventBody::RunError { .. }) => {}
+            Some(_) => {
+                return Err(Refusal::NotAForkPoint {
+                    at_seq,
+                    paused: false,
+                })
+            }
+            None => {
+                return Err(Refusal::Internal(
+                    "an event the session's last seq counts is unreadable",
+                ))
+            }
+        }
+    }
+    let fork = Fork {
+        parent: parent.id,
+        at_seq,
+    };
+    let branch = store
+        .fork_session(SessionId::generate(), fork, title, now_ms())
+        .await?;
+    branch.ok_or(Refusal::SessionNotFound(parent.id))
+}
+
+/// A run of a session's history, as found by the message or run it names.
+struct RunFound {
+    run_id: String,
+    /// The seq of its `RUN_STARTED`: a branch that redoes it parts just before.
+    started_at: u64,
+    /// The person's message that started it, if one did (not an answer, not an AG-UI
+    /// client's input).
+    message: Option<(String, String)>,
+    /// Its `RUN_FINISHED` or `RUN_ERROR` is in the log.
+    ended: bool,
+}
+
+/// The runs of a history, in order, and the ids of messages not the person's.
+async fn runs_of<S: Store>(
+    store: &S,
+    session: SessionId,
+) -> Result<(Vec<RunFound>, Vec<String>), Refusal> {
+    let rows = store.events_after(session, 0, u32::MAX).await?;
+    let mut runs: Vec<RunFound> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    let mut text: Option<(String, String)> = None;
+    for row in rows {
+        let Ok(event) = serde_json::from_str::<Event>(&row.json) else {
+            continue;
+        };
+        match event.body {
+            EventBody::RunStarted { run_id, .. } => runs.push(RunFound {
+                run_id,
+                started_at: row.seq,
+                message: None,
+                ended: false,
+            }),
+            EventBody::TextMessageStart {
+                message_id,
+                role: Some(shared::TextRole::User),
+                ..
+            } => text = Some((message_id, String::new())),
+            EventBody::TextMessageStart { message_id, .. } => others.push(message_id),
+            EventBody::TextMessageContent { message_id, delta } => {
+                if let Some((_, content)) = text.as_mut().filter(|(id, _)| *id == message_id) {
+                    content.push_str(&delta);
+                }
+            }
+            EventBody::TextMessageEnd { message_id } => {
+                if let Some(found) = text.take_if(|(id, _)| *id == message_id) {
+                    if let Some(run) = runs.last_mut().filter(|run| run.message.is_none()) {
+                        run.message = Some(found);
+                    }
+                }
+            }
+            EventBody::RunFinished { .. } | EventBody::RunError { .. } => {
+                if let Some(run) = runs.last_mut() {
+                    run.ended = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((runs, others))
+}
+
+/// What a branch that redoes a run starts with.
+pub struct Redo {
+    /// The branch, parted just before the run.
+    pub branch: SessionRow,
+    /// The message that starts its run.
+    pub text: String,
+}
+
+/// A branch of `parent` for editing its person's message `message_id`: it parts just
+/// before the run that message started; the caller sends the new text in it.
+pub async fn for_edit<S: Store>(
+    store: &S,
+    parent: &SessionRow,
+    message_id: &str,
+    text: String,
+) -> Result<Redo, Refusal> {
+    let (runs, others) = runs_of(store, parent.id).await?;
+    if others.iter().any(|id| id == message_id) {
+        return Err(Refusal::InvalidMessage(format!(
+            "message {} is not one of yours: only the person's messages can be edited \
+             (regenerate an answer instead)",
+            cut(message_id)
+        )));
+    }
+    let run = runs
+        .iter()
+        .find(|run| run.message.as_ref().is_some_and(|(id, _)| id == message_id))
+        .ok_or_else(|| {
+            Refusal::NotFound(format!("no message {} in this session", cut(message_id)))
+        })?;
+    let branch = fork(store, parent, run.started_at - 1, None).await?;
+    Ok(Redo { branch, text })
+}
+
+/// A branch of `parent` that runs `run_id`'s message again: it parts just before that run.
+/// Refused while the run goes on, and for a run no message of the person's started.
+pub async fn for_regenerate<S: Store>(
+    store: &S,
+    parent: &SessionRow,
+    run_id: &str,
+) -> Result<Redo, Refusal> {
+    let (runs, _) = runs_of(store, parent.id).await?;
+    let run = runs
+        .iter()
+        .find(|run| run.run_id == run_id)
+        .ok_or_else(|| Refusal::NotFound(format!("no run {} in this session", cut(run_id))))?;
+    if !run.ended {
+        return Err(Refusal::InvalidMessage(format!(
+            "run {} is still going: stop it or wait for it to end",
+            cut(run_id)
+        )));
+    }
+    let Some((_, text)) = run.message.clone() else {
+        return Err(Refusal::InvalidMessage(format!(
+            "run {} was not started by a message of yours (an answer or an AG-UI client's input)",
+            cut(run_id)
+        )));
+    };
+    let branch = fork(store, parent, run.started_at - 1, None).await?;
+    Ok(Redo { branch, text })
+}
+
+/// An id from the caller, cut short for an error message.
+fn cut(id: &str) -> String {
+    id.chars().take(80).collect()
+}

@@ -1,0 +1,160 @@
+//! Branches from HTTP: `POST /api/sessions/{id}/fork`, editing a person's message and
+//! regenerating a run (each a branch that parts just before that run, with a run of its
+//! own). The work is in [`crate::agent::branches`].
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use shared::api::{BranchStarted, EditMessage, ErrorBody, ForkSession, Regenerate, SessionSummary};
+
+use super::sessions::valid_title;
+use super::{owned_session, read_json};
+use crate::agent::branches::{self, Redo};
+use crate::agent::NewMessage;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::session_list::summary;
+use crate::state::AppState;
+use crate::store::{SessionRow, Store};
+
+/// `POST /api/sessions/{id}/fork` `{atSeq, title?}` → 201 with the branch's summary.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/fork",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session to branch (a UUID)")),
+    request_body(content = ForkSession, content_type = "application/json"),
+    responses(
+        (status = 201, description = "The branch: a new session whose history is the parent's events up to `atSeq` (shared, not copied), then its own; `parentId` and `forkSeq` say where it parts (a seq inside the parent's own shared prefix parts from the ancestor that holds it)", body = SessionSummary),
+        (status = 400, description = "Malformed body, a title of the wrong length, or not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or `atSeq` past its end", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 422, description = "`not_a_fork_point`: `atSeq` is inside a run (a branch parts at 0 or at a run's `RUN_FINISHED` or `RUN_ERROR`)", body = ErrorBody),
+        (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn fork<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let parent = owned_session(&state, &caller, &path).await?;
+    let asked: ForkSession = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let title = asked.title.as_deref().map(valid_title).transpose()?;
+    state.rates.create_session(caller.user)?;
+    let branch = branches::fork(&*state.store, &parent, asked.at_seq, title).await?;
+    Ok(HttpResponse::Created().json(summary(branch)))
+}
+
+/// `POST /api/sessions/{id}/messages/{messageId}/edit` `{text}` → 201: a branch that
+/// parts just before the message's run, with the new text sent in it.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/messages/{message}/edit",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("message" = String, Path, description = "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)"),
+    ),
+    request_body(content = EditMessage, content_type = "application/json"),
+    responses(
+        (status = 201, description = "The branch and the run the new text started in it", body = BranchStarted),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such message in it", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: the new text is empty or too long, or the message is the assistant's (regenerate it instead)", body = ErrorBody),
+        (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
+        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn edit<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (session, message_id) = path.into_inner();
+    let parent = owned_session(&state, &caller, &session).await?;
+    let edit: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let message = NewMessage::typed(edit.text, None);
+    state.runner.check_message(&message, parent.owner)?;
+    state.rates.create_session(caller.user)?;
+    state.rates.send_message(caller.user)?;
+    let redo = branches::for_edit(&*state.store, &parent, &message_id, message.text).await?;
+    start(&state, &parent, redo, None).await
+}
+
+/// `POST /api/sessions/{id}/runs/{runId}/regenerate` `{model?}` → 201: a branch that
+/// parts just before the run, with its message sent again.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/runs/{run}/regenerate",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("run" = String, Path, description = "A run of the session (`RUN_STARTED.runId`)"),
+    ),
+    request_body(content = Regenerate, content_type = "application/json",
+                 description = "May be empty"),
+    responses(
+        (status = 201, description = "The branch and the run its message started again in it", body = BranchStarted),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such run in it", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: the run is still going, no message of the person's started it, or the model is not one of `GET /api/models`", body = ErrorBody),
+        (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
+        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn regenerate<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (session, run_id) = path.into_inner();
+    let parent = owned_session(&state, &caller, &session).await?;
+    let max = state.limits.max_body_bytes;
+    let asked: Regenerate = read_json(&request, body, max, Some(Regenerate::default())).await?;
+    let probe = NewMessage {
+        model: asked.model.clone(),
+        ..NewMessage::typed("-".into(), None)
+    };
+    state.runner.check_message(&probe, parent.owner)?;
+    state.rates.create_session(caller.user)?;
+    state.rates.send_message(caller.user)?;
+    let redo = branches::for_regenerate(&*state.store, &parent, &run_id).await?;
+    start(&state, &parent, redo, asked.model).await
+}
+
+/// Sends a redo's message in its branch; answers 201 with the branch as it now stands.
+async fn start<S: Store>(
+    state: &AppState<S>,
+    parent: &SessionRow,
+    redo: Redo,
+    model: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let Redo { branch, text } = redo;
+    let message = NewMessage {
+        model,
+        ..NewMessage::typed(text, None)
+    };
+    let accepted = state
+        .runner
+        .post_message(branch.id, parent.owner, message)
+        .await?;
+    let now = state.store.session(branch.id).await?.unwrap_or(branch);
+    Ok(HttpResponse::Created().json(BranchStarted {
+        session: summary(now),
+        run_id: accepted.run_id,
+    }))
+}

@@ -1,0 +1,291 @@
+//! Branches (`POST /api/sessions/{id}/fork`): a new line of a conversation that shares a
+//! prefix of its parent's log, read from the parent's rows, never copied. Every reader sees
+//! one history (the events page, the socket's replay, export, the model's conversation);
+//! the parent goes on untouched; a branch parts only between runs; a session others branch
+//! from cannot be deleted before them.
+
+use serde_json::{json, Value};
+use shared::EventBody;
+
+use crate::helpers::{assert_valid_session, spawn_app, spawn_app_with, spawn_app_with_users};
+
+fn ask() -> Value {
+    json!({"toolCalls": [{"name": "request_input", "arguments": {"prompt": "Name?", "kind": "text"}}]})
+}
+
+/// The text of a run's messages.
+fn said(events: &[(u64, shared::Event)]) -> String {
+    events
+        .iter()
+        .filter_map(|(_, e)| match &e.body {
+            EventBody::TextMessageContent { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_branch_shares_its_parents_history_and_goes_on_its_own() {
+    let app = spawn_app(json!([{"text": "First answer."}, {"text": "Second answer."}])).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "hello").await;
+    socket.until_run_end().await;
+    let log = app.log(&session).await;
+    let end = log.len() as u64;
+
+    let path = format!("/api/sessions/{session}/fork");
+    let (status, branch) = app
+        .post(&path, json!({"atSeq": end, "title": "Other way"}))
+        .await;
+    assert_eq!(status, 201, "{branch}");
+    assert_eq!(branch["parentId"], session.as_str());
+    assert_eq!(branch["forkSeq"], end);
+    assert_eq!(branch["lastSeq"], end);
+    assert_eq!(branch["title"], "Other way");
+    assert_eq!(branch["status"], "idle");
+    let id = branch["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.log(&id).await,
+        log,
+        "the branch's history is its parent's"
+    );
+
+    // The model's conversation in the branch holds the shared history: this is its second
+    // model call, so the script answers with its second turn.
+    let mut on_branch = app.socket(&id, end).await;
+    app.say(&id, "go on").await;
+    let run = on_branch.until_run_end().await;
+    let answer = said(&run);
+    assert!(
+        answer.contains("Second answer.") && !answer.contains("First answer."),
+        "{answer}"
+    );
+    let branch_log = app.log(&id).await;
+    assert_eq!(
+        branch_log[..end as usize],
+        log[..],
+        "the prefix stays as it was"
+    );
+    assert_eq!(
+        branch_log[end as usize..],
+        run[..],
+        "then the branch's own run"
+    );
+    assert_valid_session(&branch_log, true);
+    let mut again = app.socket(&id, 0).await;
+    let (backlog, caught_up) = again.backlog().await;
+    assert_eq!(
+        (backlog, caught_up),
+        (branch_log.clone(), branch_log.len() as u64)
+    );
+    let (status, exported) = app
+        .get(&format!("/api/sessions/{id}/export?format=json"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        exported["events"].as_array().unwrap().len(),
+        branch_log.len()
+    );
+    assert_eq!(app.log(&session).await, log, "the parent is untouched");
+
+    // The parent cannot go while a branch reads from it; the branch first, then it can.
+    assert_eq!(app.delete_session(&session).await, 409);
+    let (_, kept) = app.get(&format!("/api/sessions/{session}")).await;
+    assert_eq!(kept["id"], session.as_str());
+    assert_eq!(app.delete_session(&id).await, 204);
+    assert_eq!(app.delete_session(&session).await, 204);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_branch_parts_only_between_runs_of_the_callers_own_session() {
+    let users = spawn_app_with_users(json!([{"text": "Hi."}, ask()]), &[], &["ada", "bob"]).await;
+    let (ada, bob) = (&users[0], &users[1]);
+    let (session, mut socket) = ada.open_session().await;
+    ada.say(&session, "hello").await;
+    socket.until_run_end().await;
+    let end = ada.log(&session).await.len() as u64;
+    let path = format!("/api/sessions/{session}/fork");
+
+    let (status, inside) = ada.post(&path, json!({"atSeq": 1})).await;
+    assert_eq!(status, 422, "{inside}");
+    assert_eq!(inside["error"]["code"], "not_a_fork_point");
+    let (status, empty) = ada.post(&path, json!({"atSeq": 0})).await;
+    assert_eq!(status, 201, "{empty}");
+    assert_eq!(
+        (empty["lastSeq"].as_u64(), empty["forkSeq"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let empty_id = empty["id"].as_str().unwrap();
+    assert!(ada.log(empty_id).await.is_empty());
+
+    let (status, past) = ada.post(&path, json!({"atSeq": end + 1})).await;
+    assert_eq!(status, 404, "{past}");
+    let (status, _) = bob.post(&path, json!({"atSeq": end})).await;
+    assert_eq!(status, 404, "another user's session looks unknown");
+    let unknown = format!("/api/sessions/{}/fork", uuid::Uuid::now_v7());
+    assert_eq!(ada.post(&unknown, json!({"atSeq": 0})).await.0, 404);
+    let (status, bad) = ada.post(&path, json!({"at": 0})).await;
+    assert_eq!(status, 400, "{bad}");
+    let (status, blank) = ada.post(&path, json!({"atSeq": 0, "title": "  "})).await;
+    assert_eq!(status, 400, "{blank}");
+
+    // A pause: refused for now, with a clear word.
+    ada.say(&session, "ask me").await;
+    socket.until_run_end().await;
+    let paused = ada.log(&session).await.len() as u64;
+    let (status, at_pause) = ada.post(&path, json!({"atSeq": paused})).await;
+    assert_eq!(status, 422, "{at_pause}");
+    assert_eq!(at_pause["error"]["code"], "not_a_fork_point");
+    let (_, listed) = ada.get("/api/sessions").await;
+    assert_eq!(
+        listed["sessions"].as_array().unwrap().len(),
+        2,
+        "the session and its one branch"
+    );
+}
+
+/// The id of the person's first message in a history.
+fn user_message(log: &[(u64, shared::Event)]) -> String {
+    log.iter()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::TextMessageStart {
+                message_id,
+                role: Some(shared::TextRole::User),
+                ..
+            } => Some(message_id.clone()),
+            _ => None,
+        })
+        .expect("a message of the person's")
+}
+
+/// The id of the first message of the assistant's in a history.
+fn assistant_message(log: &[(u64, shared::Event)]) -> String {
+    log.iter()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::TextMessageStart {
+                message_id,
+                role: Some(shared::TextRole::Assistant) | None,
+                ..
+            } => Some(message_id.clone()),
+            _ => None,
+        })
+        .expect("a message of the assistant's")
+}
+
+/// The run id of the `n`th `RUN_STARTED` in a history.
+fn run_id(log: &[(u64, shared::Event)], n: usize) -> String {
+    log.iter()
+        .filter_map(|(_, e)| match &e.body {
+            EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
+            _ => None,
+        })
+        .nth(n)
+        .expect("that many runs")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editing_a_message_or_regenerating_an_answer_runs_it_again_in_a_branch() {
+    let turns = json!([{"text": "One."}, {"text": "Two."}, {"text": "Three."}, {"text": "Four."}]);
+    let app = spawn_app_with_users(turns, &["--models", "other-model"], &["ada"])
+        .await
+        .remove(0);
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "first question").await;
+    socket.until_run_end().await;
+    app.say(&session, "second question").await;
+    socket.until_run_end().await;
+    let log = app.log(&session).await;
+    let second = run_id(&log, 1);
+    let second_run = log
+        .iter()
+        .position(
+            |(_, e)| matches!(&e.body, EventBody::RunStarted { run_id, .. } if *run_id == second),
+        )
+        .unwrap();
+    let second_message = user_message(&log[second_run..]);
+
+    // Editing the second message: a branch that parts where the first run ended.
+    let path = format!("/api/sessions/{session}/messages/{second_message}/edit");
+    let (status, edited) = app.post(&path, json!({"text": "another question"})).await;
+    assert_eq!(status, 201, "{edited}");
+    assert_eq!(edited["parentId"], session.as_str());
+    assert_eq!(edited["forkSeq"], second_run as u64);
+    assert!(
+        edited["runId"].as_str().unwrap().starts_with("run_"),
+        "{edited}"
+    );
+    let branch = edited["id"].as_str().unwrap().to_string();
+    let mut on_branch = app.socket(&branch, second_run as u64).await;
+    let run = on_branch.until_run_end().await;
+    let text = said(&run);
+    assert!(
+        // The shared first run made one model call, so this is the branch's second.
+        text.contains("another question") && text.contains("Two."),
+        "{text}"
+    );
+    let branch_log = app.log(&branch).await;
+    assert_eq!(
+        branch_log[..second_run],
+        log[..second_run],
+        "the first run is shared"
+    );
+    assert_valid_session(&branch_log, true);
+
+    // Regenerating the first run with another model: a branch from the start.
+    let first = run_id(&log, 0);
+    let path = format!("/api/sessions/{session}/runs/{first}/regenerate");
+    let (status, again) = app.post(&path, json!({"model": "other-model"})).await;
+    assert_eq!(status, 201, "{again}");
+    assert_eq!(again["forkSeq"], 0);
+    let regenerated = again["id"].as_str().unwrap().to_string();
+    let mut on_regenerated = app.socket(&regenerated, 0).await;
+    let run = on_regenerated.until_run_end().await;
+    let text = said(&run);
+    assert!(
+        text.contains("first question") && text.contains("One."),
+        "{text}"
+    );
+    assert!(
+        run.iter().any(|(_, e)| matches!(&e.body, EventBody::Custom { value, .. } if value["model"] == "other-model")),
+        "the model picked is recorded"
+    );
+    assert_eq!(app.log(&session).await, log, "the parent is untouched");
+
+    // Refusals: an assistant's message, unknown ids, another model, an empty text.
+    let theirs = assistant_message(&log);
+    let path = format!("/api/sessions/{session}/messages/{theirs}/edit");
+    let (status, refused) = app.post(&path, json!({"text": "x"})).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (422, &json!("invalid_message")),
+        "{refused}"
+    );
+    let path = format!("/api/sessions/{session}/messages/msg_nope/edit");
+    assert_eq!(app.post(&path, json!({"text": "x"})).await.0, 404);
+    let path = format!("/api/sessions/{session}/messages/{second_message}/edit");
+    assert_eq!(app.post(&path, json!({"text": "  "})).await.0, 422);
+    let path = format!("/api/sessions/{session}/runs/run_nope/regenerate");
+    assert_eq!(app.post(&path, json!({})).await.0, 404);
+    let path = format!("/api/sessions/{session}/runs/{first}/regenerate");
+    assert_eq!(app.post(&path, json!({"model": "no-such"})).await.0, 422);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_still_going_cannot_be_regenerated() {
+    let turns = json!([{"text": "word ".repeat(300)}]);
+    let app = spawn_app_with(turns, &["--token-delay-ms", "5"]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "talk").await;
+    socket
+        .until(|e| matches!(e.body, EventBody::TextMessageContent { .. }))
+        .await;
+    let log = app.log(&session).await;
+    let run = run_id(&log, 0);
+    let path = format!("/api/sessions/{session}/runs/{run}/regenerate");
+    let (status, refused) = app.post(&path, json!({})).await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("still going"));
+}
