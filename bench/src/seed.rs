@@ -46,6 +46,30 @@ pub async fn backlog<S: Store>(store: &S, events: usize) -> anyhow::Result<Sessi
     Ok(id)
 }
 
+/// Appends one finished run of exactly `events` events (≥ 5) to an existing session
+/// (a branch, say), as [`backlog`] writes them.
+pub async fn extend<S: Store>(store: &S, id: SessionId, events: usize) -> anyhow::Result<()> {
+    anyhow::ensure!(events >= 5, "a run needs at least 5 events");
+    let (run, message) = (new_id("run"), new_id("msg"));
+    let mut bodies = vec![
+        run_started(id, &run),
+        text_start(&message, TextRole::Assistant),
+    ];
+    bodies.extend((0..events - 4).map(|i| EventBody::TextMessageContent {
+        message_id: message.clone(),
+        delta: format!("More {i}"),
+    }));
+    bodies.push(EventBody::TextMessageEnd {
+        message_id: message,
+    });
+    bodies.push(run_finished(id, &run, success()));
+    let commands: Vec<Command> = bodies
+        .chunks(EVENTS_PER_COMMAND)
+        .map(|chunk| command(id, chunk.to_vec()))
+        .collect();
+    apply_all(store, commands).await
+}
+
 /// Creates `count` sessions, each paused on a `request_input` text question, exactly as
 /// a run that asked would leave them. Returns (session, interrupt id) pairs.
 pub async fn paused<S: Store>(store: &S, count: usize) -> anyhow::Result<Vec<(SessionId, String)>> {
