@@ -85,6 +85,7 @@ impl EventLog for NoopStore {
             created_at: now_ms,
             updated_at: now_ms,
             fork: None,
+            conversation: id,
         };
         self.sessions().insert(id, row.clone());
         Ok(row)
@@ -194,6 +195,10 @@ impl Records for NoopStore {
             row.title = title.to_string();
         }
         Ok(renamed)
+    }
+
+    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
+        Ok(self.sessions().get(&first).cloned().into_iter().collect())
     }
 
     async fn has_branches(&self, _id: SessionId) -> Result<bool, StoreError> {

@@ -4,3 +4,6 @@
 ALTER TABLE sessions ADD COLUMN parent_id TEXT REFERENCES sessions (id);
 ALTER TABLE sessions ADD COLUMN fork_seq INTEGER;
 CREATE INDEX sessions_by_parent ON sessions (parent_id) WHERE parent_id IS NOT NULL;
+-- The conversation a branch belongs to: its first line's id (NULL on that first line).
+ALTER TABLE sessions ADD COLUMN root_id TEXT;
+CREATE INDEX sessions_by_root ON sessions (root_id) WHERE root_id IS NOT NULL;

@@ -157,6 +157,7 @@ mod tests {
             updated_at: 0,
             parent_id: None,
             fork_seq: None,
+            conversation_id: "s".into(),
         }
     }
 

@@ -123,6 +123,17 @@ pub struct SessionSummary {
     /// For a branch: the last seq it shares with `parentId`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork_seq: Option<u64>,
+    /// The conversation it is a line of: the first line's id (its own `id` on that line).
+    /// The list shows each conversation once, by its most recently updated line.
+    pub conversation_id: String,
+}
+
+/// `GET /api/sessions/{id}/branches`: every line of the session's conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BranchList {
+    /// Oldest first; each but the first line has `parentId` and `forkSeq`.
+    pub branches: Vec<SessionSummary>,
 }
 
 /// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer.
@@ -153,9 +164,12 @@ pub enum SessionListEvent {
     /// The whole list, newest first.
     Snapshot { sessions: Vec<SessionSummary> },
     /// A session was created, renamed, or its status changed (a run started, paused for a
-    /// person, ended): its row as it stands now, to add or replace.
+    /// person, ended): its row as it stands now. The list shows each conversation once
+    /// (`conversationId`), by its most recently updated line: this row takes its
+    /// conversation's place unless the one there was updated later.
     Changed { session: SessionSummary },
-    /// A session was deleted (by any tab, instance or retention).
+    /// A session was deleted (by any tab, instance or retention). When it was a branch the
+    /// list showed, a `snapshot` comes instead (another line of its conversation shows).
     Removed { id: String },
 }
 

@@ -137,11 +137,8 @@ async fn a_branch_parts_only_between_runs_of_the_callers_own_session() {
     assert_eq!(status, 422, "{at_pause}");
     assert_eq!(at_pause["error"]["code"], "not_a_fork_point");
     let (_, listed) = ada.get("/api/sessions").await;
-    assert_eq!(
-        listed["sessions"].as_array().unwrap().len(),
-        2,
-        "the session and its one branch"
-    );
+    let rows = listed["sessions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "a conversation is listed once: {rows:?}");
 }
 
 /// The id of the person's first message in a history.
@@ -288,4 +285,91 @@ async fn a_run_still_going_cannot_be_regenerated() {
         .as_str()
         .unwrap()
         .contains("still going"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_is_listed_once_and_its_branches_form_its_tree() {
+    let app = spawn_app(json!([{"text": "Hi."}, {"text": "Again."}])).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "hello").await;
+    socket.until_run_end().await;
+    let end = app.log(&session).await.len() as u64;
+    let other = app.create_session().await;
+    let path = format!("/api/sessions/{session}/fork");
+    let (_, first) = app.post(&path, json!({"atSeq": end})).await;
+    let (_, second) = app
+        .post(&path, json!({"atSeq": 0, "title": "From scratch"}))
+        .await;
+    let (first, second) = (
+        first["id"].as_str().unwrap(),
+        second["id"].as_str().unwrap(),
+    );
+
+    let (_, listed) = app.get("/api/sessions").await;
+    let rows = listed["sessions"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [second, other.as_str()],
+        "each conversation once, by its latest line"
+    );
+    assert_eq!(rows[0]["conversationId"], session.as_str());
+    assert_eq!(rows[1]["conversationId"], other.as_str());
+    let (_, found) = app.get("/api/sessions?q=hello").await;
+    let found = found["sessions"].as_array().unwrap();
+    assert_eq!(
+        found.len(),
+        1,
+        "search finds the conversation once: {found:?}"
+    );
+
+    for any in [session.as_str(), first, second] {
+        let (status, tree) = app.get(&format!("/api/sessions/{any}/branches")).await;
+        assert_eq!(status, 200, "{tree}");
+        let lines = tree["branches"].as_array().unwrap();
+        let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(
+            ids,
+            [session.as_str(), first, second],
+            "oldest first, from any line"
+        );
+        assert!(lines[0].get("parentId").is_none());
+        assert_eq!(lines[1]["parentId"], session.as_str());
+        let points = (lines[1]["forkSeq"].as_u64(), lines[2]["forkSeq"].as_u64());
+        assert_eq!(points, (Some(end), Some(0)));
+    }
+    let (_, alone) = app.get(&format!("/api/sessions/{other}/branches")).await;
+    assert_eq!(alone["branches"].as_array().unwrap().len(), 1);
+
+    // Deleting the line the list shows brings the conversation's next one back.
+    assert_eq!(app.delete_session(second).await, 204);
+    let (_, listed) = app.get("/api/sessions").await;
+    let rows = listed["sessions"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [first, other.as_str()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_list_takes_a_branch_as_its_conversations_row() {
+    let app = spawn_app(json!([{"text": "Hi."}])).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "hello").await;
+    socket.until_run_end().await;
+    let end = app.log(&session).await.len() as u64;
+    let mut list = app.list_stream().await;
+    assert_eq!(list.expect().await["sessions"].as_array().unwrap().len(), 1);
+    let path = format!("/api/sessions/{session}/fork");
+    let (_, branch) = app.post(&path, json!({"atSeq": end})).await;
+    let changed = list.expect().await;
+    assert_eq!(changed["type"], "changed", "{changed}");
+    assert_eq!(changed["session"]["id"], branch["id"]);
+    assert_eq!(changed["session"]["conversationId"], session.as_str());
+    // The branch the list shows goes: the list is sent again, with the first line back.
+    assert_eq!(
+        app.delete_session(branch["id"].as_str().unwrap()).await,
+        204
+    );
+    let again = list.expect().await;
+    assert_eq!(again["type"], "snapshot", "{again}");
+    assert_eq!(again["sessions"][0]["id"], session.as_str());
 }

@@ -50,7 +50,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
                 "15. fork of a {}-event session (p50 / p99)",
                 thousands(events as u64)
             ))
-            .tandem(format!("{} / {} ms", ms(summary.p50_ns), ms(summary.p99_ns)))
+            .tandem(format!(
+                "{} / {} ms",
+                ms(summary.p50_ns),
+                ms(summary.p99_ns)
+            ))
             .baseline("-")
             .target(
                 format!("< {FORK_TARGET_MS} ms, flat"),

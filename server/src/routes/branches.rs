@@ -3,7 +3,9 @@
 //! own). The work is in [`crate::agent::branches`].
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use shared::api::{BranchStarted, EditMessage, ErrorBody, ForkSession, Regenerate, SessionSummary};
+use shared::api::{
+    BranchList, BranchStarted, EditMessage, ErrorBody, ForkSession, Regenerate, SessionSummary,
+};
 
 use super::sessions::valid_title;
 use super::{owned_session, read_json};
@@ -47,6 +49,32 @@ pub async fn fork<S: Store>(
     state.rates.create_session(caller.user)?;
     let branch = branches::fork(&*state.store, &parent, asked.at_seq, title).await?;
     Ok(HttpResponse::Created().json(summary(branch)))
+}
+
+/// `GET /api/sessions/{id}/branches` → every line of the session's conversation.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/branches",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "Any line of the conversation (a UUID)")),
+    responses(
+        (status = 200, description = "Every line of the session's conversation, oldest first: the first line, then each branch with `parentId` and `forkSeq` (where it parts)", body = BranchList),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn list<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<web::Json<BranchList>, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let lines = state.store.conversation(row.conversation).await?;
+    Ok(web::Json(BranchList {
+        branches: lines.into_iter().map(summary).collect(),
+    }))
 }
 
 /// `POST /api/sessions/{id}/messages/{messageId}/edit` `{text}` → 201: a branch that

@@ -93,6 +93,7 @@ pub const ROUTES: &[RouteInfo] = &[
     route("PATCH", "/api/sessions/{id}", Access::User),
     route("DELETE", "/api/sessions/{id}", Access::User),
     route("POST", "/api/sessions/{id}/fork", Access::User),
+    route("GET", "/api/sessions/{id}/branches", Access::User),
     route("GET", "/api/sessions/{id}/events", Access::User).taking(&["after", "limit"]),
     route("GET", "/api/sessions/{id}/export", Access::User).taking(&["format"]),
     route("GET", "/api/sessions/{id}/webhooks", Access::User),
@@ -141,6 +142,7 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("PATCH", "/api/sessions/{id}") => web::patch().to(sessions::rename::<S>),
         ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
         ("POST", "/api/sessions/{id}/fork") => web::post().to(branches::fork::<S>),
+        ("GET", "/api/sessions/{id}/branches") => web::get().to(branches::list::<S>),
         ("POST", "/api/sessions/{id}/messages/{message}/edit") => {
             web::post().to(branches::edit::<S>)
         }

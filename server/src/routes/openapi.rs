@@ -6,9 +6,9 @@ use std::collections::btree_map::Entry;
 
 use actix_web::HttpResponse;
 use shared::api::{
-    BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage,
-    ForkSession, LoggedEvent, LoginBody, McpServerInfo, ModelList, PostMessage, Regenerate,
-    ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
+    BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail,
+    EventPage, ForkSession, LoggedEvent, LoginBody, McpServerInfo, ModelList, PostMessage,
+    Regenerate, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
     SessionStatus, SessionSummary,
 };
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
@@ -49,6 +49,7 @@ use super::{auth, health, runs, sessions};
         sessions::rename,
         sessions::delete,
         super::branches::fork,
+        super::branches::list,
         super::branches::edit,
         super::branches::regenerate,
         sessions::events,
@@ -66,7 +67,7 @@ use super::{auth, health, runs, sessions};
         crate::ws::connect_shared,
     ),
     components(schemas(
-        BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
+        BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession

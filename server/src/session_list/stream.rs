@@ -1,6 +1,6 @@
 //! One page's session list as Server-Sent Events: a snapshot, then each change.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,8 +27,10 @@ pub struct ListStream<S> {
     watch: ListWatch,
     /// The caller's credential, which the stream lives no longer than.
     standing: Standing,
-    /// The sessions this list holds (what a deletion must be told to).
-    listed: HashSet<SessionId>,
+    /// The sessions this list has told of, and whether each is a branch (what a deletion
+    /// must be told to; a branch's deletion may bring another line of its conversation
+    /// back into the list, so the list is read again).
+    listed: HashMap<SessionId, bool>,
     /// A snapshot is owed: the stream is new, or changes may have been missed.
     reload: bool,
     started: bool,
@@ -52,7 +54,7 @@ impl<S: Store> ListStream<S> {
             owner,
             watch,
             standing,
-            listed: HashSet::new(),
+            listed: HashMap::new(),
             reload: true,
             started: false,
             done: false,
@@ -121,7 +123,10 @@ impl<S: Store> ListStream<S> {
     /// Sends the whole list.
     async fn snapshot(&mut self, out: &mut String) -> Result<(), StoreError> {
         let rows = self.state.store.list_sessions(self.owner).await?;
-        self.listed = rows.iter().map(|row| row.id).collect();
+        self.listed = rows
+            .iter()
+            .map(|row| (row.id, row.fork.is_some()))
+            .collect();
         let sessions = rows.into_iter().map(summary).collect();
         push(out, &SessionListEvent::Snapshot { sessions });
         Ok(())
@@ -133,7 +138,7 @@ impl<S: Store> ListStream<S> {
             ListNotice::Reload => self.reload = true,
             ListNotice::Changed(id) => match self.state.store.session(id).await? {
                 Some(row) if row.owner == self.owner => {
-                    self.listed.insert(id);
+                    self.listed.insert(id, row.fork.is_some());
                     let session = summary(row);
                     push(out, &SessionListEvent::Changed { session });
                 }
@@ -145,9 +150,13 @@ impl<S: Store> ListStream<S> {
     }
 
     fn removed(&mut self, id: SessionId, out: &mut String) {
-        if self.listed.remove(&id) {
-            let id = id.to_string();
-            push(out, &SessionListEvent::Removed { id });
+        match self.listed.remove(&id) {
+            Some(true) => self.reload = true,
+            Some(false) => {
+                let id = id.to_string();
+                push(out, &SessionListEvent::Removed { id });
+            }
+            None => {}
         }
     }
 }
@@ -170,5 +179,6 @@ pub fn summary(row: SessionRow) -> SessionSummary {
         updated_at: row.updated_at,
         parent_id: row.fork.map(|fork| fork.parent.to_string()),
         fork_seq: row.fork.map(|fork| fork.at_seq),
+        conversation_id: row.conversation.to_string(),
     }
 }

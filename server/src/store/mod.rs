@@ -82,6 +82,8 @@ pub struct SessionRow {
     /// Where it parts from the session it was forked from; `None` for a conversation's
     /// first line.
     pub fork: Option<Fork>,
+    /// The conversation it is a line of: the first line's id (its own when it is that one).
+    pub conversation: SessionId,
 }
 
 /// Where a branch parts from its parent: its history is the parent's events
@@ -292,6 +294,12 @@ pub trait Records: WebhookOutbox + Send + Sync + 'static {
         title: &str,
         now_ms: i64,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Every line of the conversation whose first line is `first`, oldest first.
+    fn conversation(
+        &self,
+        first: SessionId,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
 
     /// Whether other sessions branch from this one (they read part of their history from
     /// its rows, so it cannot be deleted while they exist).

@@ -18,13 +18,25 @@ pub(crate) type SessionTuple = (
     i64,
     Option<String>,
     Option<i64>,
+    String,
 );
-pub(crate) const SESSION_COLUMNS: &str =
-    "id, owner_id, title, status, active_run_id, last_seq, created_at, updated_at, parent_id, fork_seq";
+pub(crate) const SESSION_COLUMNS: &str = "id, owner_id, title, status, active_run_id, last_seq, \
+     created_at, updated_at, parent_id, fork_seq, coalesce(root_id, id)";
 
 pub(crate) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> {
-    let (id, owner, title, status, active_run_id, last_seq, created_at, updated_at, parent, at) =
-        row;
+    let (
+        id,
+        owner,
+        title,
+        status,
+        active_run_id,
+        last_seq,
+        created_at,
+        updated_at,
+        parent,
+        at,
+        conversation,
+    ) = row;
     let fork = match (parent, at) {
         (Some(parent), Some(at)) => Some(Fork {
             parent: SessionId::parse(&parent).map_err(|e| StoreError::Corrupt(e.to_string()))?,
@@ -43,6 +55,8 @@ pub(crate) fn session_from(row: SessionTuple) -> Result<SessionRow, StoreError> 
         created_at,
         updated_at,
         fork,
+        conversation: SessionId::parse(&conversation)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
     })
 }
 

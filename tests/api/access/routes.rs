@@ -53,6 +53,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
             body(json!({"atSeq": 0})),
         ),
         (("GET", "/api/sessions/{id}/events"), none()),
+        (("GET", "/api/sessions/{id}/branches"), none()),
         (("GET", "/api/sessions/{id}/export"), query("?format=json")),
         (("GET", "/api/sessions/{id}/webhooks"), none()),
         (("POST", "/api/sessions/{id}/shares"), body(json!({}))),

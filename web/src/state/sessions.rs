@@ -245,9 +245,18 @@ impl SessionList {
 }
 
 /// Puts `row` in the list in its place (most recently updated first, as the server
-/// orders it), replacing the row it had.
+/// orders it), replacing the row it had. The list shows each conversation once, by its
+/// most recently updated line: a line updated before the one shown leaves it be.
 fn upsert(list: &mut Vec<SessionSummary>, row: SessionSummary) {
-    list.retain(|listed| listed.id != row.id);
+    let newer_shown = list.iter().any(|listed| {
+        listed.conversation_id == row.conversation_id
+            && listed.id != row.id
+            && listed.updated_at > row.updated_at
+    });
+    if newer_shown {
+        return;
+    }
+    list.retain(|listed| listed.id != row.id && listed.conversation_id != row.conversation_id);
     let at = list
         .iter()
         .position(|listed| (listed.updated_at, &listed.id) < (row.updated_at, &row.id))

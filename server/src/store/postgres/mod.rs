@@ -147,6 +147,7 @@ impl EventLog for PostgresStore {
             created_at: now_ms,
             updated_at: now_ms,
             fork: None,
+            conversation: id,
         })
     }
 
@@ -163,9 +164,9 @@ impl EventLog for PostgresStore {
         };
         let sql = format!(
             "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
-               updated_at, parent_id, fork_seq) \
+               updated_at, parent_id, fork_seq, root_id) \
              SELECT $1, owner_id, coalesce($2, title), auto_title AND $2::text IS NULL, $3, $4, \
-               $4, id, $3 FROM sessions WHERE id = $5 \
+               $4, id, $3, coalesce(root_id, id) FROM sessions WHERE id = $5 \
              RETURNING {SESSION_COLUMNS}"
         );
         let row: SessionTuple = sqlx::query_as(&sql)
@@ -262,6 +263,10 @@ impl Records for PostgresStore {
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         sessions::rename_session(&self.pool, id, title, now_ms).await
+    }
+
+    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
+        sessions::conversation(&self.pool, first).await
     }
 
     async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {

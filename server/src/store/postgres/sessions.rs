@@ -5,6 +5,7 @@ use sqlx::PgPool;
 use crate::domain::UserId;
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
+use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
 use crate::store::{SessionRow, StoreError};
 
 crate::store::sql::sessions::sessions_on!(PgPool, super::feed::announce);
@@ -19,15 +20,16 @@ pub(super) async fn search_sessions(
 ) -> Result<Vec<SessionRow>, StoreError> {
     let pattern = format!("%{}%", escape_like(text));
     let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = $1 AND ( \
+        "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
+         FROM sessions WHERE owner_id = $1 AND ( \
            title ILIKE $2 ESCAPE '\\' OR id IN ( \
              SELECT e.session_id FROM events e JOIN sessions s ON s.id = e.session_id \
              WHERE s.owner_id = $1 \
                AND e.event::json->>'type' = 'TEXT_MESSAGE_CONTENT' \
              GROUP BY e.session_id, e.event::json->>'messageId' \
              HAVING string_agg(e.event::json->>'delta', '' ORDER BY e.seq) \
-               ILIKE $2 ESCAPE '\\')) \
-         ORDER BY updated_at DESC, id DESC"
+               ILIKE $2 ESCAPE '\\'))) AS found \
+         WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
     );
     let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
         .bind(owner.to_string())

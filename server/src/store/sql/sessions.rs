@@ -11,15 +11,18 @@
 /// these return.
 macro_rules! sessions_on {
     ($conn:ty, $announce:path) => {
-        /// The owner's sessions, most recently updated first.
+        /// The owner's conversations, each once (its most recently updated line), most
+        /// recently updated first.
         pub(super) async fn list_sessions(
             pool: &$conn,
             owner: crate::domain::UserId,
         ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
             use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+            use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
             let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = $1 \
-                 ORDER BY updated_at DESC, id DESC"
+                "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
+                   FROM sessions WHERE owner_id = $1) AS listed \
+                 WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
             );
             let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
                 .bind(owner.to_string())
@@ -85,6 +88,23 @@ macro_rules! sessions_on {
             $announce(&mut *tx, &crate::store::Change::Listed { session: id }).await?;
             tx.commit().await?;
             Ok(true)
+        }
+
+        /// Every line of a conversation (its first line's id), oldest first.
+        pub(super) async fn conversation(
+            pool: &$conn,
+            first: crate::domain::SessionId,
+        ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
+            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 OR root_id = $1 \
+                 ORDER BY created_at, id"
+            );
+            let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
+                .bind(first.to_string())
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(session_from).collect()
         }
 
         /// Whether other sessions branch from this one.
@@ -160,3 +180,10 @@ macro_rules! sessions_on {
 }
 
 pub(crate) use sessions_on;
+
+/// Numbers each conversation's lines, most recently updated first (`line`): a list that
+/// keeps [`ONE_LINE`] shows each conversation once.
+pub(crate) const ONCE_PER_CONVERSATION: &str = "ROW_NUMBER() OVER (PARTITION BY \
+     coalesce(root_id, id) ORDER BY updated_at DESC, id DESC) AS line";
+/// Keeps each conversation's most recently updated line.
+pub(crate) const ONE_LINE: &str = "line = 1";

@@ -128,6 +128,7 @@ impl EventLog for SqliteStore {
             created_at: now_ms,
             updated_at: now_ms,
             fork: None,
+            conversation: id,
         })
     }
 
@@ -144,15 +145,17 @@ impl EventLog for SqliteStore {
             let Some(from) = branches::branch_point(conn, tail, fork)? else {
                 return Ok(None);
             };
-            let (owner, parent_title, auto_title): (String, String, bool) = conn.query_row(
-                "SELECT owner_id, title, auto_title FROM sessions WHERE id = ?",
-                [from.parent.to_string()],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )?;
+            let (owner, parent_title, auto_title, conversation): (String, String, bool, String) =
+                conn.query_row(
+                    "SELECT owner_id, title, auto_title, coalesce(root_id, id) FROM sessions \
+                     WHERE id = ?",
+                    [from.parent.to_string()],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+                )?;
             let title = title.map_or(parent_title, str::to_string);
             conn.prepare_cached(
                 "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
-                   updated_at, parent_id, fork_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   updated_at, parent_id, fork_seq, root_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )?
             .execute(rusqlite::params![
                 id.to_string(),
@@ -163,7 +166,8 @@ impl EventLog for SqliteStore {
                 now_ms,
                 now_ms,
                 from.parent.to_string(),
-                from.at_seq as i64
+                from.at_seq as i64,
+                conversation
             ])?;
             let owner = UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             Ok(Some(SessionRow {
@@ -176,6 +180,8 @@ impl EventLog for SqliteStore {
                 created_at: now_ms,
                 updated_at: now_ms,
                 fork: Some(from),
+                conversation: SessionId::parse(&conversation)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
             }))
         })?;
         if created.is_some() {
@@ -336,6 +342,11 @@ impl Records for SqliteStore {
             self.announcer.tell([Change::Listed { session: id }]);
         }
         Ok(renamed)
+    }
+
+    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = sessions::conversation(&self.reads, first).await?;
+        Ok(rows.into_iter().map(|row| self.current(row)).collect())
     }
 
     async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {

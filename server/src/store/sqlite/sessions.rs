@@ -7,6 +7,7 @@ use sqlx::SqlitePool;
 use crate::domain::UserId;
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
+use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
 use crate::store::{SessionRow, StoreError};
 
 crate::store::sql::sessions::sessions_on!(SqlitePool, super::revocations::announce);
@@ -22,7 +23,8 @@ pub(super) async fn search_sessions(
 ) -> Result<Vec<SessionRow>, StoreError> {
     let pattern = format!("%{}%", escape_like(text));
     let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions WHERE owner_id = ?1 AND ( \
+        "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
+         FROM sessions WHERE owner_id = ?1 AND ( \
            title LIKE ?2 ESCAPE '\\' OR id IN ( \
              SELECT e.session_id FROM ( \
                SELECT session_id, seq, event FROM events UNION ALL \
@@ -33,8 +35,8 @@ pub(super) async fn search_sessions(
                AND json_extract(e.event, '$.type') = 'TEXT_MESSAGE_CONTENT' \
              GROUP BY e.session_id, json_extract(e.event, '$.messageId') \
              HAVING group_concat(json_extract(e.event, '$.delta'), '' ORDER BY e.seq) \
-               LIKE ?2 ESCAPE '\\')) \
-         ORDER BY updated_at DESC, id DESC"
+               LIKE ?2 ESCAPE '\\'))) AS found \
+         WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
     );
     let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
         .bind(owner.to_string())
