@@ -13,8 +13,9 @@ use std::cell::RefCell;
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
 use shared::api::{
-    CreateSession, CurrentUser, ErrorBody, EventPage, LoginBody, ModelList, PostMessage,
-    RunAccepted, ServerInfo, SessionDetail, SessionList, SessionSummary,
+    BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, EventPage,
+    LoginBody, ModelList, PostMessage, Regenerate, RunAccepted, ServerInfo, SessionDetail,
+    SessionList, SessionSummary,
 };
 
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
@@ -160,6 +161,35 @@ async fn prefetched_history(id: &str, limit: u32) -> Option<Response> {
 /// Where `index.html`'s loader leaves its request for the opened session's history:
 /// `{id, limit, response}` (a promise of the `fetch` response).
 const PREFETCHED_HISTORY: &str = "tandemHistory";
+
+/// `POST /api/sessions/{id}/messages/{messageId}/edit`: a branch that parts before the
+/// person's message, with `text` sent in its place.
+pub async fn edit_message(
+    id: &str,
+    message_id: &str,
+    text: &str,
+) -> Result<BranchStarted, ApiError> {
+    let url = format!("/api/sessions/{id}/messages/{message_id}/edit");
+    let body = EditMessage {
+        text: text.to_string(),
+    };
+    json(send(Request::post(&url).json(&body)).await?).await
+}
+
+/// `POST /api/sessions/{id}/runs/{runId}/regenerate`: a branch that parts before the run,
+/// with its message sent again.
+pub async fn regenerate(id: &str, run_id: &str) -> Result<BranchStarted, ApiError> {
+    let url = format!("/api/sessions/{id}/runs/{run_id}/regenerate");
+    json(send(Request::post(&url).json(&Regenerate::default())).await?).await
+}
+
+/// `GET /api/sessions/{id}/branches`: every line of the session's conversation, oldest
+/// first.
+pub async fn branches(id: &str) -> Result<Vec<SessionSummary>, ApiError> {
+    let list: BranchList =
+        json(send(Request::get(&format!("/api/sessions/{id}/branches")).build()).await?).await?;
+    Ok(list.branches)
+}
 
 /// `DELETE /api/sessions/{id}`: removes a session, stopping its run first.
 pub async fn delete_session(id: &str) -> Result<(), ApiError> {

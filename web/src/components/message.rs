@@ -25,6 +25,37 @@ pub const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 /// so and the summary of the earlier turns the model is sent instead, if one was made.
 #[component]
 pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
+    let session = use_session();
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(String::new());
+    // A message of the person's can be edited when nothing runs: the edit is a branch.
+    let can_branch = move || {
+        !session.read_only
+            && session.run().get() == RunState::Idle
+            && session.connection().get() == ConnState::Live
+            && item.with(|item| item.key.starts_with("msg:"))
+    };
+    let submit = move || {
+        let text = draft.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        editing.set(false);
+        let key = item.with_untracked(|item| item.key.clone());
+        session.edit(&key, text);
+    };
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        submit();
+    };
+    let keys = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Escape" => editing.set(false),
+        "Enter" if !ev.shift_key() && !ev.is_composing() => {
+            ev.prevent_default();
+            submit();
+        }
+        _ => {}
+    };
     let summary = move || {
         item.with(|item| match &item.body {
             ItemBody::User {
@@ -59,9 +90,43 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
             })}
         </Show>
         <div class="row row-user">
-            <div class="bubble bubble-user" data-testid="user-message">
-                {move || item.with(|item| item.text().to_string())}
-            </div>
+            <Show
+                when=move || editing.get()
+                fallback=move || view! {
+                    <div class="user-turn">
+                        <div class="bubble bubble-user" data-testid="user-message">
+                            {move || item.with(|item| item.text().to_string())}
+                        </div>
+                        <Show when=can_branch>
+                            <button
+                                type="button"
+                                class="answer-action message-edit"
+                                aria-label="Edit this message"
+                                title="Edit this message: a new branch runs from here; this one stays"
+                                on:click=move |_| {
+                                    draft.set(item.with_untracked(|item| item.text().to_string()));
+                                    editing.set(true);
+                                }
+                            >"Edit"</button>
+                        </Show>
+                    </div>
+                }
+            >
+                <form class="message-editor" data-testid="message-editor" on:submit=save>
+                    <textarea
+                        class="input message-editor-text"
+                        aria-label="Edit your message"
+                        prop:value=move || draft.get()
+                        on:input=move |ev| draft.set(event_target_value(&ev))
+                        on:keydown=keys
+                        autofocus
+                    ></textarea>
+                    <div class="message-editor-actions">
+                        <button type="button" class="btn btn-quiet" on:click=move |_| editing.set(false)>"Cancel"</button>
+                        <button type="submit" class="btn" disabled=move || draft.with(|d| d.trim().is_empty())>"Save and run"</button>
+                    </div>
+                </form>
+            </Show>
         </div>
     }
 }
@@ -135,6 +200,21 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
             && session.run().get() == RunState::Idle
             && session.connection().get() == ConnState::Live
     };
+    let run_id = item.with_untracked(|item| session.run_of(&item.key));
+    let can_regenerate = {
+        let known = run_id.is_some();
+        move || {
+            known
+                && !session.read_only
+                && session.run().get() == RunState::Idle
+                && session.connection().get() == ConnState::Live
+        }
+    };
+    let regenerate = move |_| {
+        if let Some(run) = run_id.clone() {
+            session.regenerate(run);
+        }
+    };
     let continue_answer = move |_| {
         let frame = ClientFrame::UserMessage {
             text: CONTINUE_PROMPT.to_string(),
@@ -156,6 +236,16 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
             >
                 {move || if copied.get() { "Copied" } else { "Copy" }}
             </button>
+            <Show when=can_regenerate>
+                <button
+                    type="button"
+                    class="answer-action answer-regenerate"
+                    title="Run this answer's message again: a new branch; this one stays"
+                    on:click=regenerate.clone()
+                >
+                    "Regenerate"
+                </button>
+            </Show>
             <Show when=can_continue>
                 <button
                     type="button"

@@ -2,6 +2,7 @@
 //! ([`crate::state`]) and writes only through it; none of them talks to the network itself.
 
 pub mod approval;
+pub mod branch_switcher;
 pub mod composer;
 pub mod copy_code;
 pub mod deadline;
@@ -23,6 +24,7 @@ pub mod tool_call;
 pub mod transcript;
 pub mod undo;
 
+pub use branch_switcher::BranchSwitcher;
 pub use composer::Composer;
 pub use header::Header;
 pub use needs_you::{NeedsYou, NotificationToggle};

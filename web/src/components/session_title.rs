@@ -16,9 +16,16 @@ pub fn SessionTitle() -> impl IntoView {
     let field = NodeRef::<Input>::new();
     let title = move || {
         let id = session.id().get()?;
+        // The list shows a conversation by its latest line; another line's title is in
+        // the open conversation's lines.
         let title = sessions
             .sessions
-            .with(|list| list.iter().find(|s| s.id == id).map(|s| s.title.clone()));
+            .with(|list| list.iter().find(|s| s.id == id).map(|s| s.title.clone()))
+            .or_else(|| {
+                session
+                    .branches()
+                    .with(|lines| lines.iter().find(|s| s.id == id).map(|s| s.title.clone()))
+            });
         Some(
             title
                 .filter(|t| !t.is_empty())

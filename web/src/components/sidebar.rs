@@ -84,10 +84,13 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
     let sessions = use_sessions();
     let layout = use_layout();
     let id = StoredValue::new(summary.id.clone());
+    let conversation = StoredValue::new(summary.conversation_id.clone());
+    // Open when this line is, or another line of its conversation.
     let is_open = move || {
         session
             .id()
             .with(|open| open.as_deref() == Some(id.get_value().as_str()))
+            || session.conversation() == Some(conversation.get_value())
     };
     // The open session's own socket knows its status sooner than the list's stream tells.
     let status = move || {

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::api::ConnState;
-use crate::components::{Composer, Notice, Transcript};
+use crate::components::{BranchSwitcher, Composer, Notice, Transcript};
 use crate::state::use_session;
 
 /// The open session, or a new conversation.
@@ -15,6 +15,7 @@ pub fn SessionPage() -> impl IntoView {
         session.id().with(Option::is_some) && session.connection().get() == ConnState::Reconnecting
     };
     view! {
+        <BranchSwitcher />
         <Transcript />
         <Show when=reconnecting>
             <div class="reconnecting" data-testid="reconnecting" role="status">

@@ -13,7 +13,7 @@
 //! message creates the session ([`Session::start`]). It must not render anything.
 
 use leptos::prelude::*;
-use shared::api::{PostMessage, SessionStatus};
+use shared::api::{PostMessage, SessionStatus, SessionSummary};
 use shared::usage::UsageTotals;
 use shared::{ClientFrame, ServerFrame};
 
@@ -82,6 +82,9 @@ pub struct Session {
     latest: RwSignal<u64>,
     /// A message the person picked (an example prompt) for the composer to send.
     picked_prompt: RwSignal<Option<String>>,
+    /// Every line of the open session's conversation, oldest first (one when it has no
+    /// branches).
+    branches: RwSignal<Vec<SessionSummary>>,
     /// Set for a share link's viewer: nothing can be sent, cards show no controls.
     pub read_only: bool,
     transcript: StoredValue<Transcript>,
@@ -125,6 +128,7 @@ fn provide(read_only: bool) -> Session {
         history: RwSignal::new(History::Loaded),
         latest: RwSignal::new(0),
         picked_prompt: RwSignal::new(None),
+        branches: RwSignal::new(Vec::new()),
         read_only,
         transcript: StoredValue::new(Transcript::default()),
         inbox: StoredValue::new(Vec::new()),
@@ -234,6 +238,59 @@ impl Session {
         prompt
     }
 
+    /// Every line of the open session's conversation, oldest first.
+    pub fn branches(&self) -> ReadSignal<Vec<SessionSummary>> {
+        self.branches.read_only()
+    }
+
+    /// The open session's conversation (its first line's id), once its lines are known.
+    /// Reactive.
+    pub fn conversation(self) -> Option<String> {
+        self.branches
+            .with(|lines| lines.first().map(|line| line.conversation_id.clone()))
+    }
+
+    /// The run an answer (by its row's key) belongs to.
+    pub fn run_of(self, key: &str) -> Option<String> {
+        self.transcript
+            .with_value(|t| t.run_of(key).map(str::to_string))
+    }
+
+    /// Edits the person's message (by its row's key): a branch that parts before it, with
+    /// `text` sent in its place, which then opens. A refusal becomes the notice.
+    pub fn edit(self, key: &str, text: String) {
+        let Some(message_id) = key.strip_prefix("msg:").map(str::to_string) else {
+            return;
+        };
+        self.branch_from(move |id| async move {
+            crate::api::rest::edit_message(&id, &message_id, &text).await
+        });
+    }
+
+    /// Runs an answer's run again in a branch that parts before it, which then opens.
+    pub fn regenerate(self, run_id: String) {
+        self.branch_from(move |id| async move { crate::api::rest::regenerate(&id, &run_id).await });
+    }
+
+    fn branch_from<F, Fut>(self, make: F)
+    where
+        F: FnOnce(String) -> Fut + 'static,
+        Fut: std::future::Future<Output = Result<shared::api::BranchStarted, ApiError>> + 'static,
+    {
+        let Some(id) = self.id.get_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            match make(id).await {
+                Ok(started) => {
+                    self.show_latest();
+                    super::route::navigate(Some(&started.session.id));
+                }
+                Err(error) => self.notice.set(Some(error)),
+            }
+        });
+    }
+
     /// Opens a session (closing the previous one's socket), or closes it with `None`.
     pub fn open(self, id: Option<String>) {
         if self.id.get_untracked() != id {
@@ -250,6 +307,16 @@ impl Session {
         self.reset(id.clone());
         let Some(id) = id else { return };
         let opened = self.opened.get_value();
+        if !self.read_only {
+            let of = id.clone();
+            leptos::task::spawn_local(async move {
+                if let Ok(lines) = crate::api::rest::branches(&of).await {
+                    if self.opened.try_get_value() == Some(opened) {
+                        self.branches.set(lines);
+                    }
+                }
+            });
+        }
         self.connection.set(ConnState::Connecting);
         self.history.set(History::Loading);
         leptos::task::spawn_local(async move {
@@ -355,6 +422,7 @@ impl Session {
         self.notice.set(None);
         self.refusal.set(None);
         self.history.set(History::Loaded);
+        self.branches.set(Vec::new());
         self.id.set(id);
     }
 

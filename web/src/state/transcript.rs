@@ -45,6 +45,10 @@ pub struct Transcript {
     model: Option<String>,
     /// Where the active (or last) run's items begin.
     run_from: usize,
+    /// The active (or last) run's id.
+    run_id: Option<String>,
+    /// The run each answer belongs to, by the answer's item key.
+    answer_runs: HashMap<String, String>,
     /// The active run's latest model call, for telling what a restart cut off.
     model_call: Option<ModelCall>,
     /// The answer marked continuable (the last of a stopped run), until a run starts.
@@ -58,6 +62,11 @@ impl Transcript {
     /// The items in order.
     pub fn items(&self) -> &[Item] {
         &self.items
+    }
+
+    /// The run the answer with this item key belongs to.
+    pub fn run_of(&self, key: &str) -> Option<&str> {
+        self.answer_runs.get(key).map(String::as_str)
     }
 
     /// The model the person last picked for the session, if any.
@@ -122,8 +131,9 @@ impl Transcript {
         };
         self.follow_model_call(&event.body);
         match &event.body {
-            EventBody::RunStarted { input, .. } => {
+            EventBody::RunStarted { input, run_id, .. } => {
                 self.running = true;
+                self.run_id = Some(run_id.clone());
                 self.run_usage = UsageTotals::default();
                 self.run_from = self.items.len();
                 self.model_call = None;
@@ -307,6 +317,9 @@ impl Transcript {
                 continuable: false,
             },
         };
+        if let (ItemBody::Assistant { .. }, Some(run)) = (&body, &self.run_id) {
+            self.answer_runs.insert(key.clone(), run.clone());
+        }
         let at = self.push(key, body);
         self.open.push(at);
         vec![at]
