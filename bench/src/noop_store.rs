@@ -201,10 +201,6 @@ impl Records for NoopStore {
         Ok(self.sessions().get(&first).cloned().into_iter().collect())
     }
 
-    async fn has_branches(&self, _id: SessionId) -> Result<bool, StoreError> {
-        Ok(false)
-    }
-
     async fn create_share(&self, _share: &ShareRow, _token: TokenHash) -> Result<(), StoreError> {
         Ok(())
     }

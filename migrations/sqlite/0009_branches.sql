@@ -7,3 +7,7 @@ CREATE INDEX sessions_by_parent ON sessions (parent_id) WHERE parent_id IS NOT N
 -- The conversation a branch belongs to: its first line's id (NULL on that first line).
 ALTER TABLE sessions ADD COLUMN root_id TEXT;
 CREATE INDEX sessions_by_root ON sessions (root_id) WHERE root_id IS NOT NULL;
+-- A deleted session that branches still read from: hidden everywhere, its rows kept until
+-- its last branch goes (then it goes too).
+ALTER TABLE sessions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX sessions_hidden ON sessions (id) WHERE deleted;

@@ -84,8 +84,6 @@ pub enum ApiError {
     NotAcceptable,
     #[error("{0}")]
     NotAForkPoint(String),
-    #[error("other branches share this session's history; delete them first")]
-    HasBranches,
 }
 
 impl ApiError {
@@ -120,7 +118,6 @@ impl ApiError {
             Self::RunActiveOnThread(_) => "run_active",
             Self::NotAcceptable => "not_acceptable",
             Self::NotAForkPoint(_) => "not_a_fork_point",
-            Self::HasBranches => "has_branches",
         }
     }
 
@@ -202,7 +199,6 @@ impl From<Refusal> for ApiError {
                      supported yet: part at the run's start instead"
                 ),
             }),
-            Refusal::HasBranches => Self::HasBranches,
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
             Refusal::Internal(what) => {
@@ -237,7 +233,6 @@ impl ResponseError for ApiError {
             | Self::Idle
             | Self::InterruptAnswered(_)
             | Self::TooManyShareLinks(_)
-            | Self::HasBranches
             | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,

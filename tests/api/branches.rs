@@ -88,12 +88,22 @@ async fn a_branch_shares_its_parents_history_and_goes_on_its_own() {
     );
     assert_eq!(app.log(&session).await, log, "the parent is untouched");
 
-    // The parent cannot go while a branch reads from it; the branch first, then it can.
-    assert_eq!(app.delete_session(&session).await, 409);
-    let (_, kept) = app.get(&format!("/api/sessions/{session}")).await;
-    assert_eq!(kept["id"], session.as_str());
-    assert_eq!(app.delete_session(&id).await, 204);
+    // Deleting the parent hides it; the branch keeps the history it shares.
     assert_eq!(app.delete_session(&session).await, 204);
+    assert_eq!(app.get(&format!("/api/sessions/{session}")).await.0, 404);
+    assert_eq!(
+        app.delete_session(&session).await,
+        404,
+        "it is gone for good"
+    );
+    assert_eq!(app.log(&id).await, branch_log, "the shared prefix stays");
+    let (_, tree) = app.get(&format!("/api/sessions/{id}/branches")).await;
+    assert_eq!(tree["branches"].as_array().unwrap().len(), 1, "{tree}");
+    let (_, listed) = app.get("/api/sessions").await;
+    assert_eq!(listed["sessions"][0]["id"], id.as_str());
+    assert_eq!(app.delete_session(&id).await, 204);
+    let (_, listed) = app.get("/api/sessions").await;
+    assert_eq!(listed["sessions"], json!([]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

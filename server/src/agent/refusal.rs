@@ -41,9 +41,6 @@ pub enum Refusal {
     /// its person there).
     #[error("seq {at_seq} is not a place a branch can part")]
     NotAForkPoint { at_seq: u64, paused: bool },
-    /// Other branches share the session's history, so it cannot be deleted yet.
-    #[error("other branches share this session's history")]
-    HasBranches,
     /// The server's queue of runs waiting for a slot is full.
     #[error("the server's run queue is full")]
     Saturated,

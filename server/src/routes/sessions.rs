@@ -227,7 +227,6 @@ pub async fn rename<S: Store>(
         (status = 400, description = "Not a session id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 409, description = "`has_branches`: branches share this session's history; delete them first", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
@@ -237,9 +236,6 @@ pub async fn delete<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = owned_session(&state, &caller, &path).await?.id;
-    if state.store.has_branches(id).await? {
-        return Err(ApiError::HasBranches);
-    }
     state.runner.delete(id).await?;
     state.hub.close(id);
     Ok(HttpResponse::NoContent().finish())

@@ -434,4 +434,51 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
     };
     let refused = store.fork_session(SessionId::generate(), missing, None, 9);
     assert_eq!(refused.await.unwrap(), None, "no such parent");
+
+    // Deleting a session branches read from hides it and keeps its rows; its last
+    // branch's deletion takes it (and its rows) too.
+    assert!(store.delete_session(root).await.unwrap());
+    assert_eq!(store.session(root).await.unwrap(), None, "hidden");
+    assert!(!store.delete_session(root).await.unwrap(), "deleted once");
+    assert_eq!(
+        history(store, branch, 0).await,
+        whole,
+        "the shared prefix stays"
+    );
+    for line in [deeper, inside, branch] {
+        assert!(store.delete_session(line).await.unwrap());
+    }
+    assert!(
+        store.events_after(root, 0, 100).await.unwrap().is_empty(),
+        "purged"
+    );
+    assert!(
+        store.events_after(branch, 0, 100).await.unwrap().is_empty(),
+        "purged"
+    );
+    assert!(store.list_sessions(owner).await.unwrap().is_empty());
+
+    // Retention takes a branch past its age, and with it the hidden parent it freed.
+    let (first, second) = (SessionId::generate(), SessionId::generate());
+    store.create_session(owner, first, None, 10).await.unwrap();
+    let at_zero = Fork {
+        parent: first,
+        at_seq: 0,
+    };
+    store
+        .fork_session(second, at_zero, None, 11)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store.delete_session(first).await.unwrap());
+    let swept = store.delete_idle_before(i64::MAX, 100).await.unwrap();
+    assert_eq!(swept, [second]);
+    let gone = store
+        .fork_session(SessionId::generate(), at_zero, None, 12)
+        .await
+        .unwrap();
+    assert_eq!(
+        gone, None,
+        "the hidden parent was purged with its last branch"
+    );
 }

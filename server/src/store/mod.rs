@@ -142,7 +142,9 @@ pub trait EventLog: Send + Sync + 'static {
         now_ms: i64,
     ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
 
-    /// Deletes a session with its events; false if it did not exist.
+    /// Deletes a session with its events; false if it did not exist. One that branches read
+    /// part of their history from is hidden instead (gone from every read, its rows kept)
+    /// until its last branch goes, when it goes too.
     fn delete_session(
         &self,
         id: SessionId,
@@ -300,10 +302,6 @@ pub trait Records: WebhookOutbox + Send + Sync + 'static {
         &self,
         first: SessionId,
     ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
-
-    /// Whether other sessions branch from this one (they read part of their history from
-    /// its rows, so it cannot be deleted while they exist).
-    fn has_branches(&self, id: SessionId) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Records a share link of a session (only its token's hash is given).
     fn create_share(

@@ -12,6 +12,7 @@ use super::CHANGES_CHANNEL;
 use crate::domain::SessionId;
 use crate::store::advances::advances;
 use crate::store::leases::LeaseTerms;
+use crate::store::sql::sessions::{HIDE, PURGE_HIDDEN};
 use crate::store::{
     derive_effects, Applied, Change, Command, Effects, Guard, Rejection, StoreError,
 };
@@ -284,21 +285,19 @@ async fn notify(conn: &mut PgConnection, changes: &[String]) -> Result<(), Store
     Ok(())
 }
 
-/// Deletes sessions (with everything of theirs) and announces it; returns those that
-/// existed.
-pub(super) async fn delete_sessions(
-    pool: &PgPool,
-    ids: &[String],
-) -> Result<Vec<SessionId>, StoreError> {
+/// Deletes a session (with everything of its own) and announces it; false if there was
+/// none. One that branches read from is hidden instead, until its last branch goes.
+pub(super) async fn delete_session(pool: &PgPool, id: SessionId) -> Result<bool, StoreError> {
     let mut tx = pool.begin().await?;
-    let deleted: Vec<(String,)> = sqlx::query_as(
-        "DELETE FROM sessions s WHERE id = ANY($1) \
-             AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = s.id) RETURNING id",
-    )
-    .bind(ids)
-    .fetch_all(&mut *tx)
-    .await?;
-    finish_delete(tx, deleted).await
+    let hidden = sqlx::query(HIDE)
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?;
+    if hidden.rows_affected() == 0 {
+        return Ok(false);
+    }
+    finish_delete(tx, vec![(id.to_string(),)]).await?;
+    Ok(true)
 }
 
 /// Deletes up to `limit` idle sessions last updated before `cutoff_ms`. Rows another
@@ -324,10 +323,17 @@ pub(super) async fn delete_idle_before(
     finish_delete(tx, deleted).await
 }
 
+/// Purges the hidden sessions no branch reads from any more (a branch that went may have
+/// been the last one reading its parent's rows), announces the deleted ones, commits.
 async fn finish_delete(
     mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
     deleted: Vec<(String,)>,
 ) -> Result<Vec<SessionId>, StoreError> {
+    while !sqlx::query(PURGE_HIDDEN)
+        .fetch_all(&mut *tx)
+        .await?
+        .is_empty()
+    {}
     let deleted = deleted
         .into_iter()
         .map(|(id,)| SessionId::parse(&id).map_err(super::corrupt))

@@ -183,9 +183,7 @@ impl EventLog for PostgresStore {
     }
 
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        apply::delete_sessions(&self.pool, &[id.to_string()])
-            .await
-            .map(|deleted| !deleted.is_empty())
+        apply::delete_session(&self.pool, id).await
     }
 
     async fn events_after(
@@ -267,10 +265,6 @@ impl Records for PostgresStore {
 
     async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
         sessions::conversation(&self.pool, first).await
-    }
-
-    async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {
-        sessions::has_branches(&self.pool, id).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {

@@ -21,7 +21,7 @@ pub(super) async fn search_sessions(
     let pattern = format!("%{}%", escape_like(text));
     let sql = format!(
         "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
-         FROM sessions WHERE owner_id = $1 AND ( \
+         FROM sessions WHERE owner_id = $1 AND NOT deleted AND ( \
            title ILIKE $2 ESCAPE '\\' OR id IN ( \
              SELECT e.session_id FROM events e JOIN sessions s ON s.id = e.session_id \
              WHERE s.owner_id = $1 \

@@ -10,7 +10,8 @@ use crate::store::leases::LeaseTerms;
 use crate::store::{Command, Guard, Rejection, StoreError};
 
 /// A session's status and active run.
-pub(crate) const SESSION_FACTS: &str = "SELECT status, active_run_id FROM sessions WHERE id = $1";
+pub(crate) const SESSION_FACTS: &str =
+    "SELECT status, active_run_id FROM sessions WHERE id = $1 AND NOT deleted";
 /// The run a client message id already started.
 pub(crate) const EARLIER_RUN: &str =
     "SELECT run_id FROM client_messages WHERE session_id = $1 AND client_message_id = $2";

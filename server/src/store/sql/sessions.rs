@@ -21,7 +21,7 @@ macro_rules! sessions_on {
             use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
             let sql = format!(
                 "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
-                   FROM sessions WHERE owner_id = $1) AS listed \
+                   FROM sessions WHERE owner_id = $1 AND NOT deleted) AS listed \
                  WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
             );
             let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
@@ -37,7 +37,8 @@ macro_rules! sessions_on {
             id: crate::domain::SessionId,
         ) -> Result<Option<crate::store::SessionRow>, crate::store::StoreError> {
             use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
-            let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1");
+            let sql =
+                format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 AND NOT deleted");
             let row: Option<SessionTuple> = sqlx::query_as(&sql)
                 .bind(id.to_string())
                 .fetch_optional(pool)
@@ -97,27 +98,14 @@ macro_rules! sessions_on {
         ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
             use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
             let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 OR root_id = $1 \
-                 ORDER BY created_at, id"
+                "SELECT {SESSION_COLUMNS} FROM sessions \
+                 WHERE (id = $1 OR root_id = $1) AND NOT deleted ORDER BY created_at, id"
             );
             let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
                 .bind(first.to_string())
                 .fetch_all(pool)
                 .await?;
             rows.into_iter().map(session_from).collect()
-        }
-
-        /// Whether other sessions branch from this one.
-        pub(super) async fn has_branches(
-            pool: &$conn,
-            id: crate::domain::SessionId,
-        ) -> Result<bool, crate::store::StoreError> {
-            let (count,): (i64,) =
-                sqlx::query_as("SELECT count(*) FROM sessions WHERE parent_id = $1")
-                    .bind(id.to_string())
-                    .fetch_one(pool)
-                    .await?;
-            Ok(count > 0)
         }
 
         /// One interrupt of a session.
@@ -180,6 +168,14 @@ macro_rules! sessions_on {
 }
 
 pub(crate) use sessions_on;
+
+/// Deletes, with their rows, the deleted sessions no branch reads from any more (a delete
+/// marks its session `deleted` first, so one that branches read from stays hidden until
+/// its last branch goes). Run until it deletes nothing: a parent may be freed by its child.
+pub(crate) const PURGE_HIDDEN: &str = "DELETE FROM sessions WHERE deleted \
+     AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_id = sessions.id) RETURNING id";
+/// Marks a visible session deleted (hidden everywhere), before [`PURGE_HIDDEN`].
+pub(crate) const HIDE: &str = "UPDATE sessions SET deleted = TRUE WHERE id = $1 AND NOT deleted";
 
 /// Numbers each conversation's lines, most recently updated first (`line`): a list that
 /// keeps [`ONE_LINE`] shows each conversation once.

@@ -1,10 +1,12 @@
-//! Branches on SQLite: where a new branch really parts, and each session's lineage (the
-//! sessions whose rows hold its history, oldest first, each up to the seq it is read to).
+//! Branches on SQLite: where a new branch really parts, each session's lineage (the
+//! sessions whose rows hold its history, oldest first, each up to the seq it is read to),
+//! and deletes that keep a shared prefix while branches read it.
 
 use rusqlite::{Connection, OptionalExtension};
 
 use super::tail::Tail;
 use crate::domain::SessionId;
+use crate::store::sql::sessions::{HIDE, PURGE_HIDDEN};
 use crate::store::{Fork, StoreError};
 
 /// Where a branch asked to part at `fork` parts: a seq inside the parent's own shared
@@ -76,3 +78,40 @@ const LINEAGE: &str = "WITH RECURSIVE line (id, parent_id, fork_seq, upto, depth
          l.depth + 1 \
        FROM sessions s JOIN line l ON s.id = l.parent_id \
      ) SELECT id, upto FROM line ORDER BY depth DESC";
+
+/// What a delete did: whether the session was there to delete, and every session whose
+/// rows went (itself, unless branches still read from it, and hidden parents it freed).
+pub(super) struct Deleted {
+    pub found: bool,
+    pub gone: Vec<SessionId>,
+}
+
+/// Deletes `id` in one transaction: hides it, then purges every hidden session no branch
+/// reads from (itself first, if none does).
+pub(super) fn delete(conn: &Connection, id: SessionId) -> Result<Deleted, StoreError> {
+    let tx = conn.unchecked_transaction()?;
+    let found = tx.prepare_cached(HIDE)?.execute([id.to_string()])? > 0;
+    let gone = match found {
+        true => purge(&tx)?,
+        false => Vec::new(),
+    };
+    tx.commit()?;
+    Ok(Deleted { found, gone })
+}
+
+/// Deletes hidden sessions no branch reads from until there are none.
+fn purge(conn: &Connection) -> Result<Vec<SessionId>, StoreError> {
+    let mut gone = Vec::new();
+    loop {
+        let mut purge = conn.prepare_cached(PURGE_HIDDEN)?;
+        let ids: Vec<String> = purge
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        if ids.is_empty() {
+            return Ok(gone);
+        }
+        for id in ids {
+            gone.push(SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?);
+        }
+    }
+}

@@ -3,6 +3,7 @@
 use sqlx::SqlitePool;
 
 use crate::domain::SessionId;
+use crate::store::sql::sessions::PURGE_HIDDEN;
 use crate::store::StoreError;
 
 /// Deletes idle sessions (with their events) not updated since `cutoff_ms`; a session
@@ -23,6 +24,8 @@ pub(super) async fn delete_idle_before(
     .bind(limit)
     .fetch_all(pool)
     .await?;
+    // A branch that went may have been the last one reading a hidden parent's rows.
+    while !sqlx::query(PURGE_HIDDEN).fetch_all(pool).await?.is_empty() {}
     ids.into_iter()
         .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
         .collect()

@@ -191,20 +191,19 @@ impl EventLog for SqliteStore {
     }
 
     async fn delete_session(&self, id: SessionId) -> Result<bool, StoreError> {
-        let deleted = self.writer.lock().await.with(|conn| {
-            // Not while branches read part of their history from its rows.
-            let mut delete = conn.prepare_cached(
-                "DELETE FROM sessions WHERE id = ?1 \
-                 AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.parent_id = ?1)",
-            )?;
-            Ok(delete.execute([id.to_string()])?)
-        })?;
-        // Its tail rows went with it.
-        self.log.tail.forget(id);
-        if deleted > 0 {
+        let deleted = self
+            .writer
+            .lock()
+            .await
+            .with(|conn| branches::delete(conn, id))?;
+        // The tail rows of the sessions that went went with them.
+        for gone in &deleted.gone {
+            self.log.tail.forget(*gone);
+        }
+        if deleted.found {
             self.announcer.tell([Change::Deleted { session: id }]);
         }
-        Ok(deleted > 0)
+        Ok(deleted.found)
     }
 
     async fn events_after(
@@ -347,10 +346,6 @@ impl Records for SqliteStore {
     async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
         let rows = sessions::conversation(&self.reads, first).await?;
         Ok(rows.into_iter().map(|row| self.current(row)).collect())
-    }
-
-    async fn has_branches(&self, id: SessionId) -> Result<bool, StoreError> {
-        sessions::has_branches(&self.reads, id).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
