@@ -51,6 +51,13 @@ pub struct ErrorLabels {
     pub code: String,
 }
 
+/// How a branch was made.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BranchLabel {
+    /// `fork`, `edit` or `regenerate`.
+    pub how: String,
+}
+
 /// A provider.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ProviderLabel {
@@ -74,6 +81,7 @@ pub struct Metrics {
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
     pub webhooks: Family<OutcomeLabel, Counter>,
+    pub branches: Family<BranchLabel, Counter>,
 }
 
 impl Metrics {
@@ -97,6 +105,7 @@ impl Metrics {
             provider_errors: Family::default(),
             provider_retries: Family::default(),
             webhooks: Family::default(),
+            branches: Family::default(),
         };
         metrics.register();
         metrics
@@ -104,6 +113,11 @@ impl Metrics {
 
     fn register(&mut self) {
         let r = &mut self.registry;
+        r.register(
+            "branches",
+            "Branches made, by how (fork, edit, regenerate)",
+            self.branches.clone(),
+        );
         r.register(
             "runs_started",
             "Runs started (messages and answers)",
@@ -248,6 +262,12 @@ impl Metrics {
             code: code.into(),
         };
         self.provider_errors.get_or_create(&labels).inc();
+    }
+
+    /// Counts a branch made `how` (`fork`, `edit`, `regenerate`).
+    pub fn branched(&self, how: &str) {
+        let label = BranchLabel { how: how.into() };
+        self.branches.get_or_create(&label).inc();
     }
 
     /// Counts a webhook delivery attempt by what came of it.

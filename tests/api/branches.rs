@@ -88,6 +88,21 @@ async fn a_branch_shares_its_parents_history_and_goes_on_its_own() {
     );
     assert_eq!(app.log(&session).await, log, "the parent is untouched");
 
+    // A share link of the branch shows its whole history, live.
+    let (status, link) = app
+        .post(&format!("/api/sessions/{id}/shares"), json!({}))
+        .await;
+    assert_eq!(status, 201, "{link}");
+    let mut viewer = app
+        .try_shared_socket(link["token"].as_str().unwrap(), 0)
+        .await
+        .unwrap();
+    let (seen, _) = viewer.backlog().await;
+    assert_eq!(
+        seen, branch_log,
+        "a link shows the branch as its owner sees it"
+    );
+
     // Deleting the parent hides it; the branch keeps the history it shares.
     assert_eq!(app.delete_session(&session).await, 204);
     assert_eq!(app.get(&format!("/api/sessions/{session}")).await.0, 404);
@@ -257,6 +272,20 @@ async fn editing_a_message_or_regenerating_an_answer_runs_it_again_in_a_branch()
         "the model picked is recorded"
     );
     assert_eq!(app.log(&session).await, log, "the parent is untouched");
+    let metrics = app
+        .http
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for how in ["edit", "regenerate"] {
+        // The process's metrics are shared: that the family counted it is what is checked.
+        let line = format!("tandem_branches_total{{how=\"{how}\"}} ");
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
 
     // Refusals: an assistant's message, unknown ids, another model, an empty text.
     let theirs = assistant_message(&log);

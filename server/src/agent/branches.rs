@@ -10,12 +10,25 @@ use shared::{Event, EventBody, Outcome};
 
 use super::Refusal;
 use crate::domain::{now_ms, SessionId};
+use crate::metrics::METRICS;
 use crate::store::{Fork, SessionRow, Store};
 
 /// Makes a branch of `parent` that parts after its event `at_seq`, named `title` or as the
 /// parent is. Refused when the seq is inside a run; `SessionNotFound` when it is past the
 /// end (or the parent went meanwhile).
 pub async fn fork<S: Store>(
+    store: &S,
+    parent: &SessionRow,
+    at_seq: u64,
+    title: Option<&str>,
+) -> Result<SessionRow, Refusal> {
+    let branch = part(store, parent, at_seq, title).await?;
+    METRICS.branched("fork");
+    Ok(branch)
+}
+
+/// A branch of `parent` after its event `at_seq`, if a branch may part there.
+async fn part<S: Store>(
     store: &S,
     parent: &SessionRow,
     at_seq: u64,
@@ -156,7 +169,8 @@ pub async fn for_edit<S: Store>(
         .ok_or_else(|| {
             Refusal::NotFound(format!("no message {} in this session", cut(message_id)))
         })?;
-    let branch = fork(store, parent, run.started_at - 1, None).await?;
+    let branch = part(store, parent, run.started_at - 1, None).await?;
+    METRICS.branched("edit");
     Ok(Redo { branch, text })
 }
 
@@ -184,7 +198,8 @@ pub async fn for_regenerate<S: Store>(
             cut(run_id)
         )));
     };
-    let branch = fork(store, parent, run.started_at - 1, None).await?;
+    let branch = part(store, parent, run.started_at - 1, None).await?;
+    METRICS.branched("regenerate");
     Ok(Redo { branch, text })
 }
 
