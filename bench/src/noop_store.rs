@@ -62,6 +62,7 @@ impl EventLog for NoopStore {
         &self,
         _id: SessionId,
         _fork: Fork,
+        _waiting: Option<&str>,
         _title: Option<&str>,
         _now_ms: i64,
     ) -> Result<Option<SessionRow>, StoreError> {

@@ -12,3 +12,9 @@ CREATE INDEX sessions_by_root ON sessions (root_id) WHERE root_id IS NOT NULL;
 -- its last branch goes (then it goes too).
 ALTER TABLE sessions ADD COLUMN deleted BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE INDEX sessions_hidden ON sessions (id) WHERE deleted;
+
+-- A branch that parts where a run waits for its person holds its own copy of the question
+-- (the same interrupt id, answered apart): interrupts are keyed by session and id.
+ALTER TABLE interrupts DROP CONSTRAINT interrupts_pkey;
+ALTER TABLE interrupts ADD PRIMARY KEY (session_id, id);
+CREATE INDEX interrupts_by_id ON interrupts (id);

@@ -189,16 +189,10 @@ impl From<Refusal> for ApiError {
             Refusal::InterruptAnswered(settled) => Self::InterruptAnswered(settled.to_json()),
             Refusal::InterruptExpired(settled) => Self::InterruptExpired(settled.to_json()),
             Refusal::InvalidPayload(why) => Self::InvalidPayload(why),
-            Refusal::NotAForkPoint { at_seq, paused } => Self::NotAForkPoint(match paused {
-                false => format!(
-                    "seq {at_seq} is inside a run: a branch parts between runs, at 0 or at the \
-                     seq of a run's RUN_FINISHED or RUN_ERROR"
-                ),
-                true => format!(
-                    "seq {at_seq} is where a run waits for its person; a branch there is not \
-                     supported yet: part at the run's start instead"
-                ),
-            }),
+            Refusal::NotAForkPoint { at_seq } => Self::NotAForkPoint(format!(
+                "seq {at_seq} is inside a run: a branch parts between runs, at 0 or at the \
+                 seq of a run's RUN_FINISHED or RUN_ERROR"
+            )),
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
             Refusal::Internal(what) => {

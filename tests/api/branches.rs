@@ -154,13 +154,6 @@ async fn a_branch_parts_only_between_runs_of_the_callers_own_session() {
     let (status, blank) = ada.post(&path, json!({"atSeq": 0, "title": "  "})).await;
     assert_eq!(status, 400, "{blank}");
 
-    // A pause: refused for now, with a clear word.
-    ada.say(&session, "ask me").await;
-    socket.until_run_end().await;
-    let paused = ada.log(&session).await.len() as u64;
-    let (status, at_pause) = ada.post(&path, json!({"atSeq": paused})).await;
-    assert_eq!(status, 422, "{at_pause}");
-    assert_eq!(at_pause["error"]["code"], "not_a_fork_point");
     let (_, listed) = ada.get("/api/sessions").await;
     let rows = listed["sessions"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "a conversation is listed once: {rows:?}");
@@ -411,4 +404,56 @@ async fn an_open_list_takes_a_branch_as_its_conversations_row() {
     let again = list.expect().await;
     assert_eq!(again["type"], "snapshot", "{again}");
     assert_eq!(again["sessions"][0]["id"], session.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_branch_at_a_pause_answers_the_question_its_own_way() {
+    let app = spawn_app(json!([ask(), {"text": "Thanks."}])).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "ask me").await;
+    let paused = socket.until_run_end().await;
+    let interrupt = crate::helpers::socket::interrupt_id(&paused);
+    let at = app.log(&session).await.len() as u64;
+
+    let path = format!("/api/sessions/{session}/fork");
+    let (status, branch) = app.post(&path, json!({"atSeq": at})).await;
+    assert_eq!(status, 201, "{branch}");
+    assert_eq!(branch["status"], "awaiting_input", "the branch waits too");
+    let id = branch["id"].as_str().unwrap().to_string();
+    let (_, detail) = app.get(&format!("/api/sessions/{id}")).await;
+    assert_eq!(
+        detail["pendingInterrupts"][0]["id"],
+        interrupt.as_str(),
+        "{detail}"
+    );
+
+    // Answered one way in the branch, another way in the parent: each goes on its own.
+    let mut on_branch = app.socket(&id, at).await;
+    for (line, name) in [(&id, "Ada"), (&session, "Bob")] {
+        let answer = json!({"status": "resolved", "payload": {"text": name}});
+        let answered = app
+            .post(
+                &format!("/api/sessions/{line}/interrupts/{interrupt}"),
+                answer,
+            )
+            .await;
+        assert_eq!(answered.0, 202, "{}", answered.1);
+    }
+    on_branch.until_run_end().await;
+    socket.until_run_end().await;
+    let (branch_log, parent_log) = (app.log(&id).await, app.log(&session).await);
+    assert_eq!(
+        branch_log[..at as usize],
+        parent_log[..at as usize],
+        "one shared prefix"
+    );
+    let text = |log: &[(u64, shared::Event)]| serde_json::to_string(&log[at as usize..]).unwrap();
+    assert!(text(&branch_log).contains("Ada") && !text(&branch_log).contains("Bob"));
+    assert!(text(&parent_log).contains("Bob") && !text(&parent_log).contains("Ada"));
+    assert_valid_session(&branch_log, true);
+    assert_valid_session(&parent_log, true);
+    // The branch's question is settled in the branch only once.
+    let again = json!({"status": "resolved", "payload": {"text": "Eve"}});
+    let path = format!("/api/sessions/{id}/interrupts/{interrupt}");
+    assert_eq!(app.post(&path, again).await.0, 409);
 }

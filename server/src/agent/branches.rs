@@ -3,8 +3,9 @@
 //! where they are) and appends its own.
 //!
 //! A branch parts between runs: at 0 (before anything) or at the seq of a run's last event
-//! (`RUN_FINISHED`, `RUN_ERROR`), so its history never ends inside a run. Deciding that
-//! reads one event, whatever the length of the log.
+//! (`RUN_FINISHED`, `RUN_ERROR`), so its history never ends inside a run; where a run waits
+//! for its person, the branch waits too and its questions can be answered otherwise.
+//! Deciding that reads one event, whatever the length of the log.
 
 use shared::{Event, EventBody, Outcome};
 
@@ -37,6 +38,9 @@ async fn part<S: Store>(
     if at_seq > parent.last_seq {
         return Err(Refusal::SessionNotFound(parent.id));
     }
+    // A branch where a run waits for its person waits too, with its own copy of the
+    // run's questions.
+    let mut waiting = None;
     if at_seq > 0 {
         let rows = store.events_after(parent.id, at_seq - 1, 1).await?;
         let body = rows
@@ -47,20 +51,11 @@ async fn part<S: Store>(
         match body {
             Some(EventBody::RunFinished {
                 outcome: Some(Outcome::Interrupt { .. }),
+                run_id,
                 ..
-            }) => {
-                return Err(Refusal::NotAForkPoint {
-                    at_seq,
-                    paused: true,
-                })
-            }
+            }) => waiting = Some(run_id),
             Some(EventBody::RunFinished { .. } | EventBody::RunError { .. }) => {}
-            Some(_) => {
-                return Err(Refusal::NotAForkPoint {
-                    at_seq,
-                    paused: false,
-                })
-            }
+            Some(_) => return Err(Refusal::NotAForkPoint { at_seq }),
             None => {
                 return Err(Refusal::Internal(
                     "an event the session's last seq counts is unreadable",
@@ -73,7 +68,13 @@ async fn part<S: Store>(
         at_seq,
     };
     let branch = store
-        .fork_session(SessionId::generate(), fork, title, now_ms())
+        .fork_session(
+            SessionId::generate(),
+            fork,
+            waiting.as_deref(),
+            title,
+            now_ms(),
+        )
         .await?;
     branch.ok_or(Refusal::SessionNotFound(parent.id))
 }

@@ -37,10 +37,9 @@ pub enum Refusal {
     /// The answer does not fit the question.
     #[error("{0}")]
     InvalidPayload(String),
-    /// A branch cannot part at this seq: it is inside a run (`paused`: the run waits for
-    /// its person there).
+    /// A branch cannot part at this seq: it is inside a run.
     #[error("seq {at_seq} is not a place a branch can part")]
-    NotAForkPoint { at_seq: u64, paused: bool },
+    NotAForkPoint { at_seq: u64 },
     /// The server's queue of runs waiting for a slot is full.
     #[error("the server's run queue is full")]
     Saturated,

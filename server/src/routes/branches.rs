@@ -31,7 +31,7 @@ use crate::store::{SessionRow, Store};
         (status = 404, description = "No such session of the caller's, or `atSeq` past its end", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
-        (status = 422, description = "`not_a_fork_point`: `atSeq` is inside a run (a branch parts at 0 or at a run's `RUN_FINISHED` or `RUN_ERROR`)", body = ErrorBody),
+        (status = 422, description = "`not_a_fork_point`: `atSeq` is inside a run (a branch parts at 0 or at a run's `RUN_FINISHED` or `RUN_ERROR`; at a pause the branch waits with its own copy of the questions)", body = ErrorBody),
         (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "Storage unavailable", body = ErrorBody),
     )

@@ -345,7 +345,10 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         parent: root,
         at_seq: 2,
     };
-    let row = store.fork_session(branch, at_two, None, 5).await.unwrap();
+    let row = store
+        .fork_session(branch, at_two, None, None, 5)
+        .await
+        .unwrap();
     let row = row.expect("a branch of an existing session");
     assert_eq!(
         (row.owner, row.last_seq, row.fork, row.title.as_str()),
@@ -391,7 +394,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         parent: branch,
         at_seq: 3,
     };
-    let named = store.fork_session(deeper, at_three, Some("Deeper"), 7);
+    let named = store.fork_session(deeper, at_three, None, Some("Deeper"), 7);
     let named = named.await.unwrap().unwrap();
     assert_eq!(
         (named.fork, named.title.as_str()),
@@ -408,7 +411,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         at_seq: 1,
     };
     let parted = store
-        .fork_session(inside, asked, None, 9)
+        .fork_session(inside, asked, None, None, 9)
         .await
         .unwrap()
         .unwrap();
@@ -426,13 +429,13 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         parent: branch,
         at_seq: 5,
     };
-    let refused = store.fork_session(SessionId::generate(), past, None, 9);
+    let refused = store.fork_session(SessionId::generate(), past, None, None, 9);
     assert_eq!(refused.await.unwrap(), None, "past the end");
     let missing = Fork {
         parent: SessionId::generate(),
         at_seq: 0,
     };
-    let refused = store.fork_session(SessionId::generate(), missing, None, 9);
+    let refused = store.fork_session(SessionId::generate(), missing, None, None, 9);
     assert_eq!(refused.await.unwrap(), None, "no such parent");
 
     // Deleting a session branches read from hides it and keeps its rows; its last
@@ -466,7 +469,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         at_seq: 0,
     };
     store
-        .fork_session(second, at_zero, None, 11)
+        .fork_session(second, at_zero, None, None, 11)
         .await
         .unwrap()
         .unwrap();
@@ -474,7 +477,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
     let swept = store.delete_idle_before(i64::MAX, 100).await.unwrap();
     assert_eq!(swept, [second]);
     let gone = store
-        .fork_session(SessionId::generate(), at_zero, None, 12)
+        .fork_session(SessionId::generate(), at_zero, None, None, 12)
         .await
         .unwrap();
     assert_eq!(

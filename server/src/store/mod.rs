@@ -134,10 +134,16 @@ pub trait EventLog: Send + Sync + 'static {
     /// owner, named `title` or as the parent is. `None` when the parent does not exist or
     /// has fewer events. Whether the seq is a place a branch may part (between runs) is
     /// the caller's to decide.
+    ///
+    /// `waiting` names the run that waits for its person at `fork.at_seq` (its
+    /// `RUN_FINISHED` paused on questions): the branch then waits too, with its own copy of
+    /// each question (the same ids, answered apart, with a fresh deadline of the same
+    /// length).
     fn fork_session(
         &self,
         id: SessionId,
         fork: Fork,
+        waiting: Option<&str>,
         title: Option<&str>,
         now_ms: i64,
     ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;

@@ -155,6 +155,7 @@ impl EventLog for PostgresStore {
         &self,
         id: SessionId,
         fork: Fork,
+        waiting: Option<&str>,
         title: Option<&str>,
         now_ms: i64,
     ) -> Result<Option<SessionRow>, StoreError> {
@@ -169,7 +170,7 @@ impl EventLog for PostgresStore {
                $4, id, $3, coalesce(root_id, id) FROM sessions WHERE id = $5 \
              RETURNING {SESSION_COLUMNS}"
         );
-        let row: SessionTuple = sqlx::query_as(&sql)
+        let mut row: SessionTuple = sqlx::query_as(&sql)
             .bind(id.to_string())
             .bind(title)
             .bind(from.at_seq as i64)
@@ -177,6 +178,25 @@ impl EventLog for PostgresStore {
             .bind(from.parent.to_string())
             .fetch_one(&mut *tx)
             .await?;
+        if let Some(run) = waiting {
+            use crate::store::sql::interrupts::{BRANCH_WAITS, COPY_WAITING};
+            let copied = sqlx::query(COPY_WAITING)
+                .bind(id.to_string())
+                .bind(now_ms)
+                .bind(from.parent.to_string())
+                .bind(run)
+                .execute(&mut *tx)
+                .await?;
+            if copied.rows_affected() > 0 {
+                sqlx::query(BRANCH_WAITS)
+                    .bind(run)
+                    .bind(id.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                row.3 = SessionStatus::AwaitingInput.as_str().to_string();
+                row.4 = Some(run.to_string());
+            }
+        }
         feed::announce(&mut tx, &Change::Listed { session: id }).await?;
         tx.commit().await?;
         session_from(row).map(Some)

@@ -32,10 +32,10 @@ pub(crate) const RECORD_CLIENT_MESSAGE: &str =
 /// Names a session that still has its default title.
 pub(crate) const NAME_SESSION: &str =
     "UPDATE sessions SET title = $1, auto_title = FALSE WHERE id = $2 AND auto_title";
-/// Records an interrupt's answer: state, response, resumed run, time, interrupt.
+/// Records an interrupt's answer: state, response, resumed run, time, interrupt, session.
 pub(crate) const ANSWER_INTERRUPT: &str =
     "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
-     WHERE id = $5";
+     WHERE id = $5 AND session_id = $6";
 
 /// A value bound to a guard statement's placeholder.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -172,6 +172,7 @@ async fn apply_write<R: GuardRows>(
                 Param::Text(&run_id),
                 Param::Int(now_ms),
                 Param::Text(&interrupt_id),
+                Param::Text(session),
             ];
             rows.execute(ANSWER_INTERRUPT, &params).await
         }

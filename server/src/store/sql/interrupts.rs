@@ -5,6 +5,17 @@
 pub(crate) const INSERT_INTERRUPT: &str = "INSERT INTO interrupts \
      (id, session_id, run_id, tool_call_id, interrupt, created_at, expires_at, reason) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+/// Gives a branch its own copy of each question a run waits on in the session it parts
+/// from: branch, time, session, run. Pending, with a fresh deadline of the same length.
+pub(crate) const COPY_WAITING: &str = "INSERT INTO interrupts \
+     (id, session_id, run_id, tool_call_id, interrupt, status, created_at, expires_at, reason) \
+     SELECT id, $1, run_id, tool_call_id, interrupt, 'pending', $2, \
+       CASE WHEN expires_at IS NULL THEN NULL ELSE $2 + (expires_at - created_at) END, reason \
+     FROM interrupts WHERE session_id = $3 AND run_id = $4";
+/// The state a branch that parts where its run waits starts in: run, branch.
+pub(crate) const BRANCH_WAITS: &str =
+    "UPDATE sessions SET status = 'awaiting_input', active_run_id = $1 WHERE id = $2";
+
 /// Records a run's end: id (`session:seq`), session, run (else the lease's), outcome,
 /// error, time.
 pub(crate) const INSERT_RUN_END: &str = "INSERT INTO run_ends \

@@ -26,7 +26,10 @@ macro_rules! webhook_sources_on {
             let sql = format!(
                 "INSERT INTO webhook_deliveries \
                    (id, interrupt_id, session_id, url, next_attempt_at, created_at) \
-                 SELECT i.id || '@' || $1, i.id, i.session_id, $2, $3, $3 FROM interrupts i \
+                 SELECT CASE WHEN s.root_id IS NULL THEN i.id \
+                     ELSE i.session_id || ':' || i.id END || '@' || $1, \
+                   i.id, i.session_id, $2, $3, $3 \
+                 FROM interrupts i JOIN sessions s ON s.id = i.session_id \
                  WHERE i.status = 'pending' AND i.created_at >= $4 {reasons} \
                  ON CONFLICT (id) DO NOTHING"
             );

@@ -175,8 +175,11 @@ macro_rules! webhooks_on {
             claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
             for row in claimed.iter_mut().filter(|r| r.event == crate::store::webhooks::WAITING) {
                 let interrupt: Option<(String,)> =
-                    sqlx::query_as("SELECT interrupt FROM interrupts WHERE id = $1")
-                        .bind(&row.interrupt_id)
+                    sqlx::query_as(
+                        "SELECT interrupt FROM interrupts WHERE id = $1 AND session_id = $2",
+                    )
+                    .bind(&row.interrupt_id)
+                    .bind(row.session.to_string())
                         .fetch_optional(pool)
                         .await?;
                 row.interrupt = interrupt.map(|(json,)| json);
@@ -224,7 +227,7 @@ macro_rules! webhooks_on {
                    claimed_by = NULL, last_error = 'not sent: the interrupt was settled first' \
                  WHERE state = 'pending' AND event = 'session.waiting' AND NOT EXISTS \
                    (SELECT 1 FROM interrupts i WHERE i.id = webhook_deliveries.interrupt_id \
-                      AND i.status = 'pending')",
+                      AND i.session_id = webhook_deliveries.session_id AND i.status = 'pending')",
             )
             .bind(now_ms)
             .execute(pool)

@@ -131,7 +131,7 @@ async fn a_branch_reads_its_prefix_wherever_the_parents_rows_are() {
     let branch = SessionId::generate();
     let fork = Fork { parent, at_seq: 20 };
     store
-        .fork_session(branch, fork, None, 0)
+        .fork_session(branch, fork, None, None, 0)
         .await
         .unwrap()
         .unwrap();

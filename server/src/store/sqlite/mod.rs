@@ -136,12 +136,15 @@ impl EventLog for SqliteStore {
         &self,
         id: SessionId,
         fork: Fork,
+        waiting: Option<&str>,
         title: Option<&str>,
         now_ms: i64,
     ) -> Result<Option<SessionRow>, StoreError> {
         let tail = &self.log.tail;
         let named = title.is_some();
         let created = self.writer.lock().await.with(|conn| {
+            let tx = conn.unchecked_transaction()?;
+            let conn = &*tx;
             let Some(from) = branches::branch_point(conn, tail, fork)? else {
                 return Ok(None);
             };
@@ -169,13 +172,33 @@ impl EventLog for SqliteStore {
                 from.at_seq as i64,
                 conversation
             ])?;
+            let mut status = SessionStatus::Idle;
+            if let Some(run) = waiting {
+                use crate::store::sql::interrupts::{BRANCH_WAITS, COPY_WAITING};
+                let copied = conn
+                    .prepare_cached(COPY_WAITING)?
+                    .execute(rusqlite::params![
+                        id.to_string(),
+                        now_ms,
+                        from.parent.to_string(),
+                        run
+                    ])?;
+                if copied > 0 {
+                    conn.prepare_cached(BRANCH_WAITS)?
+                        .execute(rusqlite::params![run, id.to_string()])?;
+                    status = SessionStatus::AwaitingInput;
+                }
+            }
+            tx.commit()?;
             let owner = UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             Ok(Some(SessionRow {
                 id,
                 owner,
                 title,
-                status: SessionStatus::Idle,
-                active_run_id: None,
+                status,
+                active_run_id: (status == SessionStatus::AwaitingInput)
+                    .then(|| waiting.map(str::to_string))
+                    .flatten(),
                 last_seq: from.at_seq,
                 created_at: now_ms,
                 updated_at: now_ms,
