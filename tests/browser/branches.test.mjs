@@ -29,7 +29,8 @@ before(async () => {
   writeFileSync(script, JSON.stringify({ turns: TURNS }));
   tandem = await startTandem({
     port: await freePort(),
-    args: ['--engine', 'script', '--script', script, '--token-delay-ms', '5', '--web-dir', webDir()],
+    args: ['--engine', 'script', '--script', script, '--token-delay-ms', '5', '--models', 'tandem-alt',
+      '--web-dir', webDir()],
   });
   browser = await launchBrowser();
   let context;
@@ -99,6 +100,16 @@ describe('a conversation you can steer', () => {
     await page.getByRole('textbox', { name: 'Edit your message' }).press('Escape');
     await page.getByRole('textbox', { name: 'Edit your message' }).waitFor({ state: 'detached' });
     await shots(page, '32-first-line');
+  });
+
+  it('regenerates an answer on another model from its menu', async () => {
+    await page.getByRole('combobox', { name: 'Regenerate with another model' }).selectOption('tandem-alt');
+    await place().getByText('Branch 4 / 4').waitFor();
+    await assistantSaying(page, 'Lisbon is lovely.');
+    await idle(page);
+    assert.equal(await byId(page, 'model-picker').inputValue(), 'tandem-alt',
+      'the branch runs on the model picked');
+    assert.deepEqual(await textsOf(page, 'user-message'), ['Where should I go?']);
     assert.deepEqual(errors.flat(), []);
   });
 });

@@ -178,9 +178,13 @@ pub async fn edit_message(
 
 /// `POST /api/sessions/{id}/runs/{runId}/regenerate`: a branch that parts before the run,
 /// with its message sent again.
-pub async fn regenerate(id: &str, run_id: &str) -> Result<BranchStarted, ApiError> {
+pub async fn regenerate(
+    id: &str,
+    run_id: &str,
+    model: Option<String>,
+) -> Result<BranchStarted, ApiError> {
     let url = format!("/api/sessions/{id}/runs/{run_id}/regenerate");
-    json(send(Request::post(&url).json(&Regenerate::default())).await?).await
+    json(send(Request::post(&url).json(&Regenerate { model })).await?).await
 }
 
 /// `GET /api/sessions/{id}/branches`: every line of the session's conversation, oldest

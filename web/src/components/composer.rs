@@ -20,7 +20,7 @@ use wasm_bindgen::JsCast;
 
 use crate::api::ConnState;
 use crate::state::route::navigate;
-use crate::state::{use_session, RunState};
+use crate::state::{use_models, use_session, RunState};
 
 /// Error codes with which the server refuses a message; the draft is put back.
 const REFUSALS: [&str; 5] = [
@@ -143,7 +143,7 @@ pub fn Composer() -> impl IntoView {
             (ConnState::Live, RunState::Idle) => None,
         }
     };
-    let models = LocalResource::new(|| async { crate::api::rest::models().await.ok() });
+    let models = use_models().expect("the composer is on a signed-in page");
     // The model the picker shows: the person's pick, else the session's, else the default.
     let picked = RwSignal::new(None::<String>);
     Effect::new(move |_| {
@@ -151,7 +151,7 @@ pub fn Composer() -> impl IntoView {
         picked.set(None);
     });
     let current = move || {
-        let default = models.get().flatten().map(|list| list.default);
+        let default = models.get().map(|list| list.default);
         session.model().get().or(default)
     };
     let shown = move || picked.get().or_else(current);
@@ -229,7 +229,7 @@ pub fn Composer() -> impl IntoView {
             ></textarea>
             <div class="composer-actions">
                 {move || {
-                    let list = models.get().flatten().filter(|list| list.models.len() > 1)?;
+                    let list = models.get().filter(|list| list.models.len() > 1)?;
                     let options = list
                         .models
                         .into_iter()

@@ -15,7 +15,7 @@ use shared::ClientFrame;
 use super::copy_code::{copy_text, COPIED_FOR};
 use crate::api::ConnState;
 use crate::markdown;
-use crate::state::{usage, use_session, Item, ItemBody, RunState};
+use crate::state::{usage, use_models, use_session, Item, ItemBody, Models, RunState};
 
 /// What Continue sends: the person's message that starts the run continuing a stopped
 /// answer.
@@ -210,11 +210,45 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                 && session.connection().get() == ConnState::Live
         }
     };
-    let regenerate = move |_| {
-        if let Some(run) = run_id.clone() {
-            session.regenerate(run);
+    let regenerate = {
+        let run_id = run_id.clone();
+        move |model: Option<String>| {
+            if let Some(run) = run_id.clone() {
+                session.regenerate(run, model);
+            }
         }
     };
+    let regenerate_here = {
+        let regenerate = regenerate.clone();
+        move |_| regenerate(None)
+    };
+    // When the server offers several models, a menu regenerates on another one.
+    let models = StoredValue::new(use_models());
+    let model_menu = move || {
+        let choices = models.get_value().and_then(Models::choices)?;
+        let regenerate = regenerate.clone();
+        let options = choices
+            .into_iter()
+            .map(|model| view! { <option value=model.clone()>{model.clone()}</option> })
+            .collect_view();
+        Some(view! {
+            <select
+                class="model-picker answer-model"
+                aria-label="Regenerate with another model"
+                title="Run this answer's message again on another model: a new branch"
+                on:change=move |ev| {
+                    let model = event_target_value(&ev);
+                    if !model.is_empty() {
+                        regenerate(Some(model));
+                    }
+                }
+            >
+                <option value="" selected=true>"with…"</option>
+                {options}
+            </select>
+        })
+    };
+
     let continue_answer = move |_| {
         let frame = ClientFrame::UserMessage {
             text: CONTINUE_PROMPT.to_string(),
@@ -241,10 +275,11 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                     type="button"
                     class="answer-action answer-regenerate"
                     title="Run this answer's message again: a new branch; this one stays"
-                    on:click=regenerate.clone()
+                    on:click=regenerate_here.clone()
                 >
                     "Regenerate"
                 </button>
+                {model_menu.clone()}
             </Show>
             <Show when=can_continue>
                 <button

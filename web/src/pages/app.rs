@@ -11,7 +11,9 @@ use super::shared::SharedPage;
 use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn, UndoDelete};
 use crate::state::route::shared_link;
 use crate::state::route::use_route;
-use crate::state::{provide_auth, provide_layout, provide_session, provide_sessions, AuthState};
+use crate::state::{
+    provide_auth, provide_layout, provide_models, provide_session, provide_sessions, AuthState,
+};
 
 /// The whole page: a share link's read-only view, or the signed-in workspace.
 #[component]
@@ -36,6 +38,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Workspace() -> impl IntoView {
     provide_sessions();
+    provide_models();
     let session = provide_session();
     let layout = provide_layout();
     let route = use_route();

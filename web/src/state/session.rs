@@ -267,9 +267,12 @@ impl Session {
         });
     }
 
-    /// Runs an answer's run again in a branch that parts before it, which then opens.
-    pub fn regenerate(self, run_id: String) {
-        self.branch_from(move |id| async move { crate::api::rest::regenerate(&id, &run_id).await });
+    /// Runs an answer's run again (on `model`, if given) in a branch that parts before it,
+    /// which then opens.
+    pub fn regenerate(self, run_id: String, model: Option<String>) {
+        self.branch_from(move |id| async move {
+            crate::api::rest::regenerate(&id, &run_id, model).await
+        });
     }
 
     fn branch_from<F, Fut>(self, make: F)
