@@ -315,3 +315,27 @@ async fn a_thread_whose_id_is_a_session_of_the_caller_runs_in_that_session() {
     assert_eq!(streamed[0]["threadId"], made.as_str());
     assert_eq!(streamed, logged(&app, &made, &made, 0).await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_deleted_while_branches_read_it_asks_for_a_fresh_thread() {
+    let app = spawn_app(json!([{"text": "Hi."}, {"text": "Again."}])).await;
+    let thread = Uuid::new_v4().to_string();
+    let (session, events) = run(&app, &input(&thread, vec![user("u1", "Hi")])).await;
+    let end = app.log(&session).await.len() as u64;
+    assert_eq!(events.len() as u64, end);
+    let path = format!("/api/sessions/{session}/fork");
+    assert_eq!(app.post(&path, json!({"atSeq": end})).await.0, 201);
+    assert_eq!(app.delete_session(&session).await, 204);
+    // The thread's session is kept, hidden, for its branch: the thread cannot start again.
+    let again = input(&thread, vec![user("u2", "Once more")]);
+    let response = post(&app, &again).await;
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fresh threadId"),
+        "{body}"
+    );
+}

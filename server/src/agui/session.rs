@@ -8,9 +8,11 @@
 //! cost the same. A thread's session is created only when its first input starts a run,
 //! after every check: a refused input leaves nothing behind.
 
+use crate::agent::Refusal;
 use crate::auth::Caller;
 use crate::domain::SessionId;
 use crate::error::ApiError;
+use crate::eventlog::WriteError;
 use crate::state::AppState;
 use crate::store::Store;
 
@@ -69,9 +71,26 @@ pub async fn create<S: Store>(
         Ok(_) => Ok(true),
         Err(error) => match state.store.session(id).await? {
             Some(row) if row.owner == caller.user => Ok(false),
+            // Refused by the database (not unavailable), with no session to show: the
+            // thread's session was deleted while branches still read its history (it is
+            // kept, hidden, under this id).
+            _ if refused_by_the_database(&error) => Err(ApiError::BadRequest(
+                "this thread was deleted; start a new thread with a fresh threadId".into(),
+            )),
             _ => Err(error.into()),
         },
     }
+}
+
+/// Whether creating a session failed because the database refused the row (its id is
+/// taken), not because it could not be reached.
+fn refused_by_the_database(error: &Refusal) -> bool {
+    let store = match error {
+        Refusal::Store(store) => store,
+        Refusal::Write(WriteError::Store(store)) => store,
+        _ => return false,
+    };
+    !store.is_transient()
 }
 
 /// Deletes a session made for a run that could not start after all (the queue filled

@@ -28,7 +28,7 @@ pub const SESSION_ID_HEADER: &str = "tandem-session-id";
     responses(
         (status = 200, description = "The run's events from `RUN_STARTED` to `RUN_FINISHED` or `RUN_ERROR`, each as `data: <event JSON>`, carrying the input's `threadId` (a repeated input streams the run it started)", content_type = "text/event-stream", body = String,
          headers(("Tandem-Session-Id" = String, description = "The id of the thread's session, for its socket and REST routes"))),
-        (status = 400, description = "Malformed body, not a RunAgentInput, or a `threadId` that is not a UUID", body = ErrorBody),
+        (status = 400, description = "Malformed body, not a RunAgentInput, a `threadId` that is not a UUID, or a thread whose session was deleted while branches still read it", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "`interrupt_not_found`: `resume` names no interrupt of the thread", body = ErrorBody),
         (status = 406, description = "`Accept` excludes `text/event-stream`", body = ErrorBody),
