@@ -339,3 +339,31 @@ async fn a_thread_deleted_while_branches_read_it_asks_for_a_fresh_thread() {
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_message_is_edited_into_a_branch_by_its_id() {
+    let app = spawn_app(json!([{"text": "Hi."}, {"text": "Again."}])).await;
+    let thread = Uuid::new_v4().to_string();
+    let (session, _) = run(&app, &input(&thread, vec![user("u1", "Hello")])).await;
+    let path = format!("/api/sessions/{session}/messages/u1/edit");
+    let (status, branch) = app.post(&path, json!({"text": "Hello there"})).await;
+    assert_eq!(status, 201, "{branch}");
+    assert_eq!(
+        branch["forkSeq"], 0,
+        "the client's first message started the thread"
+    );
+    let id = branch["id"].as_str().unwrap();
+    let mut socket = app.socket(id, 0).await;
+    let run = socket.until_run_end().await;
+    let text: String = run
+        .iter()
+        .filter_map(|(_, e)| match &e.body {
+            shared::EventBody::TextMessageContent { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        text.contains("Hello there") && text.contains("Hi."),
+        "{text}"
+    );
+}

@@ -37,6 +37,7 @@ const SCRIPT = {
     { text: 'The card is on your screen.' },
     { toolCalls: [requestInput({ prompt: 'Your name?', kind: 'text' })] },
     { text: 'Welcome back, Ada.' },
+    { text: 'The log’s story goes on.' },
   ],
 };
 
@@ -216,5 +217,20 @@ describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
       e.type === 'RUN_STARTED' || e.type === 'RUN_FINISHED' ? { ...e, threadId: thread } : e,
     );
     assert.deepEqual(seen, asStreamed, 'the agent got the log’s events, under its threadId');
+  });
+  it('reads a client’s edited history against the log: what the log holds stands', async () => {
+    // The client changes its first message in place (same id) and sends a new one. The log
+    // holds the first as it was sent; only what is new runs (branching is the REST edit's).
+    const [first, ...rest] = agent.messages;
+    agent.setMessages([{ ...first, content: 'An edited first question' }, ...rest]);
+    say('And now?');
+    const before = received.length;
+    await agent.runAgent();
+    const started = received.slice(before).find((e) => e.type === 'RUN_STARTED');
+    assert.deepEqual(started.input.messages.map((m) => m.content), ['And now?']);
+    assert.equal(lastAssistantText(), 'The log’s story goes on.', 'the log’s eighth model call');
+    const page = await (await fetch(`${tandem.url}/api/sessions/${agent.threadId}/events?after=0&limit=10`)).json();
+    const firstRun = page.events.find((e) => e.event.type === 'RUN_STARTED');
+    assert.equal(firstRun.event.input.messages[0].content, 'Hi', 'the log keeps what was sent');
   });
 });

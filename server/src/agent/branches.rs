@@ -84,8 +84,8 @@ struct RunFound {
     run_id: String,
     /// The seq of its `RUN_STARTED`: a branch that redoes it parts just before.
     started_at: u64,
-    /// The person's message that started it, if one did (not an answer, not an AG-UI
-    /// client's input).
+    /// The person's message that started it (typed, or in an AG-UI client's input), if
+    /// one did (not an answer).
     message: Option<(String, String)>,
     /// Its `RUN_FINISHED` or `RUN_ERROR` is in the log.
     ended: bool,
@@ -105,12 +105,21 @@ async fn runs_of<S: Store>(
             continue;
         };
         match event.body {
-            EventBody::RunStarted { run_id, .. } => runs.push(RunFound {
-                run_id,
-                started_at: row.seq,
-                message: None,
-                ended: false,
-            }),
+            EventBody::RunStarted { run_id, input, .. } => {
+                // An AG-UI client's message travels in the run's input.
+                let message = shared::run_input::input_messages(input.as_ref())
+                    .into_iter()
+                    .find_map(|message| match message {
+                        shared::run_input::InputMessage::User { id, text } => Some((id, text)),
+                        _ => None,
+                    });
+                runs.push(RunFound {
+                    run_id,
+                    started_at: row.seq,
+                    message,
+                    ended: false,
+                })
+            }
             EventBody::TextMessageStart {
                 message_id,
                 role: Some(shared::TextRole::User),
@@ -195,7 +204,7 @@ pub async fn for_regenerate<S: Store>(
     }
     let Some((_, text)) = run.message.clone() else {
         return Err(Refusal::InvalidMessage(format!(
-            "run {} was not started by a message of yours (an answer or an AG-UI client's input)",
+            "run {} was not started by a message of yours (it continued after an answer)",
             cut(run_id)
         )));
     };

@@ -137,7 +137,7 @@ pub async fn edit<S: Store>(
         (status = 404, description = "No such session of the caller's, or no such run in it", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
-        (status = 422, description = "`invalid_message`: the run is still going, no message of the person's started it, or the model is not one of `GET /api/models`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: the run is still going, no message of the person's started it (it continued after an answer), or the model is not one of `GET /api/models`", body = ErrorBody),
         (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
