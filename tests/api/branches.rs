@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 use shared::EventBody;
 
+use crate::helpers::socket::{run_id, user_message};
 use crate::helpers::{assert_valid_session, spawn_app, spawn_app_with, spawn_app_with_users};
 
 fn ask() -> Value {
@@ -159,20 +160,6 @@ async fn a_branch_parts_only_between_runs_of_the_callers_own_session() {
     assert_eq!(rows.len(), 1, "a conversation is listed once: {rows:?}");
 }
 
-/// The id of the person's first message in a history.
-fn user_message(log: &[(u64, shared::Event)]) -> String {
-    log.iter()
-        .find_map(|(_, e)| match &e.body {
-            EventBody::TextMessageStart {
-                message_id,
-                role: Some(shared::TextRole::User),
-                ..
-            } => Some(message_id.clone()),
-            _ => None,
-        })
-        .expect("a message of the person's")
-}
-
 /// The id of the first message of the assistant's in a history.
 fn assistant_message(log: &[(u64, shared::Event)]) -> String {
     log.iter()
@@ -185,17 +172,6 @@ fn assistant_message(log: &[(u64, shared::Event)]) -> String {
             _ => None,
         })
         .expect("a message of the assistant's")
-}
-
-/// The run id of the `n`th `RUN_STARTED` in a history.
-fn run_id(log: &[(u64, shared::Event)], n: usize) -> String {
-    log.iter()
-        .filter_map(|(_, e)| match &e.body {
-            EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
-            _ => None,
-        })
-        .nth(n)
-        .expect("that many runs")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -149,17 +149,31 @@ async fn runs_of<S: Store>(
     Ok((runs, others))
 }
 
-/// What a branch that redoes a run starts with.
+/// A run to do again in a branch: where the branch parts (just before the run), the
+/// message that starts its run there, and how it came to be (for the metric).
 pub struct Redo {
-    /// The branch, parted just before the run.
-    pub branch: SessionRow,
-    /// The message that starts its run.
+    at_seq: u64,
+    /// The message that starts the branch's run.
     pub text: String,
+    how: &'static str,
 }
 
-/// A branch of `parent` for editing its person's message `message_id`: it parts just
-/// before the run that message started; the caller sends the new text in it.
-pub async fn for_edit<S: Store>(
+impl Redo {
+    /// Makes the branch of `parent` this redo parts into.
+    pub async fn branch<S: Store>(
+        &self,
+        store: &S,
+        parent: &SessionRow,
+    ) -> Result<SessionRow, Refusal> {
+        let branch = part(store, parent, self.at_seq, None).await?;
+        METRICS.branched(self.how);
+        Ok(branch)
+    }
+}
+
+/// Editing the person's message `message_id` of `parent` to `text`: a branch just before
+/// the run that message started.
+pub async fn edit<S: Store>(
     store: &S,
     parent: &SessionRow,
     message_id: &str,
@@ -179,14 +193,16 @@ pub async fn for_edit<S: Store>(
         .ok_or_else(|| {
             Refusal::NotFound(format!("no message {} in this session", cut(message_id)))
         })?;
-    let branch = part(store, parent, run.started_at - 1, None).await?;
-    METRICS.branched("edit");
-    Ok(Redo { branch, text })
+    Ok(Redo {
+        at_seq: run.started_at - 1,
+        text,
+        how: "edit",
+    })
 }
 
-/// A branch of `parent` that runs `run_id`'s message again: it parts just before that run.
-/// Refused while the run goes on, and for a run no message of the person's started.
-pub async fn for_regenerate<S: Store>(
+/// Running `run_id`'s message of `parent` again: a branch just before that run. Refused
+/// while the run goes on, and for a run no message of the person's started.
+pub async fn regenerate<S: Store>(
     store: &S,
     parent: &SessionRow,
     run_id: &str,
@@ -208,9 +224,11 @@ pub async fn for_regenerate<S: Store>(
             cut(run_id)
         )));
     };
-    let branch = part(store, parent, run.started_at - 1, None).await?;
-    METRICS.branched("regenerate");
-    Ok(Redo { branch, text })
+    Ok(Redo {
+        at_seq: run.started_at - 1,
+        text,
+        how: "regenerate",
+    })
 }
 
 /// An id from the caller, cut short for an error message.

@@ -110,12 +110,8 @@ pub async fn edit<S: Store>(
     let (session, message_id) = path.into_inner();
     let parent = owned_session(&state, &caller, &session).await?;
     let edit: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
-    let message = NewMessage::typed(edit.text, None);
-    state.runner.check_message(&message, parent.owner)?;
-    state.rates.create_session(caller.user)?;
-    state.rates.send_message(caller.user)?;
-    let redo = branches::for_edit(&*state.store, &parent, &message_id, message.text).await?;
-    start(&state, &parent, redo, None).await
+    let redo = branches::edit(&*state.store, &parent, &message_id, edit.text).await?;
+    start(&state, &caller, &parent, redo, None).await
 }
 
 /// `POST /api/sessions/{id}/runs/{runId}/regenerate` `{model?}` → 201: a branch that
@@ -153,29 +149,28 @@ pub async fn regenerate<S: Store>(
     let parent = owned_session(&state, &caller, &session).await?;
     let max = state.limits.max_body_bytes;
     let asked: Regenerate = read_json(&request, body, max, Some(Regenerate::default())).await?;
-    let probe = NewMessage {
-        model: asked.model.clone(),
-        ..NewMessage::typed("-".into(), None)
-    };
-    state.runner.check_message(&probe, parent.owner)?;
-    state.rates.create_session(caller.user)?;
-    state.rates.send_message(caller.user)?;
-    let redo = branches::for_regenerate(&*state.store, &parent, &run_id).await?;
-    start(&state, &parent, redo, asked.model).await
+    let redo = branches::regenerate(&*state.store, &parent, &run_id).await?;
+    start(&state, &caller, &parent, redo, asked.model).await
 }
 
-/// Sends a redo's message in its branch; answers 201 with the branch as it now stands.
+/// Checks a redo's message (its text, its model, room in the queue, the caller's rates),
+/// then makes its branch and sends the message there; answers 201 with the branch as it
+/// now stands. Nothing is written on a refusal.
 async fn start<S: Store>(
     state: &AppState<S>,
+    caller: &Caller,
     parent: &SessionRow,
     redo: Redo,
     model: Option<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let Redo { branch, text } = redo;
     let message = NewMessage {
         model,
-        ..NewMessage::typed(text, None)
+        ..NewMessage::typed(redo.text.clone(), None)
     };
+    state.runner.check_message(&message, parent.owner)?;
+    state.rates.create_session(caller.user)?;
+    state.rates.send_message(caller.user)?;
+    let branch = redo.branch(&*state.store, parent).await?;
     let accepted = state
         .runner
         .post_message(branch.id, parent.owner, message)

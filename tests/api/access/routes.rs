@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use tandem::routes::{Access, ROUTES};
 
 use super::{alice_and_bob, paused_session};
+use crate::helpers::socket::{run_id, user_message};
 use crate::helpers::TestApp;
 
 /// What a test sends to one route: the body, if any, and a query string.
@@ -165,19 +166,7 @@ async fn share_of(owner: &TestApp, session: &str) -> (String, String) {
 /// The id of the person's message in `session` and of the run it started.
 async fn message_and_run(owner: &TestApp, session: &str) -> (String, String) {
     let log = owner.log(session).await;
-    let message = log.iter().find_map(|(_, e)| match &e.body {
-        shared::EventBody::TextMessageStart {
-            message_id,
-            role: Some(shared::TextRole::User),
-            ..
-        } => Some(message_id.clone()),
-        _ => None,
-    });
-    let run = log.iter().find_map(|(_, e)| match &e.body {
-        shared::EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
-        _ => None,
-    });
-    (message.unwrap(), run.unwrap())
+    (user_message(&log), run_id(&log, 0))
 }
 
 /// The body with ids replaced, so two refusals can be compared.

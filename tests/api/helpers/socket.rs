@@ -210,3 +210,28 @@ pub fn interrupt_id(events: &[(u64, Event)]) -> String {
         })
         .expect("the run ended with an interrupt")
 }
+
+/// The id of the person's first message in a history.
+pub fn user_message(log: &[(u64, shared::Event)]) -> String {
+    log.iter()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::TextMessageStart {
+                message_id,
+                role: Some(shared::TextRole::User),
+                ..
+            } => Some(message_id.clone()),
+            _ => None,
+        })
+        .expect("a message of the person's")
+}
+
+/// The run id of the `n`th `RUN_STARTED` in a history.
+pub fn run_id(log: &[(u64, shared::Event)], n: usize) -> String {
+    log.iter()
+        .filter_map(|(_, e)| match &e.body {
+            EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
+            _ => None,
+        })
+        .nth(n)
+        .expect("that many runs")
+}

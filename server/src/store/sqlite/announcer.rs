@@ -27,8 +27,13 @@ impl Announcer {
         (sender, receiver)
     }
 
-    /// Tells every receiver still open; forgets those that were dropped.
+    /// Tells every receiver still open; forgets those that were dropped. Nothing to tell
+    /// (most batches: tokens change no listed row) takes no lock.
     pub fn tell(&self, changes: impl IntoIterator<Item = Change>) {
+        let mut changes = changes.into_iter().peekable();
+        if changes.peek().is_none() {
+            return;
+        }
         let mut receivers = self.lock();
         if receivers.is_empty() {
             return;

@@ -66,8 +66,9 @@ pub(super) async fn replay_after(
     limit: u32,
     sink: &mut (dyn FnMut(u64, &str) + Send),
 ) -> Result<Replayed, StoreError> {
-    if tail.holds_from(id, after) {
-        return replay_own(reads, tail, id, after, limit, sink).await;
+    let held = tail.rows_after(id, after, limit as usize);
+    if starts_at(&held, after) {
+        return replay_own(reads, held, id, after, limit, sink).await;
     }
     let line = reads.with(|conn| lineage(conn, id)).await?;
     let mut replayed = Replayed {
@@ -80,7 +81,8 @@ pub(super) async fn replay_after(
             continue;
         }
         let wanted = wanted as u32;
-        let read = replay_own(reads, tail, session, replayed.last_seq, wanted, sink).await?;
+        let held = tail.rows_after(session, replayed.last_seq, wanted as usize);
+        let read = replay_own(reads, held, session, replayed.last_seq, wanted, sink).await?;
         replayed = Replayed {
             count: replayed.count + read.count,
             last_seq: read.last_seq,
@@ -95,16 +97,16 @@ pub(super) async fn replay_after(
 
 /// Hands up to `limit` of one session's own events with `seq > after` to `sink` as they
 /// are read: those in `events` straight from SQLite's row (its text checked as UTF-8, not
-/// copied), then those in memory.
+/// copied), then `held`, its rows in memory after `after` (read before the table, see the
+/// module's docs).
 async fn replay_own(
     reads: &Readers,
-    tail: &Tail,
+    held: Vec<TailRow>,
     id: SessionId,
     after: u64,
     limit: u32,
     sink: &mut (dyn FnMut(u64, &str) + Send),
 ) -> Result<Replayed, StoreError> {
-    let held = tail.rows_after(id, after, limit as usize);
     let mut replayed = Replayed {
         count: 0,
         last_seq: after,

@@ -126,16 +126,6 @@ impl Tail {
         row
     }
 
-    /// Whether the session's rows held here go on right after `after` (a read from there
-    /// needs nothing else).
-    pub fn holds_from(&self, session: SessionId, after: u64) -> bool {
-        let state = self.lock();
-        state.sessions.get(&session).is_some_and(|tail| {
-            let skip = tail.rows.partition_point(|row| row.seq <= after);
-            tail.rows.get(skip).is_some_and(|row| row.seq == after + 1)
-        })
-    }
-
     /// Up to `limit` of the session's rows here with `seq > after`, in seq order.
     pub fn rows_after(&self, session: SessionId, after: u64, limit: usize) -> Vec<TailRow> {
         let state = self.lock();
