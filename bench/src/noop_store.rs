@@ -15,8 +15,8 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, EventLog, Fork, InterruptRow, Records, SessionRow, ShareRow,
-    StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    derive_effects, Applied, Command, EventLog, Fork, InterruptRow, QueuedRow, Records, SessionRow,
+    ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere.
@@ -252,6 +252,14 @@ impl Records for NoopStore {
         Ok(Vec::new())
     }
 
+    async fn queued_messages(&self, _session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
     async fn expired_interrupts(
         &self,
         _now_ms: i64,
@@ -356,6 +364,7 @@ mod tests {
             run_id: "r".into(),
             client_message_id: None,
             title: "t".into(),
+            queued: None,
         };
         let first = command(id, guard.clone(), vec![start.clone(), start]);
         let applied = store.apply(&[first.clone(), first], 1).await.unwrap();

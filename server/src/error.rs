@@ -84,6 +84,12 @@ pub enum ApiError {
     NotAcceptable,
     #[error("{0}")]
     NotAForkPoint(String),
+    #[error(
+        "this session already holds {0} queued messages; wait until one runs, or withdraw one"
+    )]
+    QueueFull(u64),
+    #[error("the queued message already started its run; it can no longer change")]
+    AlreadyStarted(Value),
 }
 
 impl ApiError {
@@ -118,6 +124,8 @@ impl ApiError {
             Self::RunActiveOnThread(_) => "run_active",
             Self::NotAcceptable => "not_acceptable",
             Self::NotAForkPoint(_) => "not_a_fork_point",
+            Self::QueueFull(_) => "queue_full",
+            Self::AlreadyStarted(_) => "already_started",
         }
     }
 
@@ -126,7 +134,8 @@ impl ApiError {
         match self {
             Self::InterruptAnswered(state)
             | Self::InterruptExpired(state)
-            | Self::RunActiveOnThread(state) => Some(state.clone()),
+            | Self::RunActiveOnThread(state)
+            | Self::AlreadyStarted(state) => Some(state.clone()),
             _ => None,
         }
     }
@@ -193,6 +202,10 @@ impl From<Refusal> for ApiError {
                 "seq {at_seq} is inside a run: a branch parts between runs, at 0 or at the \
                  seq of a run's RUN_FINISHED or RUN_ERROR"
             )),
+            Refusal::QueueFull(max) => Self::QueueFull(max),
+            Refusal::QueuedStarted { run_id } => {
+                Self::AlreadyStarted(serde_json::json!({ "runId": run_id }))
+            }
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
             Refusal::Internal(what) => {
@@ -227,7 +240,9 @@ impl ResponseError for ApiError {
             | Self::Idle
             | Self::InterruptAnswered(_)
             | Self::TooManyShareLinks(_)
-            | Self::RunActiveOnThread(_) => StatusCode::CONFLICT,
+            | Self::RunActiveOnThread(_)
+            | Self::QueueFull(_)
+            | Self::AlreadyStarted(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,

@@ -105,6 +105,7 @@ impl Application {
             models: models(&config, &engine.info().model),
             lifecycle: lifecycle.clone(),
             released_elsewhere: Default::default(),
+            while_running: config.while_running,
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

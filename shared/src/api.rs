@@ -211,6 +211,10 @@ pub struct PostMessage {
     /// A model of `GET /api/models` for this run and the session's later ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// What the message does if a run is active or a question waits (the server's
+    /// `--while-running`, `queue` unless set otherwise, when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub while_running: Option<crate::queue::WhileRunning>,
 }
 
 /// `GET /api/models`: the models a session may run on.
@@ -249,6 +253,22 @@ pub struct RunAccepted {
     /// True when this repeated an earlier, identical request and changed nothing.
     #[serde(default)]
     pub duplicate: bool,
+    /// Set when the message waits instead of starting a run at once (a run was active):
+    /// queued, or steering the active run. `runId` is then the run it starts when its
+    /// turn comes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued: Option<crate::queue::QueuedMessage>,
+}
+
+impl RunAccepted {
+    /// A run started (or, `duplicate`, started earlier by the same request).
+    pub fn started(run_id: String, duplicate: bool) -> Self {
+        Self {
+            run_id,
+            duplicate,
+            queued: None,
+        }
+    }
 }
 
 /// `GET /api/info`: what this server runs.

@@ -1,6 +1,6 @@
 //! Tandem's WebSocket envelope: the frames a socket carries around AG-UI events.
 //!
-//! Server frames are tagged by `kind` (`event`, `caught_up`, `error`); client frames by
+//! Server frames are tagged by `kind` (`event`, `caught_up`, `queue`, `error`); client frames by
 //! `kind` too (`user_message`, `resume`, `cancel`). Field names are camelCase.
 
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,20 @@ pub enum ServerFrame {
     /// One committed event of the session's log, in `seq` order.
     Event { seq: u64, event: Event },
     /// The backlog after the socket's `after` has been sent; live frames follow.
-    /// `seq` is the last sequence number sent so far.
-    CaughtUp { seq: u64 },
+    /// `seq` is the last sequence number sent so far; `queued`, the messages waiting for
+    /// their turn (none when absent).
+    CaughtUp {
+        seq: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        queued: Vec<crate::queue::QueuedMessage>,
+    },
+    /// The session's queued messages changed (one was queued, edited, withdrawn, or
+    /// started): all of them now, in the order they run. Not an AG-UI event: a queued
+    /// message may wait between runs (through a pause), where AG-UI allows none; its
+    /// words enter the log as the person's message when it runs.
+    Queue {
+        queued: Vec<crate::queue::QueuedMessage>,
+    },
     /// The reply to a client frame that could not be taken; the socket stays open.
     Error { code: String, message: String },
 }
@@ -42,6 +54,9 @@ pub enum ClientFrame {
         /// A model of `GET /api/models` for this run and the session's later ones.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// What the message does if a run is active (the server's default when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        while_running: Option<crate::queue::WhileRunning>,
     },
     /// An answer to a pending interrupt.
     Resume {
@@ -109,7 +124,11 @@ mod tests {
     #[test]
     fn caught_up_frame_shape() {
         assert_eq!(
-            serde_json::to_value(ServerFrame::CaughtUp { seq: 4 }).unwrap(),
+            serde_json::to_value(ServerFrame::CaughtUp {
+                seq: 4,
+                queued: Vec::new()
+            })
+            .unwrap(),
             json!({"kind": "caught_up", "seq": 4})
         );
     }

@@ -12,6 +12,7 @@ pub mod api;
 pub mod custom;
 pub mod envelope;
 pub mod input;
+pub mod queue;
 pub mod run_input;
 pub mod sharing;
 pub mod usage;

@@ -241,10 +241,10 @@ async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
     assert!(String::from_utf8_lossy(&first).starts_with("data: {\"type\":\"RUN_STARTED\""));
     drop(response);
 
-    let (status, body) = crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(
-        &input(&thread, vec![user("u1", "Talk"), user("u2", "More")]),
-    ))
-    .await;
+    let mut second = input(&thread, vec![user("u1", "Talk"), user("u2", "More")]);
+    second["forwardedProps"] = json!({"whileRunning": "reject"});
+    let (status, body) =
+        crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(&second)).await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
         (409, Some("run_active")),
@@ -277,6 +277,56 @@ async fn a_run_outlives_its_client_and_a_second_input_is_told_where_to_watch() {
         text,
         words.join(" "),
         "every token, though nobody read the stream"
+    );
+}
+
+#[tokio::test]
+async fn an_input_during_a_run_waits_its_turn_and_streams_its_own_run() {
+    let words: Vec<String> = (0..100).map(|i| format!("w{i}")).collect();
+    let mut extra = UNLIMITED.to_vec();
+    extra.extend(["--token-delay-ms", "10"]);
+    let app = spawn_app_with(
+        json!([{"text": words.join(" ")}, {"text": "Next."}]),
+        &extra,
+    )
+    .await;
+    let thread = Uuid::new_v4().to_string();
+    let mut response = post(&app, &input(&thread, vec![user("u1", "Talk")])).await;
+    response
+        .chunk()
+        .await
+        .unwrap()
+        .expect("the first run began");
+
+    let second = input(&thread, vec![user("u1", "Talk"), user("u2", "More")]);
+    let queued = events(post(&app, &second).await).await;
+    assert_eq!(queued[0]["type"], "RUN_STARTED", "{queued:?}");
+    assert_eq!(
+        queued[0]["runId"], second["runId"],
+        "the stream is the run the input started, in its turn"
+    );
+    assert_eq!(outcome(&queued)["type"], "success");
+    let text: String = queued
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "Next.");
+    let first = events(response).await;
+    assert_eq!(
+        outcome(&first)["type"],
+        "success",
+        "the first run finished before the second began"
+    );
+
+    let mut bad = input(&thread, vec![user("u1", "Talk"), user("u3", "Again")]);
+    bad["forwardedProps"] = json!({"whileRunning": "later"});
+    let (status, body) =
+        crate::helpers::status_and_json(app.http.post(app.url("/api/agui")).json(&bad)).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (422, Some("invalid_message")),
+        "{body}"
     );
 }
 

@@ -218,7 +218,7 @@ async fn stop_while_waiting_cancels_the_question_and_finishes_cancelled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn messages_are_refused_while_input_is_awaited() {
+async fn messages_that_say_reject_are_refused_while_input_is_awaited() {
     let app = spawn_app(json!([ask("text", json!({}))])).await;
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "start").await;
@@ -226,7 +226,7 @@ async fn messages_are_refused_while_input_is_awaited() {
     let (status, body) = app
         .post(
             &format!("/api/sessions/{session}/messages"),
-            json!({"text": "hello?"}),
+            json!({"text": "hello?", "whileRunning": "reject"}),
         )
         .await;
     assert_eq!(

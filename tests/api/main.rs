@@ -20,6 +20,7 @@ mod manage;
 mod mcp;
 mod metrics;
 mod openai;
+mod queue;
 mod replay;
 mod rest;
 mod restart;

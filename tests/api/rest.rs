@@ -156,10 +156,10 @@ async fn a_repeated_client_message_id_is_one_message() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_message_during_a_run_is_refused_with_run_active() {
+async fn a_second_message_during_a_run_is_refused_with_run_active_under_while_running_reject() {
     let app = crate::helpers::spawn_app_with(
         json!([{"text": "slow ".repeat(200)}]),
-        &["--token-delay-ms", "5"],
+        &["--token-delay-ms", "5", "--while-running", "reject"],
     )
     .await;
     let (session, mut socket) = app.open_session().await;

@@ -15,6 +15,7 @@ mod expiry;
 mod new_message;
 mod open_items;
 pub mod prompt;
+mod queue;
 mod recorder;
 mod recovery;
 mod refusal;
@@ -32,6 +33,7 @@ pub use answers::Answers;
 pub use expiry::Expiry;
 pub use new_message::NewMessage;
 pub use open_items::OpenItems;
+pub use queue::Queue;
 pub use recovery::Recovery;
 pub use refusal::{Refusal, Settled};
 pub use runner::Runner;
@@ -66,6 +68,8 @@ pub struct RunDeps<S> {
     /// Woken when another instance hands its runs back: the lease keeper takes them over
     /// at once instead of at its next beat.
     pub released_elsewhere: Arc<tokio::sync::Notify>,
+    /// What a message sent while a run works does when it does not say.
+    pub while_running: shared::queue::WhileRunning,
 }
 
 /// What one run, and the input that starts it, may amount to.

@@ -23,6 +23,11 @@ pub struct NewMessage {
     pub input: Option<serde_json::Value>,
     /// A model of `Runner::models` for this run and the session's later ones.
     pub model: Option<String>,
+    /// What it does if a run is active (the server's `--while-running` when `None`).
+    pub while_running: Option<shared::queue::WhileRunning>,
+    /// Its `messageId` (a queued message keeps the id it was queued with); a new one
+    /// when `None`.
+    pub message_id: Option<String>,
 }
 
 impl NewMessage {
@@ -63,24 +68,31 @@ impl NewMessage {
             });
         }
         if self.input.is_none() {
-            let message_id = new_id("msg");
-            events.push(EventBody::TextMessageStart {
-                message_id: message_id.clone(),
-                role: Some(TextRole::User),
-                name: None,
-            });
-            events.push(EventBody::TextMessageContent {
-                message_id: message_id.clone(),
-                delta: self.text,
-            });
-            events.push(EventBody::TextMessageEnd { message_id });
+            let message_id = self.message_id.unwrap_or_else(|| new_id("msg"));
+            events.extend(user_message(message_id, self.text));
         }
         events
     }
 }
 
+/// The events of one message of the person's.
+pub(super) fn user_message(message_id: String, text: String) -> [EventBody; 3] {
+    [
+        EventBody::TextMessageStart {
+            message_id: message_id.clone(),
+            role: Some(TextRole::User),
+            name: None,
+        },
+        EventBody::TextMessageContent {
+            message_id: message_id.clone(),
+            delta: text,
+        },
+        EventBody::TextMessageEnd { message_id },
+    ]
+}
+
 /// Checks a message's text and `clientMessageId` against the limits.
-fn check_message(
+pub(super) fn check_message(
     text: &str,
     client_message_id: Option<&str>,
     max_bytes: usize,

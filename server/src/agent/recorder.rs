@@ -229,6 +229,43 @@ impl Recorder {
         abort
     }
 
+    /// Appends events (nothing open among them) behind a guard of their own, after
+    /// everything sent so far is committed; false if the guard refused them for any
+    /// reason but the lease or the session.
+    pub async fn emit_guarded(
+        &mut self,
+        guard: Guard,
+        bodies: Vec<EventBody>,
+    ) -> Result<bool, RunAbort> {
+        self.settle().await?;
+        let count = bodies.len() as u64;
+        if let Some(max) = self.max_events.filter(|max| self.emitted + count > *max) {
+            return Err(RunAbort::EventLimit(max));
+        }
+        let now = now_ms();
+        let entries = bodies
+            .into_iter()
+            .map(|b| LogEntry::new(Event::at(b, now)))
+            .collect();
+        let command = Command {
+            session: self.session,
+            guard,
+            entries,
+        };
+        match self.writer.submit(command).await {
+            Ok(Applied::Committed { .. }) => {
+                self.emitted += count;
+                Ok(true)
+            }
+            Ok(Applied::Rejected(Rejection::LeaseLost)) => Err(self.broken(RunAbort::LeaseLost)),
+            Ok(Applied::Rejected(Rejection::SessionMissing)) => {
+                Err(self.broken(RunAbort::SessionGone))
+            }
+            Ok(Applied::Rejected(_)) => Ok(false),
+            Err(error) => Err(self.broken(error.into())),
+        }
+    }
+
     /// Awaits the commit of everything sent so far.
     pub async fn settle(&mut self) -> Result<(), RunAbort> {
         self.settle_down_to(0).await

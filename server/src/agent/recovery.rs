@@ -51,9 +51,18 @@ pub struct Recovery<'a, S> {
 
 impl<S: Store> Recovery<'_, S> {
     /// Takes over the runs nobody executes any more (left in flight by a dead process,
-    /// or by an instance whose lease lapsed), repairs them and continues those that may;
-    /// returns how many were taken over. `starting`: this process has just started.
+    /// or by an instance whose lease lapsed), repairs them and continues those that may,
+    /// then starts the queued messages nothing takes; returns how many runs were taken
+    /// over. `starting`: this process has just started.
     pub async fn recover_interrupted_runs(&self, starting: bool) -> Result<usize, WriteError> {
+        let taken = self.take_over_runs(starting).await?;
+        if let Err(error) = self.runner.queue().start_waiting().await {
+            tracing::warn!(%error, "could not start the queued messages nothing took");
+        }
+        Ok(taken)
+    }
+
+    async fn take_over_runs(&self, starting: bool) -> Result<usize, WriteError> {
         let store = &self.runner.deps.store;
         let taken = store.take_over_runs(now_ms(), starting).await?;
         if taken.is_empty() {

@@ -40,6 +40,14 @@ pub enum Refusal {
     /// A branch cannot part at this seq: it is inside a run.
     #[error("seq {at_seq} is not a place a branch can part")]
     NotAForkPoint { at_seq: u64 },
+    /// The session holds as many queued messages as it may.
+    #[error(
+        "this session already holds {0} queued messages; wait until one runs, or withdraw one"
+    )]
+    QueueFull(u64),
+    /// The queued message has started its run (or joined the run it steered).
+    #[error("the queued message already started run {run_id}")]
+    QueuedStarted { run_id: String },
     /// The server's queue of runs waiting for a slot is full.
     #[error("the server's run queue is full")]
     Saturated,

@@ -10,7 +10,8 @@
 //!
 //! Before its first model call a run takes one of the server's run slots and learns whom
 //! it works for ([`super::run_setup`]); before each, it draws the model's view of the
-//! conversation ([`super::view`]).
+//! conversation ([`super::view`]), after the person's steering messages join the run
+//! ([`super::queue::take_steering`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -171,6 +172,11 @@ async fn run<S: Store>(
                 }
                 Err(_) => return finish_cancelled(recorder).await,
             }
+        }
+        // Messages the person sent to steer the run join it here, after the calls in
+        // flight; the next pass folds them in.
+        if super::queue::take_steering(deps, recorder).await? {
+            continue;
         }
         if model_calls == deps.limits.max_model_calls {
             let message = format!(

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use shared::api::{RunAccepted, SessionStatus};
+use shared::queue::WhileRunning;
 use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
@@ -21,7 +22,7 @@ use super::{run_loop, RunDeps};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::eventlog::{SessionDone, SessionOp};
 use crate::store::{
-    Applied, Command, Guard, InterruptState, LogEntry, Rejection, SessionRow, Store,
+    Applied, Command, Guard, InterruptState, LogEntry, QueuedRow, Rejection, SessionRow, Store,
 };
 
 /// Runs in this process, by session. A `std::sync::Mutex`: held only for map updates,
@@ -57,8 +58,10 @@ impl<S: Store> Runner<S> {
         &*self.deps.engine
     }
 
-    /// A person's message: starts a run unless one is active or input is awaited.
-    /// `owner`: the session's owner, whose line the run waits in for a slot.
+    /// A person's message: starts a run, or, if one is active or input is awaited, does
+    /// what its `whileRunning` (else `--while-running`) says: waits in the queue, steers
+    /// the run, interrupts it, or is refused. `owner`: the session's owner, whose line
+    /// the run waits in for a slot.
     pub async fn post_message(
         &self,
         session: SessionId,
@@ -66,17 +69,61 @@ impl<S: Store> Runner<S> {
         message: NewMessage,
     ) -> Result<RunAccepted, Refusal> {
         self.check_message(&message, owner)?;
+        let mode = message.while_running.unwrap_or(self.deps.while_running);
         let run_id = run_id_for(message.input.as_ref());
-        let title = title_of(&message.text);
-        let client_message_id = message.client_message_id.clone();
-        let started = self.run_started_with(session, &run_id, message.input.clone());
-        let events = message.start_events(started);
-        let guard = Guard::StartRun {
-            run_id: run_id.clone(),
-            client_message_id,
-            title,
+        // Each pass meets another state of the session (a run ended, another began);
+        // three are plenty for the two it can be in.
+        for _ in 0..3 {
+            let started = self.start_message(session, owner, &message, &run_id, None);
+            match started.await {
+                Err(Refusal::Busy(_)) if mode != WhileRunning::Reject => {}
+                other => return other,
+            }
+            if let Some(queued) = self.queue().put(session, &message, &run_id, mode).await? {
+                return Ok(queued);
+            }
+        }
+        Err(Refusal::Busy(SessionStatus::Running))
+    }
+
+    /// Starts the run of a queued message (which must be first in its session's queue).
+    pub(super) async fn start_queued(
+        &self,
+        session: SessionId,
+        owner: UserId,
+        queued: QueuedRow,
+    ) -> Result<RunAccepted, Refusal> {
+        let message = NewMessage {
+            text: queued.text,
+            client_message_id: queued.client_message_id,
+            input: queued.extra.input,
+            model: queued.extra.model,
+            while_running: None,
+            message_id: Some(queued.id.clone()),
         };
-        self.start(session, owner, run_id, guard, events).await
+        self.start_message(session, owner, &message, &queued.run_id, Some(queued.id))
+            .await
+    }
+
+    /// Commits the start of `message`'s run (`queued`: the queued message it is).
+    async fn start_message(
+        &self,
+        session: SessionId,
+        owner: UserId,
+        message: &NewMessage,
+        run_id: &str,
+        queued: Option<String>,
+    ) -> Result<RunAccepted, Refusal> {
+        let started = self.run_started_with(session, run_id, message.input.clone());
+        let guard = Guard::StartRun {
+            run_id: run_id.to_string(),
+            client_message_id: message.client_message_id.clone(),
+            title: title_of(&message.text),
+            queued,
+        };
+        let events = message.clone().start_events(started);
+        self.start(session, owner, run_id.to_string(), guard, events)
+            .await
     }
 
     /// The checks [`Self::post_message`] makes before it writes anything: the message's
@@ -95,7 +142,11 @@ impl<S: Store> Runner<S> {
         let row = self.deps.store.session(session).await?;
         let row = row.ok_or_else(|| Refusal::SessionNotFound(session))?;
         match (row.status, row.active_run_id) {
-            (SessionStatus::AwaitingInput, _) => self.answers().decline_pending(session).await,
+            (SessionStatus::AwaitingInput, _) => {
+                self.answers().decline_pending(session).await?;
+                // The run ended with the decline, and no loop of it takes the queue.
+                self.queue().start_next(session).await
+            }
             (SessionStatus::Running, Some(run_id)) => {
                 let stop = EventBody::Custom {
                     name: recovery::STOP_EVENT.into(),
@@ -132,9 +183,19 @@ impl<S: Store> Runner<S> {
         super::answers::Answers { runner: self }
     }
 
+    /// The messages waiting for their turn.
+    pub fn queue(&self) -> super::queue::Queue<'_, S> {
+        super::queue::Queue { runner: self }
+    }
+
     /// Taking over runs nobody executes any more.
     pub fn recovery(&self) -> super::recovery::Recovery<'_, S> {
         super::recovery::Recovery { runner: self }
+    }
+
+    /// What a message sent while a run works does when it does not say.
+    pub fn while_running(&self) -> WhileRunning {
+        self.deps.while_running
     }
 
     /// The models a session may pick, the default first.
@@ -244,10 +305,7 @@ impl<S: Store> Runner<S> {
         match self.submit(session, guard, events).await {
             Ok(Applied::Committed { .. }) => {
                 self.spawn(session, owner, run_id.clone(), cancel);
-                Ok(RunAccepted {
-                    run_id,
-                    duplicate: false,
-                })
+                Ok(RunAccepted::started(run_id, false))
             }
             Ok(Applied::Rejected(rejection)) => {
                 self.unregister(session, &run_id);
@@ -308,6 +366,10 @@ impl<S: Store> Runner<S> {
             let started = std::time::Instant::now();
             run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
+            // The messages that waited for this run's end take their turn.
+            if let Err(error) = runner.queue().start_next(session).await {
+                tracing::warn!(%error, "could not start the next queued message");
+            }
             tracing::info!(seconds = started.elapsed().as_secs_f64(), "run ended");
         };
         self.deps.lifecycle.spawn_on(
@@ -357,12 +419,16 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
     Err(match rejection {
         Rejection::SessionMissing => Refusal::SessionNotFound(session),
         Rejection::Busy(status) => Refusal::Busy(status),
-        Rejection::DuplicateMessage { run_id } => {
-            return Ok(RunAccepted {
-                run_id,
-                duplicate: true,
-            })
+        Rejection::DuplicateMessage { run_id } => return Ok(RunAccepted::started(run_id, true)),
+        // The queue's own code acts on it; elsewhere it means the run ended meanwhile.
+        Rejection::NothingToWaitFor => Refusal::Idle,
+        Rejection::QueueFull => Refusal::QueueFull(crate::store::MAX_QUEUED),
+        // Idle, but the messages queued before this one run first.
+        Rejection::QueueWaiting => Refusal::Busy(SessionStatus::Running),
+        Rejection::QueuedMissing => {
+            Refusal::NotFound("the queued message is no longer in the queue".into())
         }
+        Rejection::QueuedStarted { run_id } => Refusal::QueuedStarted { run_id },
         Rejection::InterruptMissing => Refusal::InterruptNotFound(String::new()),
         Rejection::RunEnded => Refusal::Idle,
         // Only run appends carry this guard; a person's command never meets it.
@@ -379,12 +445,7 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
         }),
         Rejection::InterruptAnswered {
             same: true, run_id, ..
-        } => {
-            return Ok(RunAccepted {
-                run_id: run_id.unwrap_or_default(),
-                duplicate: true,
-            })
-        }
+        } => return Ok(RunAccepted::started(run_id.unwrap_or_default(), true)),
         Rejection::InterruptAnswered {
             interrupt_id,
             state,

@@ -25,6 +25,7 @@ mod thread;
 
 use serde_json::{json, Map, Value};
 use shared::api::{RunAccepted, SessionStatus};
+use shared::queue::WhileRunning;
 use shared::ResumeStatus;
 
 pub use feed::{RunFeed, KEEP_ALIVE};
@@ -100,12 +101,24 @@ pub async fn start<S: Store>(
         return Ok(started(run_id.to_string(), known.before_run(run_id), live));
     }
     let (ask, new_messages) = ask(state, thread, &input, &known).await?;
-    // A client may pick one of `GET /api/models` in `forwardedProps.model`.
-    let model = raw
-        .get("forwardedProps")
-        .and_then(|props| props.get("model"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    // A client may pick one of `GET /api/models` in `forwardedProps.model`, and what its
+    // message does while a run is active in `forwardedProps.whileRunning`.
+    let forwarded = |name: &str| {
+        raw.get("forwardedProps")
+            .and_then(|props| props.get(name))
+            .and_then(Value::as_str)
+    };
+    let model = forwarded("model").map(str::to_string);
+    let while_running = forwarded("whileRunning")
+        .map(|name| {
+            WhileRunning::parse(name).ok_or_else(|| {
+                ApiError::InvalidMessage(format!(
+                    "forwardedProps.whileRunning must be queue, interrupt, steer or reject, not `{}`",
+                    name.chars().take(40).collect::<String>()
+                ))
+            })
+        })
+        .transpose()?;
     let recorded = record::recorded_input(&raw, &new_messages);
     let cost = Cost {
         bytes: limits::json_size(&recorded),
@@ -121,11 +134,17 @@ pub async fn start<S: Store>(
                 client_message_id: Some(message.id),
                 input: recorded,
                 model,
+                while_running,
+                message_id: None,
             };
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;
             match thread {
                 ThreadSession::Existing(id) => {
+                    let message = NewMessage {
+                        while_running: Some(agui_mode(state, id, while_running).await?),
+                        ..message
+                    };
                     let posted = state.runner.post_message(id, owner, message).await;
                     posted.map_err(ApiError::from)
                 }
@@ -154,13 +173,36 @@ pub async fn start<S: Store>(
             answer.await.map_err(ApiError::from)
         }
     };
-    let RunAccepted { run_id, duplicate } = accepted.map_err(|e| watch_hint(e, session, &known))?;
+    let RunAccepted {
+        run_id, duplicate, ..
+    } = accepted.map_err(|e| watch_hint(e, session, &known))?;
     let after = if duplicate {
         known.before_run(&run_id)
     } else {
         known.last_seq
     };
     Ok(started(run_id, after, live))
+}
+
+/// What an AG-UI client's message does while the thread is busy: what it asked for (else
+/// `--while-running`), except that a thread waiting on an interrupt is answered with
+/// `resume` (AG-UI's interrupt protocol), so a message that would wait for the answer is
+/// refused with 409 `awaiting_input` instead of holding its stream open for a person;
+/// `interrupt` declines the question and runs.
+async fn agui_mode<S: Store>(
+    state: &AppState<S>,
+    session: SessionId,
+    asked: Option<WhileRunning>,
+) -> Result<WhileRunning, ApiError> {
+    let mode = asked.unwrap_or(state.runner.while_running());
+    if mode == WhileRunning::Interrupt || mode == WhileRunning::Reject {
+        return Ok(mode);
+    }
+    let status = state.store.session(session).await?.map(|row| row.status);
+    Ok(match status {
+        Some(SessionStatus::AwaitingInput) => WhileRunning::Reject,
+        _ => mode,
+    })
 }
 
 /// What an input that starts or resumes a run takes from the caller's allowances: one

@@ -115,6 +115,12 @@ pub struct Config {
     /// Tools that run without approval, even if they change things (comma-separated).
     #[arg(long, env = "TANDEM_SKIP_APPROVAL", value_delimiter = ',')]
     pub skip_approval: Vec<String>,
+    /// What a message sent while a run works does when it does not say
+    /// (`whileRunning`): `queue` (waits its turn), `interrupt` (stops the run, then runs),
+    /// `steer` (joins the run at its next model call) or `reject` (409 `run_active`).
+    #[arg(long, env = "TANDEM_WHILE_RUNNING", default_value = "queue",
+          value_parser = while_running)]
+    pub while_running: shared::queue::WhileRunning,
     /// Default deadline for a person's answer, in seconds (off unless set); a question's
     /// own `timeoutSeconds` wins.
     #[arg(long, env = "TANDEM_INPUT_TIMEOUT_SECS")]
@@ -322,4 +328,15 @@ fn instance_name(text: &str) -> Result<String, String> {
         true => Ok(text.to_string()),
         false => Err("use 1 to 64 letters, digits, `.`, `_` or `-`".into()),
     }
+}
+
+/// Reads a `--while-running` mode.
+fn while_running(name: &str) -> Result<shared::queue::WhileRunning, String> {
+    shared::queue::WhileRunning::parse(name).ok_or_else(|| {
+        let modes: Vec<&str> = shared::queue::WhileRunning::ALL
+            .iter()
+            .map(|mode| mode.as_str())
+            .collect();
+        format!("`{name}` is not one of {}", modes.join(", "))
+    })
 }

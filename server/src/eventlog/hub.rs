@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytestring::ByteString;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use crate::domain::SessionId;
 
@@ -43,6 +43,8 @@ struct Channel {
     sender: broadcast::Sender<Published>,
     /// The last seq published (0 before the first).
     last_seq: u64,
+    /// Word that the session's queued messages changed (read them again).
+    queue: watch::Sender<()>,
 }
 
 impl Hub {
@@ -52,11 +54,21 @@ impl Hub {
         let channel = channels.entry(session).or_insert_with(|| Channel {
             sender: broadcast::channel(LIVE_BUFFER).0,
             last_seq: 0,
+            queue: watch::Sender::new(()),
         });
         Subscription {
             receiver: Some(channel.sender.subscribe()),
+            queue: channel.queue.subscribe(),
             session,
             hub: self.clone(),
+        }
+    }
+
+    /// Tells the session's subscribers that its queued messages changed, if it has any.
+    pub fn queue_changed(&self, session: SessionId) {
+        let channels = self.channels.lock().expect("hub lock poisoned");
+        if let Some(channel) = channels.get(&session) {
+            channel.queue.send_replace(());
         }
     }
 
@@ -119,9 +131,23 @@ impl Hub {
     }
 }
 
+/// Word that a session's queued messages changed.
+pub struct QueueWatch(watch::Receiver<()>);
+
+impl QueueWatch {
+    /// Resolves when the session's queued messages change (several changes at once are
+    /// told once); never, once the session's channel is gone.
+    pub async fn changed(&mut self) {
+        if self.0.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
 /// A socket's live feed of one session; unsubscribes on drop.
 pub struct Subscription {
     receiver: Option<broadcast::Receiver<Published>>,
+    queue: watch::Receiver<()>,
     session: SessionId,
     hub: Hub,
 }
@@ -135,6 +161,11 @@ impl Subscription {
             .expect("receiver lives until drop")
             .recv()
             .await
+    }
+
+    /// Word of changes to the session's queued messages, from now on.
+    pub fn queue_watch(&self) -> QueueWatch {
+        QueueWatch(self.queue.clone())
     }
 
     /// The next live event if one is already waiting, like [`recv`](Self::recv) otherwise.

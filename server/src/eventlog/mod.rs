@@ -10,6 +10,6 @@ pub mod relay;
 mod streams;
 mod writer;
 
-pub use hub::{Hub, Published, Subscription};
+pub use hub::{Hub, Published, QueueWatch, Subscription};
 pub use streams::{InFlight, StreamId};
 pub use writer::{SessionDone, SessionOp, WriteError, Writer, MAX_BATCH};

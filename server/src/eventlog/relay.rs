@@ -124,6 +124,7 @@ fn sort(
             Change::Listed { session } => {
                 listed.insert(session);
             }
+            Change::Queued { session } => hub.queue_changed(session),
             Change::Ended(ending) => endings.announce(ending),
             Change::LeasesReleased => runs.take_over_released(),
             Change::Missed => {
@@ -132,6 +133,7 @@ fn sort(
                 lists.reload_all();
                 for (session, last) in hub.watched() {
                     wanted.insert(session, (last + 1, u64::MAX));
+                    hub.queue_changed(session);
                 }
             }
         }

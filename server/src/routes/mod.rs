@@ -18,6 +18,7 @@ mod metrics;
 pub mod openapi;
 mod page;
 mod query;
+mod queue;
 mod runs;
 mod sessions;
 mod shares;
@@ -117,6 +118,9 @@ pub const ROUTES: &[RouteInfo] = &[
         Access::User,
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
+    route("GET", "/api/sessions/{id}/queue", Access::User),
+    route("PATCH", "/api/sessions/{id}/queue/{queued}", Access::User),
+    route("DELETE", "/api/sessions/{id}/queue/{queued}", Access::User),
     route("GET", "/api/sessions/{id}/ws", Access::User).taking(&["after"]),
     route("POST", "/api/agui", Access::User),
     route("GET", "/api/shared/{token}", Access::Shared),
@@ -160,6 +164,9 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/messages") => web::post().to(runs::post_message::<S>),
         ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
+        ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
+        ("PATCH", "/api/sessions/{id}/queue/{queued}") => web::patch().to(queue::edit::<S>),
+        ("DELETE", "/api/sessions/{id}/queue/{queued}") => web::delete().to(queue::withdraw::<S>),
         ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),
         ("POST", "/api/agui") => web::post().to(agui::run::<S>),
         (method, path) => unreachable!("no handler for {method} {path}"),

@@ -11,6 +11,7 @@ use shared::api::{
     Regenerate, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
     SessionStatus, SessionSummary,
 };
+use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -62,6 +63,9 @@ use super::{auth, health, runs, sessions};
         runs::post_message,
         runs::answer,
         runs::cancel,
+        super::queue::list,
+        super::queue::edit,
+        super::queue::withdraw,
         super::agui::run,
         crate::ws::connect,
         crate::ws::connect_shared,
@@ -70,7 +74,7 @@ use super::{auth, health, runs, sessions};
         BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
-        CreatedShare, Share, ShareList, SharedSession
+        CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),

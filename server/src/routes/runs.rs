@@ -18,12 +18,12 @@ use crate::store::Store;
     params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     request_body(content = PostMessage, content_type = "application/json"),
     responses(
-        (status = 202, description = "A run started", body = RunAccepted),
+        (status = 202, description = "A run started; or, while a run is active or a question waits, the message waits for its turn (`queued`, with `whileRunning` `queue`, `interrupt` or `steer`)", body = RunAccepted),
         (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
         (status = 400, description = "Malformed body or id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 409, description = "`run_active` or `awaiting_input`", body = ErrorBody),
+        (status = 409, description = "`run_active` or `awaiting_input` (with `whileRunning: reject`), or `queue_full`", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
@@ -48,6 +48,7 @@ pub async fn post_message<S: Store>(
             row.owner,
             NewMessage {
                 model: message.model,
+                while_running: message.while_running,
                 ..NewMessage::typed(message.text, message.client_message_id)
             },
         )

@@ -24,6 +24,8 @@ pub enum Change {
     /// or its status (and with it its title, for a first message) changed. Carries no
     /// owner: whoever lists it reads the row.
     Listed { session: SessionId },
+    /// The session's queued messages changed (queued, edited, withdrawn or started).
+    Queued { session: SessionId },
     /// A credential ended: whatever relied on it must stop.
     Ended(Ending),
     /// An instance that stopped cleanly handed its run leases back: whoever can should
@@ -50,6 +52,7 @@ impl Change {
             },
             Self::Deleted { session } => format!("d {session}"),
             Self::Listed { session } => format!("s {session}"),
+            Self::Queued { session } => format!("q {session}"),
             Self::Ended(Ending::UserRevoked(user)) => format!("u {user}"),
             Self::Ended(Ending::SignedOut(cookie)) => format!("c {}", hex(cookie.as_bytes())),
             Self::Ended(Ending::ShareDeleted(share)) => format!("l {share}"),
@@ -95,6 +98,9 @@ impl Change {
                 session: SessionId::parse(session).ok()?,
             },
             ("s", Some(session)) => Self::Listed {
+                session: SessionId::parse(session).ok()?,
+            },
+            ("q", Some(session)) => Self::Queued {
                 session: SessionId::parse(session).ok()?,
             },
             ("u", Some(user)) => Self::Ended(Ending::UserRevoked(UserId::parse(user).ok()?)),
@@ -159,6 +165,7 @@ mod tests {
             },
             Change::Deleted { session },
             Change::Listed { session },
+            Change::Queued { session },
             Change::Ended(Ending::UserRevoked(UserId::generate())),
             Change::Ended(Ending::SignedOut(TokenHash::of("cookie"))),
             Change::Ended(Ending::ShareDeleted("shr_1".into())),

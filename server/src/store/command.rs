@@ -4,6 +4,7 @@
 use shared::api::SessionStatus;
 use shared::Event;
 
+use super::QueuedRow;
 use crate::domain::SessionId;
 
 /// An event ready to append: the typed event (for deriving effects) and its JSON
@@ -28,14 +29,28 @@ pub enum Guard {
     /// The run that owns the session appends: the session must exist and no other
     /// instance may hold its run lease.
     Append,
-    /// A user message starts a run: the session must be idle. A repeated
-    /// `client_message_id` is answered with the run it started.
+    /// A user message starts a run: the session must be idle with no message queued
+    /// before it. A repeated `client_message_id` is answered with the run it started.
     StartRun {
         run_id: String,
         client_message_id: Option<String>,
         /// Names a session that still has its default title.
         title: String,
+        /// The queued message this run starts: it must be first in the queue, and leaves
+        /// it in the same transaction.
+        queued: Option<String>,
     },
+    /// A person's message waits for its turn: a run is active, a question waits, or
+    /// messages queued earlier wait. `first`: before the others (an interrupting message).
+    Queue {
+        message: Box<QueuedRow>,
+        first: bool,
+    },
+    /// A queued message is withdrawn (`text: None`) or edited before its turn.
+    ChangeQueued { id: String, text: Option<String> },
+    /// The active run `run_id` appends steering messages `ids` as the person's messages:
+    /// as [`Guard::Append`], and each must still be queued (it leaves the queue here).
+    TakeSteering { run_id: String, ids: Vec<String> },
     /// Events about a run from outside it (a stop request): the run must still be the
     /// session's active one, so nothing lands after its terminal event.
     InRun { run_id: String },
@@ -45,6 +60,23 @@ pub enum Guard {
         response: serde_json::Value,
         run_id: String,
     },
+}
+
+impl Guard {
+    /// Whether a command with this guard changes the session's queued messages (which
+    /// viewers are then told of).
+    pub fn changes_queue(&self) -> bool {
+        matches!(
+            self,
+            Self::Queue { .. }
+                | Self::ChangeQueued { .. }
+                | Self::TakeSteering { .. }
+                | Self::StartRun {
+                    queued: Some(_),
+                    ..
+                }
+        )
+    }
 }
 
 /// Events for one session, applied only if the guard holds.
@@ -72,6 +104,19 @@ pub enum Rejection {
     Busy(SessionStatus),
     /// The client message id was already taken by this run.
     DuplicateMessage {
+        run_id: String,
+    },
+    /// A message meant to wait finds nothing to wait for (the session is idle and nothing
+    /// is queued): it may start its run.
+    NothingToWaitFor,
+    /// The session holds as many queued messages as it may.
+    QueueFull,
+    /// The session is idle but messages queued earlier go first.
+    QueueWaiting,
+    /// The queued message is not (or no longer, or not first) in the queue.
+    QueuedMissing,
+    /// The queued message already started this run (or joined it, steering).
+    QueuedStarted {
         run_id: String,
     },
     InterruptMissing,

@@ -9,7 +9,7 @@
 use serde_json::Value;
 use shared::api::SessionStatus;
 
-use super::{Command, Guard, InterruptState, Rejection, StoreError};
+use super::{Command, Guard, InterruptState, QueuedRow, Rejection, StoreError, MAX_QUEUED};
 
 /// What a guard needs to know about the command's session.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,10 +78,17 @@ pub struct Facts {
     pub session: Option<SessionFacts>,
     /// Who holds the session's run lease (read for `Append`).
     pub lease: LeaseHolder,
-    /// For `StartRun` with a client message id: the run that id already started.
+    /// For `StartRun` and `Queue` with a client message id: the run that id already
+    /// started (or, queued, will start). For `ChangeQueued`: the run its message started.
     pub earlier_run: Option<String>,
     /// For `Resume`: the interrupt, if the session has it.
     pub interrupt: Option<InterruptFacts>,
+    /// For `StartRun` and `Queue`: the id of the message first in the session's queue.
+    pub queue_head: Option<String>,
+    /// For `Queue`: how many messages wait.
+    pub queue_len: u64,
+    /// For `ChangeQueued` and `TakeSteering`: those of the ids named that are queued.
+    pub queued: Vec<String>,
 }
 
 /// A write the guard owns, made in the same transaction as the command's events.
@@ -103,6 +110,15 @@ pub enum GuardWrite {
         response: Value,
         run_id: String,
     },
+    /// Put a message in the queue, last (or `first`).
+    InsertQueued {
+        message: Box<QueuedRow>,
+        first: bool,
+    },
+    /// Take a message off the queue (it runs, or was withdrawn).
+    DeleteQueued { id: String },
+    /// Change a queued message's text.
+    EditQueued { id: String, text: String },
 }
 
 /// What became of a command's guard.
@@ -131,14 +147,48 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
             run_id,
             client_message_id,
             title,
+            queued,
         } => with_session(&|session| {
-            start_run(
-                session,
-                facts.earlier_run.as_deref(),
+            let start = Start {
                 run_id,
-                client_message_id.as_deref(),
+                client_message_id: client_message_id.as_deref(),
                 title,
-            )
+                queued: queued.as_deref(),
+            };
+            start_run(session, facts, start)
+        }),
+        Guard::Queue { message, first } => {
+            with_session(&|session| queue(session, facts, message, *first))
+        }
+        Guard::ChangeQueued { id, text } => with_session(&|_| {
+            if !facts.queued.contains(id) {
+                return refuse_missing(facts);
+            }
+            Verdict::Proceed(vec![match text {
+                Some(text) => GuardWrite::EditQueued {
+                    id: id.clone(),
+                    text: text.clone(),
+                },
+                None => GuardWrite::DeleteQueued { id: id.clone() },
+            }])
+        }),
+        Guard::TakeSteering { run_id, ids } => with_session(&|_| {
+            if facts.lease == LeaseHolder::Other {
+                return Verdict::Refuse(Rejection::LeaseLost);
+            }
+            if ids.iter().any(|id| !facts.queued.contains(id)) {
+                return Verdict::Refuse(Rejection::QueuedMissing);
+            }
+            let taken = ids.iter().flat_map(|id| {
+                [
+                    GuardWrite::DeleteQueued { id: id.clone() },
+                    GuardWrite::RecordClientMessage {
+                        client_message_id: id.clone(),
+                        run_id: run_id.clone(),
+                    },
+                ]
+            });
+            Verdict::Proceed(taken.collect())
         }),
         Guard::InRun { run_id } => with_session(&|session| {
             let active = session.status == SessionStatus::Running
@@ -157,37 +207,80 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
     }
 }
 
-/// A user message starts a run on an idle session; a repeated client message id gets
-/// the run it started.
-fn start_run(
-    session: &SessionFacts,
-    earlier_run: Option<&str>,
-    run_id: &str,
-    client_message_id: Option<&str>,
-    title: &str,
-) -> Verdict {
-    if let Some(earlier) = earlier_run {
+/// What a `StartRun` guard names.
+struct Start<'a> {
+    run_id: &'a str,
+    client_message_id: Option<&'a str>,
+    title: &'a str,
+    queued: Option<&'a str>,
+}
+
+/// A user message starts a run on an idle session whose queue holds nothing before it;
+/// a repeated client message id gets the run it started.
+fn start_run(session: &SessionFacts, facts: &Facts, start: Start<'_>) -> Verdict {
+    if let Some(earlier) = &facts.earlier_run {
         return Verdict::Refuse(Rejection::DuplicateMessage {
-            run_id: earlier.to_string(),
+            run_id: earlier.clone(),
         });
     }
     if session.status != SessionStatus::Idle {
         return Verdict::Refuse(Rejection::Busy(session.status));
     }
-    let mut writes: Vec<GuardWrite> = client_message_id
+    match (start.queued, facts.queue_head.as_deref()) {
+        (None, Some(_)) => return Verdict::Refuse(Rejection::QueueWaiting),
+        (Some(queued), head) if head != Some(queued) => {
+            return Verdict::Refuse(Rejection::QueuedMissing)
+        }
+        _ => {}
+    }
+    let run_id = start.run_id;
+    let recorded = start.client_message_id.into_iter().chain(start.queued);
+    let mut writes: Vec<GuardWrite> = recorded
         .map(|id| GuardWrite::RecordClientMessage {
             client_message_id: id.to_string(),
             run_id: run_id.to_string(),
         })
-        .into_iter()
         .collect();
+    if let Some(id) = start.queued {
+        writes.push(GuardWrite::DeleteQueued { id: id.to_string() });
+    }
     writes.push(GuardWrite::NameSession {
-        title: title.to_string(),
+        title: start.title.to_string(),
     });
     writes.push(GuardWrite::TakeLease {
         run_id: run_id.to_string(),
     });
     Verdict::Proceed(writes)
+}
+
+/// A message waits for its turn, unless there is nothing to wait for; a repeated client
+/// message id gets the run it started or will start.
+fn queue(session: &SessionFacts, facts: &Facts, message: &QueuedRow, first: bool) -> Verdict {
+    if let Some(earlier) = &facts.earlier_run {
+        return Verdict::Refuse(Rejection::DuplicateMessage {
+            run_id: earlier.clone(),
+        });
+    }
+    if session.status == SessionStatus::Idle && facts.queue_head.is_none() {
+        return Verdict::Refuse(Rejection::NothingToWaitFor);
+    }
+    if facts.queue_len >= MAX_QUEUED {
+        return Verdict::Refuse(Rejection::QueueFull);
+    }
+    Verdict::Proceed(vec![GuardWrite::InsertQueued {
+        message: Box::new(message.clone()),
+        first,
+    }])
+}
+
+/// A queued message that is not in the queue: it started a run, or there is none.
+fn refuse_missing(facts: &Facts) -> Verdict {
+    Verdict::Refuse(match &facts.earlier_run {
+        Some(run_id) => Rejection::QueuedStarted {
+            run_id: run_id.clone(),
+        },
+        None => Rejection::QueuedMissing,
+    })
 }
 
 fn resume(
@@ -257,6 +350,7 @@ mod tests {
             run_id: "r2".into(),
             client_message_id: client.map(str::to_string),
             title: "Hello".into(),
+            queued: None,
         })
     }
 

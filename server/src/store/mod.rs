@@ -32,6 +32,7 @@ mod interrupts;
 mod leases;
 mod open;
 mod postgres;
+mod queued;
 mod rows;
 mod shares;
 mod sql;
@@ -56,6 +57,7 @@ pub use interrupts::{InterruptRow, InterruptState};
 pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
+pub use queued::{QueuedExtra, QueuedRow, MAX_QUEUED};
 pub use shares::ShareRow;
 #[cfg(test)]
 pub(crate) use sqlite::test_support;
@@ -360,6 +362,16 @@ pub trait Records: WebhookOutbox + Send + Sync + 'static {
         &self,
         session: SessionId,
     ) -> impl Future<Output = Result<Vec<InterruptRow>, StoreError>> + Send;
+
+    /// The session's queued messages, in the order they run.
+    fn queued_messages(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<QueuedRow>, StoreError>> + Send;
+
+    /// Idle sessions that hold queued messages (nothing runs to take them), least
+    /// recently updated first.
+    fn idle_with_queue(&self) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 
     /// Pending interrupts whose deadline is at or before `now_ms`, earliest first.
     fn expired_interrupts(

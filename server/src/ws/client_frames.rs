@@ -18,6 +18,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             text,
             client_message_id,
             model,
+            while_running,
         }) => match state.rates.send_message(viewer.user) {
             Err(limited) => Err(limited),
             Ok(()) => state
@@ -27,6 +28,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
                     viewer.user,
                     NewMessage {
                         model,
+                        while_running,
                         ..NewMessage::typed(text, client_message_id)
                     },
                 )

@@ -16,6 +16,7 @@ use std::time::Instant;
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason};
 use bytestring::ByteString;
 use futures_util::StreamExt;
+use shared::queue::QueuedMessage;
 use shared::ServerFrame;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -128,11 +129,15 @@ async fn run<S: Store>(
 ) -> Result<Option<CloseReason>, Gone> {
     let session = viewer.session;
     let mut live = state.hub.subscribe(session);
+    let mut queue = live.queue_watch();
     let mut sent = after;
     catch_up(state, viewer, &mut sent, ws).await?;
-    let caught_up =
-        serde_json::to_string(&ServerFrame::CaughtUp { seq: sent }).expect("frames serialise");
-    ws.text(&caught_up).await?;
+    let caught_up = ServerFrame::CaughtUp {
+        seq: sent,
+        queued: queued(state, viewer).await,
+    };
+    ws.text(&serde_json::to_string(&caught_up).expect("frames serialise"))
+        .await?;
     let mut heartbeat = tokio::time::interval(state.heartbeat.interval);
     let mut last_heard = Instant::now();
     loop {
@@ -175,6 +180,10 @@ async fn run<S: Store>(
                 }
             }
             close = standing.ended() => return Ok(Some(close)),
+            _ = queue.changed(), if viewer.shared.is_none() => {
+                let frame = ServerFrame::Queue { queued: queued(state, viewer).await };
+                ws.text(&serde_json::to_string(&frame).expect("frames serialise")).await?;
+            }
 
             _ = heartbeat.tick() => {
                 if last_heard.elapsed() > state.heartbeat.timeout {
@@ -182,6 +191,22 @@ async fn run<S: Store>(
                 }
                 ws.ping(b"").await?;
             }
+        }
+    }
+}
+
+/// The session's queued messages as its owner's sockets show them (a share link's
+/// viewer gets none: they are the owner's drafts until they run). A failed read shows
+/// none; the next change reads again.
+async fn queued<S: Store>(state: &AppState<S>, viewer: &Viewer) -> Vec<QueuedMessage> {
+    if viewer.shared.is_some() {
+        return Vec::new();
+    }
+    match state.store.queued_messages(viewer.session).await {
+        Ok(rows) => rows.iter().map(|row| row.message()).collect(),
+        Err(error) => {
+            tracing::warn!(%error, "could not read the queued messages");
+            Vec::new()
         }
     }
 }

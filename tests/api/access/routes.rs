@@ -80,6 +80,12 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
             body(json!({})),
         ),
         (("GET", "/api/sessions/{id}/ws"), none()),
+        (("GET", "/api/sessions/{id}/queue"), none()),
+        (
+            ("PATCH", "/api/sessions/{id}/queue/{queued}"),
+            body(json!({"text": "instead"})),
+        ),
+        (("DELETE", "/api/sessions/{id}/queue/{queued}"), none()),
         (
             ("POST", "/api/agui"),
             body(
@@ -139,6 +145,8 @@ struct Params<'a> {
     /// The person's message and the run it started.
     message: &'a str,
     run: &'a str,
+    /// A message queued behind the question.
+    queued: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -149,6 +157,19 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{token}", params.token)
         .replace("{message}", params.message)
         .replace("{run}", params.run)
+        .replace("{queued}", params.queued)
+}
+
+/// A message `owner` queues in `session` (paused: it waits for the answer); its id.
+async fn queued_in(owner: &TestApp, session: &str) -> String {
+    let (status, body) = owner
+        .post(
+            &format!("/api/sessions/{session}/messages"),
+            json!({"text": "after that"}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    body["queued"]["id"].as_str().unwrap().to_string()
 }
 
 /// A share link of `session`: its id and its secret.
@@ -193,6 +214,7 @@ async fn every_route_authenticates_and_isolates_users() {
         alices.push(session.clone());
         let (share, token) = share_of(&alice, &session).await;
         let (message, run) = message_and_run(&alice, &session).await;
+        let queued = queued_in(&alice, &session).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -200,6 +222,7 @@ async fn every_route_authenticates_and_isolates_users() {
             token: &token,
             message: &message,
             run: &run,
+            queued: &queued,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -324,6 +347,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let (session, interrupt) = paused_session(&alice).await;
     let (share, token) = share_of(&alice, &session).await;
     let (message, run) = message_and_run(&alice, &session).await;
+    let queued = queued_in(&alice, &session).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -331,6 +355,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         token: &token,
         message: &message,
         run: &run,
+        queued: &queued,
     };
     for route in ROUTES {
         let case = &cases[&(route.method, route.path)];

@@ -134,11 +134,20 @@ impl Socket {
 
     /// Events up to and including `caught_up`; returns them and the caught-up seq.
     pub async fn backlog(&mut self) -> (Vec<(u64, Event)>, u64) {
+        let (events, seq, _) = self.backlog_and_queue().await;
+        (events, seq)
+    }
+
+    /// The backlog, the `caught_up` seq and the queued messages it names.
+    pub async fn backlog_and_queue(
+        &mut self,
+    ) -> (Vec<(u64, Event)>, u64, Vec<shared::queue::QueuedMessage>) {
         let mut events = Vec::new();
         loop {
             match self.frame().await {
                 ServerFrame::Event { seq, event } => events.push((seq, event)),
-                ServerFrame::CaughtUp { seq } => return (events, seq),
+                ServerFrame::CaughtUp { seq, queued } => return (events, seq, queued),
+                ServerFrame::Queue { .. } => {}
                 ServerFrame::Error { code, message } => panic!("error frame {code}: {message}"),
             }
         }
@@ -161,8 +170,23 @@ impl Socket {
                         return events;
                     }
                 }
-                ServerFrame::CaughtUp { .. } => {}
+                ServerFrame::CaughtUp { .. } | ServerFrame::Queue { .. } => {}
                 ServerFrame::Error { code, message } => panic!("error frame {code}: {message}"),
+            }
+        }
+    }
+
+    /// The queued messages of the next `queue` frame whose list `done` accepts; skips
+    /// events and every other frame.
+    pub async fn until_queue(
+        &mut self,
+        mut done: impl FnMut(&[shared::queue::QueuedMessage]) -> bool,
+    ) -> Vec<shared::queue::QueuedMessage> {
+        loop {
+            match self.frame().await {
+                ServerFrame::Queue { queued } if done(&queued) => return queued,
+                ServerFrame::Error { code, message } => panic!("error frame {code}: {message}"),
+                _ => {}
             }
         }
     }

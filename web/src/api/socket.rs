@@ -240,11 +240,11 @@ fn receive(inner: &Inner, text: &str) {
         Ok(frame) => {
             match &frame {
                 ServerFrame::Event { seq, .. } => inner.last_seq.set(*seq),
-                ServerFrame::CaughtUp { seq } => {
+                ServerFrame::CaughtUp { seq, .. } => {
                     inner.last_seq.set(inner.last_seq.get().max(*seq));
                     (inner.handlers.on_state)(ConnState::Live);
                 }
-                ServerFrame::Error { .. } => {}
+                ServerFrame::Queue { .. } | ServerFrame::Error { .. } => {}
             }
             (inner.handlers.on_frame)(frame);
         }

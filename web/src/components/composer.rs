@@ -175,6 +175,7 @@ pub fn Composer() -> impl IntoView {
                 text: message,
                 client_message_id,
                 model,
+                while_running: None,
             };
             starting.set(true);
             leptos::task::spawn_local(async move {
@@ -190,6 +191,7 @@ pub fn Composer() -> impl IntoView {
             text: message.clone(),
             client_message_id,
             model,
+            while_running: None,
         };
         if session.send(frame) {
             sent.set_value(Some(message));

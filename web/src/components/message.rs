@@ -254,6 +254,7 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
             text: CONTINUE_PROMPT.to_string(),
             client_message_id: Some(client_message_id()),
             model: None,
+            while_running: None,
         };
         if session.send(frame) {
             sent.set(true);

@@ -14,6 +14,7 @@
 
 use leptos::prelude::*;
 use shared::api::{PostMessage, SessionStatus, SessionSummary};
+use shared::queue::QueuedMessage;
 use shared::usage::UsageTotals;
 use shared::{ClientFrame, ServerFrame};
 
@@ -59,6 +60,8 @@ pub struct Session {
     run: RwSignal<RunState>,
     /// The active run's place in line while it waits for a free slot on the server.
     queued: RwSignal<Option<u64>>,
+    /// The person's messages waiting for their turn (sent while a run worked).
+    queued_messages: RwSignal<Vec<QueuedMessage>>,
     /// The socket's state.
     connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
@@ -117,6 +120,7 @@ fn provide(read_only: bool) -> Session {
         rows: RwSignal::new(Vec::new()),
         run: RwSignal::new(RunState::Idle),
         queued: RwSignal::new(None),
+        queued_messages: RwSignal::new(Vec::new()),
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
         refusal: RwSignal::new(None),
@@ -161,6 +165,11 @@ impl Session {
     /// The active run's place in line while it waits for a free slot on the server.
     pub fn queued(&self) -> ReadSignal<Option<u64>> {
         self.queued.read_only()
+    }
+
+    /// The person's messages waiting for their turn, in the order they run.
+    pub fn queued_messages(&self) -> ReadSignal<Vec<QueuedMessage>> {
+        self.queued_messages.read_only()
     }
 
     /// The socket's state.
@@ -416,6 +425,7 @@ impl Session {
         self.inbox.set_value(Vec::new());
         self.transcript.set_value(Transcript::default());
         self.rows.set(Vec::new());
+        self.queued_messages.set(Vec::new());
         self.run.set(RunState::Idle);
         self.queued.set(None);
         self.usage.set(UsageTotals::default());
@@ -511,8 +521,12 @@ impl Session {
                     touched.extend(changed.unwrap_or_default());
                     folded = true;
                 }
-                Incoming::Frame(ServerFrame::CaughtUp { .. }) => {
+                Incoming::Frame(ServerFrame::CaughtUp { queued, .. }) => {
                     set_if_changed(self.history, History::Loaded);
+                    set_if_changed(self.queued_messages, queued);
+                }
+                Incoming::Frame(ServerFrame::Queue { queued }) => {
+                    set_if_changed(self.queued_messages, queued);
                 }
                 Incoming::Frame(ServerFrame::Error { code, message }) => {
                     match Refusal::from_code(&code) {

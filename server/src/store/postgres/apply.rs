@@ -41,10 +41,15 @@ impl<'a> EventRows<'a> {
 struct Touched {
     appended: HashMap<SessionId, Change>,
     listed: HashSet<SessionId>,
+    /// Sessions whose queued messages changed.
+    queues: HashSet<SessionId>,
 }
 
 impl Touched {
     fn add(&mut self, command: &Command, first_seq: i64, effects: &Effects) {
+        if command.guard.changes_queue() {
+            self.queues.insert(command.session);
+        }
         if command.entries.is_empty() {
             return;
         }
@@ -78,7 +83,17 @@ impl Touched {
             .listed
             .iter()
             .map(|&session| Change::Listed { session });
-        let changes: Vec<Change> = self.appended.values().cloned().chain(listed).collect();
+        let queues = self
+            .queues
+            .iter()
+            .map(|&session| Change::Queued { session });
+        let changes: Vec<Change> = self
+            .appended
+            .values()
+            .cloned()
+            .chain(listed)
+            .chain(queues)
+            .collect();
         Change::encode_many(changes.iter())
     }
 }

@@ -60,6 +60,7 @@ fn bind<'q>(
     for param in params {
         query = match *param {
             Param::Text(text) => query.bind(text),
+            Param::MaybeText(text) => query.bind(text),
             Param::Int(number) => query.bind(number),
         };
     }
@@ -73,6 +74,7 @@ fn bind_as<'q, O>(
     for param in params {
         query = match *param {
             Param::Text(text) => query.bind(text),
+            Param::MaybeText(text) => query.bind(text),
             Param::Int(number) => query.bind(number),
         };
     }

@@ -34,8 +34,8 @@ use super::leases::LeaseTerms;
 use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, Records,
-    SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, QueuedRow,
+    Records, SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -330,6 +330,14 @@ impl Records for PostgresStore {
         session: SessionId,
     ) -> Result<Vec<InterruptRow>, StoreError> {
         sessions::pending_interrupts(&self.pool, session).await
+    }
+
+    async fn queued_messages(&self, session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
+        sessions::queued_messages(&self.pool, session).await
+    }
+
+    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
+        sessions::idle_with_queue(&self.pool).await
     }
 
     async fn expired_interrupts(

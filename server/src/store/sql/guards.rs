@@ -37,10 +37,40 @@ pub(crate) const ANSWER_INTERRUPT: &str =
     "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
      WHERE id = $5 AND session_id = $6";
 
+/// The first queued message of a session.
+pub(crate) const QUEUE_HEAD: &str =
+    "SELECT id FROM queued_messages WHERE session_id = $1 ORDER BY position LIMIT 1";
+/// How many messages a session holds queued (as text, like every guard read).
+pub(crate) const QUEUE_LEN: &str =
+    "SELECT CAST(count(*) AS TEXT) FROM queued_messages WHERE session_id = $1";
+/// A queued message, if it is still queued.
+pub(crate) const QUEUED_ID: &str =
+    "SELECT id FROM queued_messages WHERE session_id = $1 AND id = $2";
+/// The run a queued message of a client message id will start.
+pub(crate) const QUEUED_RUN: &str =
+    "SELECT run_id FROM queued_messages WHERE session_id = $1 AND client_message_id = $2";
+/// Queues a message after the others: session, id, run, kind, client message id, text,
+/// extra, time.
+pub(crate) const QUEUE_LAST: &str = "INSERT INTO queued_messages \
+     (session_id, id, position, run_id, kind, client_message_id, text, extra, created_at) \
+     SELECT $1, $2, coalesce(max(position), 0) + 1, $3, $4, $5, $6, $7, $8 \
+     FROM queued_messages WHERE session_id = $1";
+/// Queues a message before the others (the same parameters as [`QUEUE_LAST`]).
+pub(crate) const QUEUE_FIRST: &str = "INSERT INTO queued_messages \
+     (session_id, id, position, run_id, kind, client_message_id, text, extra, created_at) \
+     SELECT $1, $2, coalesce(min(position), 1) - 1, $3, $4, $5, $6, $7, $8 \
+     FROM queued_messages WHERE session_id = $1";
+/// Takes a message off the queue: session, id.
+pub(crate) const UNQUEUE: &str = "DELETE FROM queued_messages WHERE session_id = $1 AND id = $2";
+/// Changes a queued message's text: text, session, id.
+pub(crate) const EDIT_QUEUED: &str =
+    "UPDATE queued_messages SET text = $1 WHERE session_id = $2 AND id = $3";
+
 /// A value bound to a guard statement's placeholder.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Param<'a> {
     Text(&'a str),
+    MaybeText(Option<&'a str>),
     Int(i64),
 }
 
@@ -103,11 +133,43 @@ async fn read_facts<R: GuardRows>(
     };
     match &command.guard {
         Guard::StartRun {
-            client_message_id: Some(client_id),
-            ..
+            client_message_id, ..
         } => {
-            let params = [Param::Text(session), Param::Text(client_id)];
-            facts.earlier_run = rows.text_row(EARLIER_RUN, &params).await?;
+            if let Some(client_id) = client_message_id {
+                facts.earlier_run = rows.text_row(EARLIER_RUN, &of(session, client_id)).await?;
+            }
+            facts.queue_head = rows.text_row(QUEUE_HEAD, &[Param::Text(session)]).await?;
+        }
+        Guard::Queue { message, .. } => {
+            if let Some(client_id) = message.client_message_id.as_deref() {
+                facts.earlier_run =
+                    match rows.text_row(EARLIER_RUN, &of(session, client_id)).await? {
+                        Some(run) => Some(run),
+                        None => rows.text_row(QUEUED_RUN, &of(session, client_id)).await?,
+                    };
+            }
+            facts.queue_head = rows.text_row(QUEUE_HEAD, &[Param::Text(session)]).await?;
+            let len = rows.text_row(QUEUE_LEN, &[Param::Text(session)]).await?;
+            facts.queue_len = len.and_then(|n| n.parse().ok()).unwrap_or(0);
+        }
+        Guard::ChangeQueued { id, .. } => {
+            facts.queued = rows
+                .text_row(QUEUED_ID, &of(session, id))
+                .await?
+                .into_iter()
+                .collect();
+            if facts.queued.is_empty() {
+                facts.earlier_run = rows.text_row(EARLIER_RUN, &of(session, id)).await?;
+            }
+        }
+        Guard::TakeSteering { ids, .. } => {
+            let owner = rows.text_row(LEASE_OWNER, &[Param::Text(session)]).await?;
+            facts.lease = lease.holder(owner.as_deref());
+            for id in ids {
+                facts
+                    .queued
+                    .extend(rows.text_row(QUEUED_ID, &of(session, id)).await?);
+            }
         }
         Guard::Resume { interrupt_id, .. } => {
             let row = rows.interrupt_row(interrupt_id, session).await?;
@@ -124,6 +186,11 @@ async fn read_facts<R: GuardRows>(
         _ => {}
     }
     Ok(facts)
+}
+
+/// The parameters of a read by session and one id.
+fn of<'a>(session: &'a str, id: &'a str) -> [Param<'a>; 2] {
+    [Param::Text(session), Param::Text(id)]
 }
 
 /// Makes one of the guard's own writes.
@@ -175,6 +242,29 @@ async fn apply_write<R: GuardRows>(
                 Param::Text(session),
             ];
             rows.execute(ANSWER_INTERRUPT, &params).await
+        }
+        GuardWrite::InsertQueued { message, first } => {
+            let extra = message.extra_json();
+            let params = [
+                Param::Text(session),
+                Param::Text(&message.id),
+                Param::Text(&message.run_id),
+                Param::Text(message.kind()),
+                Param::MaybeText(message.client_message_id.as_deref()),
+                Param::Text(&message.text),
+                Param::Text(&extra),
+                Param::Int(now_ms),
+            ];
+            let sql = if first { QUEUE_FIRST } else { QUEUE_LAST };
+            rows.execute(sql, &params).await
+        }
+        GuardWrite::DeleteQueued { id } => {
+            rows.execute(UNQUEUE, &[Param::Text(session), Param::Text(&id)])
+                .await
+        }
+        GuardWrite::EditQueued { id, text } => {
+            let params = [Param::Text(&text), Param::Text(session), Param::Text(&id)];
+            rows.execute(EDIT_QUEUED, &params).await
         }
     }
 }

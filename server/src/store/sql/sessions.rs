@@ -143,6 +143,43 @@ macro_rules! sessions_on {
             rows.into_iter().map(interrupt_from).collect()
         }
 
+        /// A session's queued messages, in the order they run.
+        pub(super) async fn queued_messages(
+            pool: &$conn,
+            session: crate::domain::SessionId,
+        ) -> Result<Vec<crate::store::QueuedRow>, crate::store::StoreError> {
+            use crate::store::queued::{queued_from, QueuedTuple, QUEUED_COLUMNS};
+            let sql = format!(
+                "SELECT {QUEUED_COLUMNS} FROM queued_messages \
+                 WHERE session_id = $1 ORDER BY position"
+            );
+            let rows: Vec<QueuedTuple> = sqlx::query_as(&sql)
+                .bind(session.to_string())
+                .fetch_all(pool)
+                .await?;
+            rows.into_iter().map(queued_from).collect()
+        }
+
+        /// Idle sessions with messages queued: nothing runs to take them (a crash came
+        /// between a run's end and the next start), least recently updated first.
+        pub(super) async fn idle_with_queue(
+            pool: &$conn,
+        ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+            let ids: Vec<(String,)> = sqlx::query_as(
+                "SELECT id FROM sessions WHERE status = 'idle' AND NOT deleted \
+                   AND EXISTS (SELECT 1 FROM queued_messages q WHERE q.session_id = sessions.id) \
+                 ORDER BY updated_at, id",
+            )
+            .fetch_all(pool)
+            .await?;
+            ids.into_iter()
+                .map(|(id,)| {
+                    crate::domain::SessionId::parse(&id)
+                        .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))
+                })
+                .collect()
+        }
+
         /// Pending interrupts whose deadline has passed, earliest first. Every instance's
         /// sweeper may read the same ones; the answer's guard lets exactly one expiry
         /// through.

@@ -16,7 +16,9 @@ use super::tail::{Tail, TailRow};
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
-use crate::store::{derive_effects, Applied, Command, Guard, Rejection, RunEnd, StoreError};
+use crate::store::{
+    derive_effects, Applied, Change, Command, Guard, Rejection, RunEnd, StoreError,
+};
 
 /// Rows per multi-row INSERT at most (4 parameters each, far below SQLite's limit).
 const INSERT_CHUNK: usize = 256;
@@ -88,6 +90,8 @@ pub(super) struct Appended<'a> {
     rows: Vec<(SessionId, i64, u64, &'a str)>,
     /// Sessions whose listed row (status, title) changed, announced after the commit.
     listed: Vec<SessionId>,
+    /// Sessions whose queued messages changed, announced after the commit.
+    queues: Vec<SessionId>,
 }
 
 impl<'a> Appended<'a> {
@@ -98,6 +102,7 @@ impl<'a> Appended<'a> {
             last: HashMap::new(),
             rows: Vec::new(),
             listed: Vec::new(),
+            queues: Vec::new(),
         }
     }
 
@@ -185,19 +190,26 @@ impl<'a> Appended<'a> {
 }
 
 /// One batch in one transaction as the log's writer ([`LogState::transaction`]); with
-/// the outcomes, the sessions whose listed row changed.
+/// the outcomes, what to announce once it is committed (the sessions whose listed row
+/// changed, those whose queued messages did).
 pub(super) fn apply_batch(
     conn: &Connection,
     lease: &LeaseTerms,
     log: &LogState,
     batch: &[Command],
     now_ms: i64,
-) -> Result<(Vec<Applied>, Vec<SessionId>), StoreError> {
+) -> Result<(Vec<Applied>, Vec<Change>), StoreError> {
     log.transaction(conn, |conn, next_position| {
         let mut appended = Appended::new(&log.tail, next_position);
         let applied = apply_in_transaction(conn, lease, batch, now_ms, &mut appended)?;
         let listed = std::mem::take(&mut appended.listed);
-        Ok(((applied, listed), appended.insert(conn)?))
+        let queues = std::mem::take(&mut appended.queues);
+        let announced = listed
+            .into_iter()
+            .map(|session| Change::Listed { session })
+            .chain(queues.into_iter().map(|session| Change::Queued { session }))
+            .collect();
+        Ok(((applied, announced), appended.insert(conn)?))
     })
 }
 
@@ -227,6 +239,9 @@ fn apply_in_transaction<'a>(
             applied.push(Applied::Rejected(Rejection::SessionMissing));
             continue;
         };
+        if command.guard.changes_queue() && !appended.queues.contains(&command.session) {
+            appended.queues.push(command.session);
+        }
         applied.push(Applied::Committed { first_seq });
     }
     Ok(applied)

@@ -52,6 +52,12 @@ async fn branches_share_a_prefix_and_append_their_own() {
 }
 
 #[tokio::test]
+async fn queued_messages_run_once_in_order() {
+    let (_dir, store) = temp_store().await;
+    contract::queued_messages_run_once_in_order(&store).await;
+}
+
+#[tokio::test]
 async fn the_webhook_outbox_owes_claims_and_settles() {
     let (_dir, store) = temp_store().await;
     crate::store::webhook_contract::the_outbox_owes_claims_and_settles(&store).await;

@@ -78,6 +78,7 @@ impl GuardRows for SqliteGuardRows<'_> {
 fn as_sql<'a>(param: &'a Param<'a>) -> &'a dyn ToSql {
     match param {
         Param::Text(text) => text,
+        Param::MaybeText(text) => text,
         Param::Int(number) => number,
     }
 }

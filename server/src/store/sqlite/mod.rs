@@ -43,8 +43,9 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, Records,
-    Replayed, SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, QueuedRow,
+    Records, Replayed, SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow,
+    DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
@@ -320,10 +321,9 @@ impl EventLog for SqliteStore {
             apply_batch(direct, &self.lease, &self.log, batch, now_ms)
         });
         match result {
-            Ok((applied, listed)) => {
+            Ok((applied, announced)) => {
                 self.wal.committed();
-                let listed = listed.into_iter().map(|session| Change::Listed { session });
-                self.announcer.tell(listed);
+                self.announcer.tell(announced);
                 Ok(applied)
             }
             // Nothing was committed. If the connection no longer answers, the next batch
@@ -415,6 +415,14 @@ impl Records for SqliteStore {
         session: SessionId,
     ) -> Result<Vec<InterruptRow>, StoreError> {
         sessions::pending_interrupts(&self.reads, session).await
+    }
+
+    async fn queued_messages(&self, session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
+        sessions::queued_messages(&self.reads, session).await
+    }
+
+    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
+        sessions::idle_with_queue(&self.reads).await
     }
 
     async fn expired_interrupts(

@@ -1,0 +1,183 @@
+//! Messages a person sends while a run works (`whileRunning`): queued until the run
+//! ends, steering the run at its next model call, interrupting it, or refused.
+//!
+//! A waiting message is a row, written by the log's writer under the `Queue` guard (which
+//! checks, in the same transaction, that there is something to wait for). It leaves the
+//! queue in the transaction that starts its run (`StartRun` naming it, which must be the
+//! queue's first message) or appends it to the active run as the person's message
+//! (`TakeSteering`), or withdraws it: so each runs once and in order, whichever instance
+//! takes it. Its words enter the log only then, as the person's message with the queued
+//! id as `messageId`: AG-UI allows no event between runs, and a queued message may wait
+//! there (through a pause). Every change is announced on the change feed, so each
+//! instance's sockets send their viewers a `queue` frame. The queue is taken when a run
+//! ends here ([`Queue::start_next`]) and, for idle sessions that still hold queued
+//! messages (a crash between a run's end and the next start, or the end came on an
+//! instance that then died), by every instance's lease keeper and at each start.
+
+use shared::api::{RunAccepted, SessionStatus};
+use shared::queue::WhileRunning;
+
+use super::new_message::{check_message, user_message, NewMessage};
+use super::recorder::{Recorder, RunAbort};
+use super::refusal::Refusal;
+use super::runner::{rejected, Runner};
+use super::RunDeps;
+use crate::domain::{new_id, SessionId};
+use crate::store::{Applied, Guard, QueuedExtra, QueuedRow, Rejection, Store, MAX_QUEUED};
+
+/// The queue of a runner's sessions (a view of the [`Runner`]).
+pub struct Queue<'a, S> {
+    pub(super) runner: &'a Runner<S>,
+}
+
+impl<S: Store> Queue<'_, S> {
+    /// Puts a message that found its session busy in the queue (`mode`: queue, steer or
+    /// interrupt; an interrupting one goes first and stops the active run). `None` when
+    /// there is nothing to wait for any more: the run ended meanwhile, so the message
+    /// may start its own.
+    pub(super) async fn put(
+        &self,
+        session: SessionId,
+        message: &NewMessage,
+        run_id: &str,
+        mode: WhileRunning,
+    ) -> Result<Option<RunAccepted>, Refusal> {
+        let row = QueuedRow {
+            id: message.message_id.clone().unwrap_or_else(|| new_id("msg")),
+            run_id: run_id.to_string(),
+            // An AG-UI client sees one run per input: its steering message waits its turn.
+            steer: mode == WhileRunning::Steer && message.input.is_none(),
+            client_message_id: message.client_message_id.clone(),
+            text: message.text.clone(),
+            extra: QueuedExtra {
+                model: message.model.clone(),
+                input: message.input.clone(),
+            },
+        };
+        let queued = row.message();
+        let guard = Guard::Queue {
+            message: Box::new(row),
+            first: mode == WhileRunning::Interrupt,
+        };
+        match self.runner.submit(session, guard, Vec::new()).await? {
+            Applied::Committed { .. } => {}
+            Applied::Rejected(Rejection::NothingToWaitFor) => return Ok(None),
+            Applied::Rejected(other) => return rejected(session, other).map(Some),
+        }
+        if mode == WhileRunning::Interrupt {
+            self.interrupt(session).await?;
+        }
+        Ok(Some(RunAccepted {
+            run_id: run_id.to_string(),
+            duplicate: false,
+            queued: Some(queued),
+        }))
+    }
+
+    /// Stops what the session does, so that the message queued first runs next: the
+    /// active run stops (its loop then takes the queue), a pending question is declined.
+    async fn interrupt(&self, session: SessionId) -> Result<(), Refusal> {
+        match self.runner.cancel(session).await {
+            Ok(()) | Err(Refusal::Idle) => {}
+            Err(other) => return Err(other),
+        }
+        self.start_next(session).await
+    }
+
+    /// Withdraws a queued message (`text: None`) or changes its text, before its turn.
+    pub async fn change(
+        &self,
+        session: SessionId,
+        id: &str,
+        text: Option<String>,
+    ) -> Result<(), Refusal> {
+        let deps = &self.runner.deps;
+        if let Some(text) = &text {
+            check_message(text, None, deps.limits.max_message_bytes)?;
+        }
+        let guard = Guard::ChangeQueued {
+            id: id.to_string(),
+            text,
+        };
+        match self.runner.submit(session, guard, Vec::new()).await? {
+            Applied::Committed { .. } => Ok(()),
+            Applied::Rejected(Rejection::QueuedMissing) => Err(not_queued(id)),
+            Applied::Rejected(other) => rejected(session, other).map(drop),
+        }
+    }
+
+    /// Starts the run of the session's first queued message if the session is idle; does
+    /// nothing otherwise. One that another instance started first, or that was withdrawn
+    /// meanwhile, is passed over for the next.
+    pub async fn start_next(&self, session: SessionId) -> Result<(), Refusal> {
+        let store = &self.runner.deps.store;
+        for _ in 0..=MAX_QUEUED {
+            let Some(row) = store.session(session).await? else {
+                return Ok(());
+            };
+            if row.status != SessionStatus::Idle {
+                return Ok(());
+            }
+            let Some(first) = store.queued_messages(session).await?.into_iter().next() else {
+                return Ok(());
+            };
+            match self.runner.start_queued(session, row.owner, first).await {
+                Ok(_) | Err(Refusal::Busy(_)) => return Ok(()),
+                Err(Refusal::NotFound(_)) => continue,
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts the queues nothing takes: idle sessions that hold queued messages.
+    pub async fn start_waiting(&self) -> Result<usize, Refusal> {
+        let waiting = self.runner.deps.store.idle_with_queue().await?;
+        for &session in &waiting {
+            tracing::warn!(%session, "starting queued messages nothing took");
+            self.start_next(session).await?;
+        }
+        Ok(waiting.len())
+    }
+}
+
+/// The refusal for an id that names no queued message of the session (cut short: it is
+/// the caller's text).
+fn not_queued(id: &str) -> Refusal {
+    let id: String = id.chars().take(80).collect();
+    Refusal::NotFound(format!("no queued message {id} in this session"))
+}
+
+/// Appends the steering messages waiting for the run as the person's messages, which the
+/// next model call reads; true if there were any. Each leaves the queue in the commit
+/// that appends it, under the run's lease.
+pub(super) async fn take_steering<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+) -> Result<bool, RunAbort> {
+    // A message withdrawn between the read and the commit refuses the batch: read again.
+    for _ in 0..3 {
+        let queued = deps
+            .store
+            .queued_messages(recorder.session())
+            .await
+            .map_err(|e| RunAbort::Write(e.into()))?;
+        let steering: Vec<QueuedRow> = queued.into_iter().filter(|q| q.steer).collect();
+        if steering.is_empty() {
+            return Ok(false);
+        }
+        let ids = steering.iter().map(|q| q.id.clone()).collect();
+        let events = steering
+            .into_iter()
+            .flat_map(|q| user_message(q.id, q.text))
+            .collect();
+        let guard = Guard::TakeSteering {
+            run_id: recorder.run_id().to_string(),
+            ids,
+        };
+        if recorder.emit_guarded(guard, events).await? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

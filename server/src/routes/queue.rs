@@ -1,0 +1,111 @@
+//! The messages waiting for their turn in a session, from HTTP: listed, edited and
+//! withdrawn before they run. Sending one is `POST /api/sessions/{id}/messages` (or the
+//! socket's message frame) while a run works; the work is in `agent::queue`.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use shared::api::{EditMessage, ErrorBody};
+use shared::queue::{QueuedList, QueuedMessage};
+
+use super::{owned_session, read_json};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// `GET /api/sessions/{id}/queue` → the messages waiting, in the order they run.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/queue",
+    tag = "runs",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The messages waiting for their turn (steering ones join the active run at its next model call)", body = QueuedList),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn list<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let queued = state.store.queued_messages(row.id).await?;
+    let queued = queued.iter().map(|q| q.message()).collect();
+    Ok(HttpResponse::Ok().json(QueuedList { queued }))
+}
+
+/// `PATCH /api/sessions/{id}/queue/{queued}` `{text}` → the message with its new text.
+#[utoipa::path(
+    patch,
+    path = "/api/sessions/{id}/queue/{queued}",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("queued" = String, Path, description = "The queued message's id"),
+    ),
+    request_body(content = EditMessage, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Its text changed (the session's sockets get a `queue` frame)", body = QueuedMessage),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such queued message", body = ErrorBody),
+        (status = 409, description = "`already_started`: its run began (`details.runId`)", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn edit<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (id, queued) = path.into_inner();
+    let row = owned_session(&state, &caller, &id).await?;
+    let asked: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let queue = state.runner.queue();
+    queue.change(row.id, &queued, Some(asked.text)).await?;
+    let now = state.store.queued_messages(row.id).await?;
+    match now.iter().find(|q| q.id == queued) {
+        Some(message) => Ok(HttpResponse::Ok().json(message.message())),
+        // Its turn came right after the edit: it runs with the new text.
+        None => Err(ApiError::NotFound(
+            "the queued message started its run with the new text".into(),
+        )),
+    }
+}
+
+/// `DELETE /api/sessions/{id}/queue/{queued}` → 204: it will not run.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/{id}/queue/{queued}",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("queued" = String, Path, description = "The queued message's id"),
+    ),
+    responses(
+        (status = 204, description = "Withdrawn (the session's sockets get a `queue` frame)"),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no such queued message", body = ErrorBody),
+        (status = 409, description = "`already_started`: its run began (`details.runId`)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn withdraw<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, queued) = path.into_inner();
+    let row = owned_session(&state, &caller, &id).await?;
+    state.runner.queue().change(row.id, &queued, None).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

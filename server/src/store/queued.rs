@@ -1,0 +1,83 @@
+//! Messages waiting for their turn: sent while a run worked, each keeps a row until the
+//! transaction that starts its run, appends it to the active run (a steering message), or
+//! withdraws it. So a queued message runs once, whichever instance takes it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How many messages one session may hold waiting.
+pub const MAX_QUEUED: u64 = 32;
+
+/// A message waiting for its turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuedRow {
+    /// Its id, and its `TEXT_MESSAGE_START.messageId` once it runs.
+    pub id: String,
+    /// The run it starts.
+    pub run_id: String,
+    /// Joins the active run at its next model call instead of waiting for its end.
+    pub steer: bool,
+    /// The caller's id for the request, which a repeat is known by.
+    pub client_message_id: Option<String>,
+    pub text: String,
+    pub extra: QueuedExtra,
+}
+
+/// What else starts a queued message's run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedExtra {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The AG-UI input that brought it, for its run's `RUN_STARTED`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+}
+
+impl QueuedRow {
+    /// Its `kind` column.
+    pub(crate) fn kind(&self) -> &'static str {
+        if self.steer {
+            "steer"
+        } else {
+            "queue"
+        }
+    }
+
+    /// Its `extra` column.
+    pub(crate) fn extra_json(&self) -> String {
+        serde_json::to_string(&self.extra).expect("queued extras serialise")
+    }
+
+    /// As the API and the sockets' `queue` frames show it.
+    pub fn message(&self) -> shared::queue::QueuedMessage {
+        shared::queue::QueuedMessage {
+            id: self.id.clone(),
+            run_id: self.run_id.clone(),
+            text: self.text.clone(),
+            steer: self.steer,
+            model: self.extra.model.clone(),
+        }
+    }
+}
+
+/// A `queued_messages` row as read: id, run, kind, client message id, text, extra.
+pub(crate) type QueuedTuple = (String, String, String, Option<String>, String, String);
+
+/// The columns of a [`QueuedTuple`], in order.
+pub(crate) const QUEUED_COLUMNS: &str = "id, run_id, kind, client_message_id, text, extra";
+
+/// Decodes a row read as [`QUEUED_COLUMNS`].
+pub(crate) fn queued_from(row: QueuedTuple) -> Result<QueuedRow, super::StoreError> {
+    let (id, run_id, kind, client_message_id, text, extra) = row;
+    let extra = serde_json::from_str(&extra)
+        .map_err(|e| super::StoreError::Corrupt(format!("queued message {id}: {e}")))?;
+    Ok(QueuedRow {
+        id,
+        run_id,
+        steer: kind == "steer",
+        client_message_id,
+        text,
+        extra,
+    })
+}
