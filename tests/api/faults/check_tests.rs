@@ -246,3 +246,60 @@ fn a_run_in_flight_at_a_kill_must_be_continued() {
     ));
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// The person's messages `texts`, in order, as a log.
+fn said(texts: &[&str]) -> Vec<(u64, Value)> {
+    let mut log = Log::default();
+    for (n, text) in texts.iter().enumerate() {
+        let id = format!("m{n}");
+        log.push(
+            "TEXT_MESSAGE_START",
+            json!({"messageId": id, "role": "user"}),
+        )
+        .push(
+            "TEXT_MESSAGE_CONTENT",
+            json!({"messageId": id, "delta": text}),
+        )
+        .push("TEXT_MESSAGE_END", json!({"messageId": id}));
+    }
+    log.events
+}
+
+#[test]
+fn queued_messages_must_run_once_and_in_order() {
+    use super::queue_checks::{sent_once_in_order, Sent};
+    let sent = [
+        Sent::first(0),
+        Sent::queued(0, 'a'),
+        Sent::steering(0),
+        Sent::queued(0, 'b'),
+        Sent::first(1),
+    ];
+    let check = |texts: &[&str]| {
+        let mut problems = Vec::new();
+        sent_once_in_order("s", &said(texts), &sent, &mut problems);
+        problems
+    };
+    let good = [
+        "Go on, cycle 0.",
+        "Also 0-s.",
+        "Then 0-a.",
+        "Then 0-b.",
+        "Go on, cycle 1.",
+    ];
+    assert_eq!(check(&good), Vec::<String>::new());
+    let twice = [&good[..], &["Then 0-a."]].concat();
+    assert_eq!(check(&twice).len(), 1, "a queued message ran twice");
+    let lost: Vec<&str> = good.iter().copied().filter(|t| *t != "Also 0-s.").collect();
+    assert_eq!(check(&lost).len(), 1, "a steering message never ran");
+    let swapped = [good[0], good[1], good[3], good[2], good[4]];
+    assert_eq!(check(&swapped).len(), 1, "b ran before a");
+    let late = [good[0], good[1], good[2], good[4], good[3]];
+    assert_eq!(check(&late).len(), 1, "b ran after the next cycle began");
+    let early = [good[1], good[0], good[2], good[3], good[4]];
+    assert_eq!(
+        check(&early).len(),
+        1,
+        "the steering message ran before its cycle"
+    );
+}

@@ -9,14 +9,18 @@
 //! run is read from the lease table at the kill, not assumed: on a loaded machine a
 //! restart can outlast a lease, and then another instance executes the runs.
 //!
-//! Every cycle posts a message to each session, waits a random 20–400 ms (the
+//! Every cycle posts a message to each session, and behind it, while its run works,
+//! queued messages and sometimes a steering one; waits a random 20–400 ms (the
 //! experiment's randomness, not synchronisation), kills, restarts and reconnects every
 //! viewer with `after=<its last seq>`; sometimes it kills again while the recovered runs
 //! are still going, and once it kills the same runs four times in a row to reach the
 //! recovery limit. After each cycle it waits on the sockets until every run has ended and
 //! checks (a) the viewers' frames against the log, (b) contiguous seqs, (c) exact replays,
-//! (d) ended runs and settled status, (e) the AG-UI rules. The continuation rules and the
-//! `append_file` check (f) read the final logs, which hold every earlier cycle.
+//! (d) ended runs, settled status and an empty queue, (e) the AG-UI rules. The
+//! continuation rules, the `append_file` check (f) and (g) every message sent exactly once
+//! and in order (queued ones in the order sent, after the message they waited behind; a
+//! steering one once, in its run or after it) read the final logs, which hold every
+//! earlier cycle.
 //!
 //! `TANDEM_FAULT_KILLS=<n>` raises the number of kills (default 50);
 //! `TANDEM_FAULT_SEED=<n>` replays a run's random choices.
@@ -29,6 +33,7 @@ use std::time::{Duration, Instant};
 use super::kill_script::{self, APPEND_FILE};
 use super::lease_holders::LeaseHolders;
 use super::log_checks::{self, Recovery};
+use super::queue_checks::{self, Sent};
 use super::tool_checks::{self, Repairs};
 use super::viewer::Viewer;
 use crate::helpers::child::Tandem;
@@ -106,13 +111,15 @@ struct Harness {
     leases: LeaseHolders,
     /// Broken continuation rules, reported at the end.
     problems: Vec<String>,
+    /// What each session was sent, in order.
+    sent: Vec<Vec<Sent>>,
 }
 
 impl Harness {
     async fn start(kills: usize, seed: u64) -> Self {
         let (dir, url) = crate::helpers::fresh_database();
         // A cycle uses at most a few turns per session; run out only on a broken server.
-        let script = write_script(dir.path(), kill_script::turns(kills * 8 + 40));
+        let script = write_script(dir.path(), kill_script::turns(kills * 24 + 40));
         let count = if crate::helpers::on_postgres() {
             INSTANCES
         } else {
@@ -149,6 +156,7 @@ impl Harness {
             kills_unchecked: Vec::new(),
             leases,
             problems: Vec::new(),
+            sent: vec![Vec::new(); SESSIONS],
         }
     }
 
@@ -158,14 +166,27 @@ impl Harness {
         up.expect("an instance is up").client()
     }
 
-    /// Starts a run in every session (all are idle between cycles), all on one instance.
+    /// Starts a run in every session (all are idle between cycles), all on one instance,
+    /// and sends each, while it runs, a queued message, and sometimes a steering one and
+    /// a second queued one.
     async fn post_all(&mut self) {
         self.runner = self.rng.usize(..self.instances.len());
         self.taken_over = false;
         let app = self.instances[self.runner].as_ref().unwrap().client();
-        for viewer in &self.viewers {
-            let text = format!("Go on, cycle {}.", self.tally.checks);
-            app.say(&viewer.session, &text).await;
+        let cycle = self.tally.checks;
+        for (at, viewer) in self.viewers.iter().enumerate() {
+            let mut sent = vec![Sent::first(cycle), Sent::queued(cycle, 'a')];
+            if self.rng.bool() {
+                sent.push(Sent::steering(cycle));
+            }
+            if self.rng.bool() {
+                sent.push(Sent::queued(cycle, 'b'));
+            }
+            app.say(&viewer.session, &sent[0].text).await;
+            for message in &sent[1..] {
+                queue_checks::send(&app, &viewer.session, message).await;
+            }
+            self.sent[at].extend(sent);
         }
     }
 
@@ -246,12 +267,12 @@ impl Harness {
         }
     }
 
-    /// (a)–(e) for every session, once every run has ended.
+    /// (a)–(e) for every session, once every run has ended and nothing is queued.
     async fn check(&mut self) {
         let app = self.any_client();
         self.tally.checks += 1;
         for (at, viewer) in self.viewers.iter_mut().enumerate() {
-            viewer.wait_run_end().await;
+            queue_checks::wait_quiet(viewer, &app).await;
             let session = viewer.session.clone();
             let log = log_checks::raw_log(&app, &session).await;
             assert!(
@@ -299,13 +320,14 @@ impl Harness {
         let app = self.any_client();
         let (mut problems, mut lines) = (std::mem::take(&mut self.problems), HashMap::new());
         let (mut recovery, mut repairs) = (Recovery::default(), Repairs::default());
-        for viewer in &self.viewers {
+        for (at, viewer) in self.viewers.iter().enumerate() {
             let log = log_checks::raw_log(&app, &viewer.session).await;
             let found = log_checks::recovery_rules(&viewer.session, &log, &mut problems);
             recovery.continued += found.continued;
             recovery.failed += found.failed;
             recovery.limits += found.limits;
             tool_checks::check_results(&viewer.session, &log, &mut lines, &mut problems);
+            queue_checks::sent_once_in_order(&viewer.session, &log, &self.sent[at], &mut problems);
             let found = tool_checks::check_recoveries(&viewer.session, &log, &mut problems);
             repairs.unknown += found.unknown;
             repairs.rerun += found.rerun;
@@ -321,13 +343,15 @@ impl Harness {
             ));
         }
         let t = &self.tally;
+        let while_running = self.sent.iter().flatten().filter(|m| m.mode.is_some()).count();
         println!(
             "faults/kills: {} instances, {} kills ({} taken over by another instance), \
              {} restarts, {SESSIONS} sessions, {} events checked, \
              {} frames checked, {} runs in flight at a kill, {} runs continued, \
              {} runs failed ({} recovery_limit); \
              calls cut by a kill: {} re-run, {} outcome unknown, {} cut off mid-stream; \
-             {appended} appended lines checked; seed {seed}, {elapsed:.1?}",
+             {appended} appended lines checked; {while_running} messages sent while runs \
+             worked (queued, steering) checked once and in order; seed {seed}, {elapsed:.1?}",
             self.instances.len(),
             t.kills,
             t.takeovers,

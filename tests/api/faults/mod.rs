@@ -4,6 +4,7 @@
 //!   (on PostgreSQL, random ones of three instances); nothing a viewer saw is lost or
 //!   changed, replays are exact, runs continue exactly once (restarted or taken over)
 //!   and non-idempotent tools never run twice.
+//!   Queued and steering messages sent during those runs run exactly once, in order.
 //! - [`paused`]: a thousand sessions paused on a question survive a restart and each is
 //!   answered exactly once.
 //! - [`races`]: two answers to one question at the same moment, over sockets and REST;
@@ -15,7 +16,7 @@
 //!   other viewer.
 //!
 //! The rest are their tools: the bad-input [`fixture`], the recording [`viewer`], the
-//! log checks in [`log_checks`] and [`tool_checks`], the kill script in [`kill_script`]
+//! log checks in [`log_checks`], [`tool_checks`] and [`queue_checks`], the kill script in [`kill_script`]
 //! and a raw WebSocket client in [`raw_ws`] for frames tungstenite will not send;
 //! [`check_tests`] proves the checks catch what they are there for.
 
@@ -29,6 +30,7 @@ mod kills;
 mod lease_holders;
 mod log_checks;
 mod paused;
+mod queue_checks;
 mod races;
 pub(crate) mod raw_ws;
 mod tool_checks;

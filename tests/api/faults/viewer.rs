@@ -123,6 +123,21 @@ impl Viewer {
         assert!(!progress.closed, "session {}: socket closed", self.session);
         progress
     }
+
+    /// Waits until this connection has seen an event after `seq`.
+    pub async fn wait_past(&mut self, seq: u64) {
+        let receiver = self.progress.as_mut().expect("connected");
+        let waited = tokio::time::timeout(
+            DEADLINE,
+            receiver.wait_for(|p| p.closed || p.last_seq > seq),
+        )
+        .await;
+        assert!(
+            waited.is_ok(),
+            "session {}: nothing after seq {seq} within {DEADLINE:?} (a queued message that never ran?)",
+            self.session
+        );
+    }
 }
 
 type Socket =
@@ -150,6 +165,8 @@ async fn record(mut socket: Socket, seen: Arc<Mutex<Seen>>, progress: watch::Sen
                 seen.frames.push((seq, frame["event"].clone()));
             }
             Some("caught_up") if frame["seq"] == state.last_seq => state.caught_up = true,
+            // The queued messages: the harness asks the server whether any wait.
+            Some("queue") => {}
             _ => seen.problems.push(format!("unexpected frame {frame}")),
         }
         drop(seen);

@@ -331,3 +331,42 @@ async fn e2e_stop_hangs_up_on_the_provider() {
     assert!(server.client_hung_up().await < chunks);
     checked_log(&app, &session).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e2e_a_steering_message_is_read_at_the_next_model_call() {
+    // Paced so the steering message is sent while the model still writes its call.
+    let paced = sse("openai/tool_call.sse", None, Duration::from_millis(150));
+    let replies = vec![paced, Reply::sse("openai/text_after_tool.sse")];
+    let (app, server) = app_with(replies, &[]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "What is 6*7?").await;
+    socket.until(|e| e.type_name() == "TOOL_CALL_START").await;
+    let (status, body) = app
+        .post(
+            &format!("/api/sessions/{session}/messages"),
+            json!({"text": "Show your working.", "whileRunning": "steer"}),
+        )
+        .await;
+    assert_eq!(
+        (status, &body["queued"]["steer"]),
+        (202, &json!(true)),
+        "{body}"
+    );
+    let run = socket.until_run_end().await;
+    assert_eq!(types(&run).last(), Some(&"RUN_FINISHED"));
+    let sent = messages(&server, 1);
+    let sent = sent.as_array().unwrap();
+    assert_eq!(
+        sent.iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["user", "assistant", "tool", "user"],
+        "{sent:?}"
+    );
+    assert_eq!(
+        sent[3],
+        json!({"role": "user", "content": "Show your working."}),
+        "after the call's result, as a message of the person's"
+    );
+    checked_log(&app, &session).await;
+}
