@@ -101,27 +101,23 @@ describe('typing, new conversations and following the stream', () => {
     await pending(page).and(page.locator('[data-kind=form]')).waitFor();
   });
 
-  it('keeps the composer usable during a run: the text waits, the page says why', async () => {
+  it('keeps the composer usable during a run: Enter queues the message, sent when the agent has finished', async () => {
     const page = await freshPage();
     await page.goto(demo.url);
     await startSession(page, 'hello');
     await page.locator('[data-testid=assistant-message].streaming').waitFor();
     await composerFocused(page);
     await page.keyboard.type('and then what?');
-    await page.keyboard.press('Enter');
-    assert.equal(await composerValue(page), 'and then what?', 'Enter during a run keeps the text');
     const hint = byId(page, 'composer-hint');
-    assert.match(await hint.textContent(), /Waits until the agent has finished/);
-    assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true);
+    assert.match(await hint.textContent(), /Enter queues it/);
+    assert.equal(await page.getByRole('button', { name: 'Queue' }).isDisabled(), false);
     await shots(page, '82-text-waits');
-    await idle(page);
-    await hint.waitFor({ state: 'detached' });
-    await composerFocused(page);
-    assert.equal(await composerValue(page), 'and then what?', 'the text is still there');
     await page.keyboard.press('Enter');
+    assert.equal(await composerValue(page), '', 'Enter during a run queues the text');
     await page.locator('[data-testid=user-message]', { hasText: 'and then what?' }).waitFor();
-    assert.equal(await composerValue(page), '');
+    await byId(page, 'queued-messages').waitFor({ state: 'detached' });
     await idle(page);
+    await composerFocused(page);
 
     // Typing on the bare page goes into the composer; shortcut keys still work there.
     await page.evaluate(() => document.activeElement?.blur());

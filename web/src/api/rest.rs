@@ -18,6 +18,7 @@ use shared::api::{
     SessionList, SessionSummary,
 };
 
+use shared::queue::QueuedMessage;
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 
 use wasm_bindgen::{JsCast, JsValue};
@@ -193,6 +194,21 @@ pub async fn branches(id: &str) -> Result<Vec<SessionSummary>, ApiError> {
     let list: BranchList =
         json(send(Request::get(&format!("/api/sessions/{id}/branches")).build()).await?).await?;
     Ok(list.branches)
+}
+
+/// `PATCH /api/sessions/{id}/queue/{queuedId}`: a queued message's new text.
+pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMessage, ApiError> {
+    let url = format!("/api/sessions/{id}/queue/{queued}");
+    let body = EditMessage {
+        text: text.to_string(),
+    };
+    json(send(Request::patch(&url).json(&body)).await?).await
+}
+
+/// `DELETE /api/sessions/{id}/queue/{queuedId}`: a queued message will not run.
+pub async fn withdraw_queued(id: &str, queued: &str) -> Result<(), ApiError> {
+    send(Request::delete(&format!("/api/sessions/{id}/queue/{queued}")).build()).await?;
+    Ok(())
 }
 
 /// `DELETE /api/sessions/{id}`: removes a session, stopping its run first.

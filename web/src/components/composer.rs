@@ -3,10 +3,15 @@
 //! (`GET /api/models`), a picker beside it chooses the session's model: a change travels
 //! with the next message and holds for the session's later runs.
 //!
+//! While the agent works (or a question waits) it stays usable: Enter queues the message
+//! (it runs when the agent has finished, `whileRunning: queue`), Ctrl+Enter (or "Send
+//! now" in the menu beside Send) stops the agent and runs it first (`interrupt`), and
+//! "Steer" has the agent read it at its next step (`steer`). The up arrow in an empty
+//! composer edits the person's last message.
+//!
 //! It never takes the person's text away: it is never disabled, so what they type while
-//! the agent works (or while the socket reconnects) waits in it, and a line under it says
-//! why Send waits; a message the server refuses is put back. Each conversation keeps its
-//! own draft. It takes the focus when a conversation opens, after the person sends, and
+//! the socket reconnects waits in it, and a line under it says why Send waits; a message
+//! the server refuses is put back. Each conversation keeps its own draft. It takes the focus when a conversation opens, after the person sends, and
 //! when a run ends or a question is answered, unless they are busy in another field (or
 //! on a touch screen, where focusing would pop the keyboard up). With no session open it
 //! starts a new conversation: the first message creates the session.
@@ -15,6 +20,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use shared::api::PostMessage;
+use shared::queue::WhileRunning;
 use shared::ClientFrame;
 use wasm_bindgen::JsCast;
 
@@ -23,12 +29,13 @@ use crate::state::route::navigate;
 use crate::state::{use_models, use_session, RunState};
 
 /// Error codes with which the server refuses a message; the draft is put back.
-const REFUSALS: [&str; 5] = [
+const REFUSALS: [&str; 6] = [
     "run_active",
     "awaiting_input",
     "invalid_message",
     "storage_unavailable",
     "rate_limited",
+    "queue_full",
 ];
 
 /// A fresh id for `clientMessageId`, so a resent message is taken once.
@@ -113,6 +120,11 @@ pub fn Composer() -> impl IntoView {
         }
         now
     });
+    // A queued message reached the queue: it is no longer the box's to put back.
+    Effect::new(move |_| {
+        session.queued_messages().track();
+        sent.set_value(None);
+    });
     Effect::new(move |_| {
         let refused = session.notice().with(|n| {
             n.as_ref()
@@ -130,19 +142,35 @@ pub fn Composer() -> impl IntoView {
         if session.id().with(Option::is_none) {
             return starting.get().then_some("Starting the conversation…");
         }
-        match (session.connection().get(), session.run().get()) {
-            (ConnState::Connecting, _) => Some("Sends once connected."),
-            (ConnState::Reconnecting, _) => Some("Sends once the connection is back."),
-            (_, RunState::Running) => {
-                Some("Waits until the agent has finished — or press Stop to interrupt it.")
-            }
-            (_, RunState::Awaiting) if session.waiting_for_client().get() => {
-                Some("Waits until the app that started this run returns its tools' results.")
-            }
-            (_, RunState::Awaiting) => Some("Waits until you answer the agent's question above."),
-            (ConnState::Live, RunState::Idle) => None,
+        match session.connection().get() {
+            ConnState::Connecting => Some("Sends once connected."),
+            ConnState::Reconnecting => Some("Sends once the connection is back."),
+            ConnState::Live => None,
         }
     };
+    // Whether a message now waits for the agent instead of starting a run.
+    let busy = move || session.run().get() != RunState::Idle;
+    // What the line under the box says of a message that would wait, if one would.
+    let waiting_hint = move || {
+        if !busy() || text.with(|t| t.trim().is_empty()) {
+            return None;
+        }
+        let keys = !touch_or_small();
+        Some(match session.run().get() {
+            RunState::Awaiting if session.waiting_for_client().get() => {
+                "Queued until the app that started this run returns its tools' results."
+            }
+            RunState::Awaiting if keys => {
+                "Enter queues it until you answer the question above; Ctrl+Enter drops the question and sends it now."
+            }
+            RunState::Awaiting => "Queued until you answer the question above.",
+            _ if keys => {
+                "Enter queues it: it is sent when the agent has finished. Ctrl+Enter stops the agent and sends it now."
+            }
+            _ => "Queued: it is sent when the agent has finished. ▾ for more.",
+        })
+    };
+    let menu_open = RwSignal::new(false);
     let models = use_models().expect("the composer is on a signed-in page");
     // The model the picker shows: the person's pick, else the session's, else the default.
     let picked = RwSignal::new(None::<String>);
@@ -160,7 +188,8 @@ pub fn Composer() -> impl IntoView {
     } else {
         "Message the agent — Enter to send, Shift+Enter for a new line"
     };
-    let send = move || {
+    let send = move |mode: WhileRunning| {
+        menu_open.set(false);
         let message = text.get_untracked();
         if waits().is_some() || message.trim().is_empty() {
             return;
@@ -191,7 +220,7 @@ pub fn Composer() -> impl IntoView {
             text: message.clone(),
             client_message_id,
             model,
-            while_running: None,
+            while_running: Some(mode),
         };
         if session.send(frame) {
             sent.set_value(Some(message));
@@ -204,19 +233,50 @@ pub fn Composer() -> impl IntoView {
     Effect::new(move |_| {
         if let Some(prompt) = session.take_picked_prompt() {
             text.set(prompt);
-            send();
+            send(WhileRunning::Queue);
         }
     });
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
-            // Never a new line: Enter sends, or the text waits (the line below says why).
-            ev.prevent_default();
-            send();
+        match ev.key().as_str() {
+            "Enter" if !ev.shift_key() && !ev.is_composing() => {
+                // Never a new line: Enter sends (or queues), or the text waits (the line
+                // below says why); Ctrl+Enter sends now, stopping the agent.
+                ev.prevent_default();
+                let now = (ev.ctrl_key() || ev.meta_key()) && busy();
+                send(if now { WhileRunning::Interrupt } else { WhileRunning::Queue });
+            }
+            "ArrowUp" if text.with(|t| t.is_empty()) && !busy() => {
+                if session.edit_last() {
+                    ev.prevent_default();
+                }
+            }
+            "Escape" if menu_open.get_untracked() => menu_open.set(false),
+            _ => {}
         }
     };
     let hint = move || {
-        let reason = waits()?;
+        let reason = waits().or_else(waiting_hint)?;
         text.with(|t| !t.trim().is_empty()).then_some(reason)
+    };
+    // An opened menu takes the focus on its first item, so the keyboard goes on there.
+    Effect::new(move |_| {
+        if menu_open.get() {
+            request_animation_frame(|| {
+                let first = window()
+                    .document()
+                    .and_then(|d| d.query_selector(".send-menu-item").ok().flatten())
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+                if let Some(first) = first {
+                    let _ = first.focus();
+                }
+            });
+        }
+    });
+    let menu_keys = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" {
+            menu_open.set(false);
+            focus_composer();
+        }
     };
     view! {
         <div class="composer">
@@ -262,15 +322,53 @@ pub fn Composer() -> impl IntoView {
                         "Stop"
                     </button>
                 </Show>
-                <button
-                    class="btn btn-primary"
-                    data-testid="send"
-                    title=move || waits().unwrap_or("Send the message")
-                    disabled=move || waits().is_some() || text.with(|t| t.trim().is_empty())
-                    on:click=move |_| send()
-                >
-                    "Send"
-                </button>
+                <div class="send-group" on:keydown=menu_keys>
+                    <button
+                        class="btn btn-primary"
+                        class:send-split=busy
+                        data-testid="send"
+                        title=move || waits().unwrap_or(if busy() { "Queue the message: it is sent when the agent has finished" } else { "Send the message" })
+                        disabled=move || waits().is_some() || text.with(|t| t.trim().is_empty())
+                        on:click=move |_| send(WhileRunning::Queue)
+                    >
+                        {move || if busy() { "Queue" } else { "Send" }}
+                    </button>
+                    <Show when=busy>
+                        <button
+                            class="btn btn-primary send-more"
+                            data-testid="send-more"
+                            aria-label="More ways to send"
+                            aria-haspopup="menu"
+                            aria-expanded=move || menu_open.get().to_string()
+                            disabled=move || waits().is_some() || text.with(|t| t.trim().is_empty())
+                            on:click=move |_| menu_open.update(|open| *open = !*open)
+                        >
+                            "▾"
+                        </button>
+                        <Show when=move || menu_open.get()>
+                            <div class="send-menu" role="menu" aria-label="Send while the agent works">
+                                <button
+                                    type="button"
+                                    role="menuitem"
+                                    class="send-menu-item"
+                                    on:click=move |_| send(WhileRunning::Interrupt)
+                                >
+                                    <strong>"Send now"</strong>
+                                    <span>"Stops the agent (its answer so far is kept), then sends this"</span>
+                                </button>
+                                <button
+                                    type="button"
+                                    role="menuitem"
+                                    class="send-menu-item"
+                                    on:click=move |_| send(WhileRunning::Steer)
+                                >
+                                    <strong>"Steer"</strong>
+                                    <span>"The agent reads it at its next step, without stopping"</span>
+                                </button>
+                            </div>
+                        </Show>
+                    </Show>
+                </div>
             </div>
         </div>
         {move || hint().map(|reason| view! {

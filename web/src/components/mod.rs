@@ -13,6 +13,7 @@ pub mod interrupt;
 pub mod message;
 pub mod needs_you;
 pub mod notice;
+pub mod queued_messages;
 pub mod responder;
 pub mod session_title;
 pub mod share_dialog;

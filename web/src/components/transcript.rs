@@ -136,6 +136,7 @@ pub fn Transcript() -> impl IntoView {
                     <Show when=move || session.run().get() == RunState::Running>
                         <Working />
                     </Show>
+                    <super::queued_messages::QueuedMessages />
                 </div>
             </div>
             <Show when=move || !follow.get()>

@@ -22,7 +22,7 @@ use crate::api::socket::SocketHandlers;
 use crate::api::{ApiError, ConnState, SessionSocket};
 
 use super::inbox::{self, Incoming};
-use super::item::{Item, RunState};
+use super::item::{Item, ItemKind, RunState};
 use super::refusal::Refusal;
 use super::transcript::Transcript;
 
@@ -62,6 +62,9 @@ pub struct Session {
     queued: RwSignal<Option<u64>>,
     /// The person's messages waiting for their turn (sent while a run worked).
     queued_messages: RwSignal<Vec<QueuedMessage>>,
+    /// The person's message whose editor should open (the up arrow in an empty composer
+    /// asks for the last one), until it opens.
+    edit_asked: RwSignal<Option<String>>,
     /// The socket's state.
     connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
@@ -121,6 +124,7 @@ fn provide(read_only: bool) -> Session {
         run: RwSignal::new(RunState::Idle),
         queued: RwSignal::new(None),
         queued_messages: RwSignal::new(Vec::new()),
+        edit_asked: RwSignal::new(None),
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
         refusal: RwSignal::new(None),
@@ -281,6 +285,61 @@ impl Session {
     pub fn regenerate(self, run_id: String, model: Option<String>) {
         self.branch_from(move |id| async move {
             crate::api::rest::regenerate(&id, &run_id, model).await
+        });
+    }
+
+    /// Asks the person's last message to open its editor (the up arrow in an empty
+    /// composer); false if there is none to edit.
+    pub fn edit_last(self) -> bool {
+        let last = self.rows.with_untracked(|rows| {
+            rows.iter()
+                .rev()
+                .find(|row| {
+                    row.key.starts_with("msg:")
+                        && row.item.with_untracked(|i| i.kind() == ItemKind::User)
+                })
+                .map(|row| row.key.clone())
+        });
+        let found = last.is_some();
+        self.edit_asked.set(last);
+        found
+    }
+
+    /// Whether the editor of the message with `key` was asked to open; asking again is
+    /// needed after it says yes.
+    pub fn take_edit_asked(self, key: &str) -> bool {
+        let asked = self.edit_asked.with(|asked| asked.as_deref() == Some(key));
+        if asked {
+            self.edit_asked.set(None);
+        }
+        asked
+    }
+
+    /// Changes the text of a queued message before its turn (the server's `queue` frame
+    /// then shows it); a refusal becomes the notice.
+    pub fn edit_queued(self, queued: String, text: String) {
+        self.on_queue(move |id| async move {
+            crate::api::rest::edit_queued(&id, &queued, &text).await.map(drop)
+        });
+    }
+
+    /// Withdraws a queued message: it will not run.
+    pub fn withdraw_queued(self, queued: String) {
+        self.on_queue(move |id| async move { crate::api::rest::withdraw_queued(&id, &queued).await });
+    }
+
+    fn on_queue<F, Fut>(self, change: F)
+    where
+        F: FnOnce(String) -> Fut + 'static,
+        Fut: std::future::Future<Output = Result<(), ApiError>> + 'static,
+    {
+        let Some(id) = self.id.get_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            if let Err(error) = change(id).await {
+                self.notice.set(Some(error));
+            }
         });
     }
 
