@@ -66,10 +66,10 @@ describe('speaking while the agent works', () => {
     await composer().fill('Also book a hotel');
     assert.match(await byId(page, 'composer-hint').textContent(), /Enter queues it until you answer/);
     await composer().press('Enter');
-    await queued('Also book a hotel').getByText('Queued · sent when the agent has finished').waitFor();
+    await queued('Also book a hotel').getByText('Queued · sent once the question above is answered').waitFor();
     assert.equal(await composer().inputValue(), '', 'the box is free again');
     await composer().fill('and a car');
-    await page.getByRole('button', { name: 'Queue' }).click();
+    await page.getByRole('button', { name: 'Queue', exact: true }).click();
     await queued('and a car').waitFor();
 
     await queued('Also book a hotel').getByRole('button', { name: 'Edit this queued message' }).click();

@@ -110,7 +110,7 @@ describe('typing, new conversations and following the stream', () => {
     await page.keyboard.type('and then what?');
     const hint = byId(page, 'composer-hint');
     assert.match(await hint.textContent(), /Enter queues it/);
-    assert.equal(await page.getByRole('button', { name: 'Queue' }).isDisabled(), false);
+    assert.equal(await page.getByRole('button', { name: 'Queue', exact: true }).isDisabled(), false);
     await shots(page, '82-text-waits');
     await page.keyboard.press('Enter');
     assert.equal(await composerValue(page), '', 'Enter during a run queues the text');

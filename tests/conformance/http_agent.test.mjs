@@ -234,3 +234,47 @@ describe('an unmodified @ag-ui/client HttpAgent against Tandem', () => {
     assert.equal(firstRun.event.input.messages[0].content, 'Hi', 'the log keeps what was sent');
   });
 });
+
+// Long enough (at 5 ms a word) for a second client to send while it streams.
+const LONG = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
+
+describe('an HttpAgent that sends while a run of its thread is active', () => {
+  let slow;
+  before(async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tandem-agui-queue-'));
+    const script = path.join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ text: LONG }, { text: 'Second in line.' }] }));
+    slow = await startTandem({ args: ['--engine', 'script', '--script', script, '--token-delay-ms', '5'] });
+  });
+  after(() => slow?.stop());
+
+  it('waits its turn (the default `queue`) and streams exactly its own run', async () => {
+    const threadId = randomUUID();
+    const first = new HttpAgent({ url: `${slow.url}/api/agui`, threadId });
+    const firstMessage = { id: randomUUID(), role: 'user', content: 'Tell me everything' };
+    first.addMessage(firstMessage);
+    let streaming;
+    const began = new Promise((resolve) => { streaming = resolve; });
+    first.subscribe({ onTextMessageContentEvent: () => streaming() });
+    const firstRun = first.runAgent();
+    await began;
+
+    const second = new HttpAgent({ url: `${slow.url}/api/agui`, threadId });
+    second.setMessages([firstMessage, { id: randomUUID(), role: 'user', content: 'And then?' }]);
+    const seen = [];
+    let sentRunId;
+    second.subscribe({
+      onEvent: ({ event }) => { seen.push(event); },
+      onRunStartedEvent: ({ input }) => { sentRunId = input.runId; },
+    });
+    await second.runAgent();
+    await firstRun;
+    assert.equal(seen[0].type, 'RUN_STARTED');
+    assert.equal(seen[0].runId, sentRunId, 'the run its input started, named by its runId');
+    assert.equal(seen.filter((e) => e.type === 'RUN_STARTED').length, 1, 'one run, its own');
+    assert.equal(seen.at(-1).type, 'RUN_FINISHED');
+    const text = seen.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('');
+    assert.equal(text, 'Second in line.');
+    assert.equal(first.messages.at(-1).content, LONG, 'the first run finished whole before it');
+  });
+});

@@ -343,7 +343,12 @@ impl Harness {
             ));
         }
         let t = &self.tally;
-        let while_running = self.sent.iter().flatten().filter(|m| m.mode.is_some()).count();
+        let while_running = self
+            .sent
+            .iter()
+            .flatten()
+            .filter(|m| m.mode.is_some())
+            .count();
         println!(
             "faults/kills: {} instances, {} kills ({} taken over by another instance), \
              {} restarts, {SESSIONS} sessions, {} events checked, \

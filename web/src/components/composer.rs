@@ -183,10 +183,10 @@ pub fn Composer() -> impl IntoView {
         session.model().get().or(default)
     };
     let shown = move || picked.get().or_else(current);
-    let placeholder = if touch_or_small() {
-        "Message the agent"
-    } else {
-        "Message the agent — Enter to send, Shift+Enter for a new line"
+    let placeholder = move || match (touch_or_small(), busy()) {
+        (true, _) => "Message the agent",
+        (false, false) => "Message the agent — Enter to send, Shift+Enter for a new line",
+        (false, true) => "Message the agent — Enter queues it for when the agent has finished",
     };
     let send = move |mode: WhileRunning| {
         menu_open.set(false);
@@ -243,7 +243,11 @@ pub fn Composer() -> impl IntoView {
                 // below says why); Ctrl+Enter sends now, stopping the agent.
                 ev.prevent_default();
                 let now = (ev.ctrl_key() || ev.meta_key()) && busy();
-                send(if now { WhileRunning::Interrupt } else { WhileRunning::Queue });
+                send(if now {
+                    WhileRunning::Interrupt
+                } else {
+                    WhileRunning::Queue
+                });
             }
             "ArrowUp" if text.with(|t| t.is_empty()) && !busy() => {
                 if session.edit_last() {

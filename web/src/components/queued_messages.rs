@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use shared::queue::QueuedMessage;
 
-use crate::state::use_session;
+use crate::state::{use_session, RunState};
 
 /// The queued messages of the open session, if any wait.
 #[component]
@@ -39,10 +39,11 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
     let field = NodeRef::<leptos::html::Textarea>::new();
     let id = StoredValue::new(queued.id.clone());
     let text = queued.text.clone();
-    let what = if queued.steer {
-        "Steering · the agent reads it at its next step"
-    } else {
-        "Queued · sent when the agent has finished"
+    let steer = queued.steer;
+    let what = move || match (steer, session.run().get()) {
+        (true, _) => "Steering · the agent reads it at its next step",
+        (false, RunState::Awaiting) => "Queued · sent once the question above is answered",
+        (false, _) => "Queued · sent when the agent has finished",
     };
     let save = move || {
         let new = draft.get_untracked();

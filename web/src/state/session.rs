@@ -319,13 +319,17 @@ impl Session {
     /// then shows it); a refusal becomes the notice.
     pub fn edit_queued(self, queued: String, text: String) {
         self.on_queue(move |id| async move {
-            crate::api::rest::edit_queued(&id, &queued, &text).await.map(drop)
+            crate::api::rest::edit_queued(&id, &queued, &text)
+                .await
+                .map(drop)
         });
     }
 
     /// Withdraws a queued message: it will not run.
     pub fn withdraw_queued(self, queued: String) {
-        self.on_queue(move |id| async move { crate::api::rest::withdraw_queued(&id, &queued).await });
+        self.on_queue(
+            move |id| async move { crate::api::rest::withdraw_queued(&id, &queued).await },
+        );
     }
 
     fn on_queue<F, Fut>(self, change: F)
