@@ -249,10 +249,8 @@ pub fn Composer() -> impl IntoView {
                     WhileRunning::Queue
                 });
             }
-            "ArrowUp" if text.with(|t| t.is_empty()) && !busy() => {
-                if session.edit_last() {
-                    ev.prevent_default();
-                }
+            "ArrowUp" if text.with(|t| t.is_empty()) && !busy() && session.edit_last() => {
+                ev.prevent_default();
             }
             "Escape" if menu_open.get_untracked() => menu_open.set(false),
             _ => {}
