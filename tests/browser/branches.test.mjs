@@ -68,6 +68,8 @@ describe('a conversation you can steer', () => {
     await idle(page);
     await place().getByText('Branch 2 / 2').waitFor();
     assert.deepEqual(await textsOf(page, 'user-message'), ['Where should I go in winter?']);
+    assert.match(await place().evaluate((nav) => nav.nextElementSibling?.textContent ?? ''),
+      /Where should I go in winter\?/, 'the switcher stands where the branches part');
     assert.equal(await byId(page, 'session-item').count(), 1, 'the conversation is listed once');
   });
 

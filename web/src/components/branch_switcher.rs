@@ -1,6 +1,8 @@
 //! The branch switcher: when the open conversation has more than one line (an edit or a
 //! regeneration made a branch), `‹ 2 / 3 ›` steps between its lines, oldest first,
-//! opening each in place (no reload).
+//! opening each in place (no reload). It stands where the open line parts from the others
+//! (above the first row after its fork point, `Session::part_key`), or above the
+//! transcript when that row does not exist yet.
 
 use leptos::prelude::*;
 

@@ -83,6 +83,35 @@ pub fn focus_composer() {
     }
 }
 
+/// Opens the editor of the person's last message, as its Edit button does (there is one
+/// only when it can be edited), and gives the editor the focus; false if there is none.
+fn edit_last_message() -> bool {
+    let Some(document) = window().document() else {
+        return false;
+    };
+    let last = document
+        .query_selector_all(".message-edit")
+        .ok()
+        .and_then(|all| all.item(all.length().checked_sub(1)?))
+        .and_then(|node| node.dyn_into::<web_sys::HtmlElement>().ok());
+    let Some(edit) = last else {
+        return false;
+    };
+    edit.click();
+    request_animation_frame(|| {
+        let field = window()
+            .document()
+            .and_then(|d| d.query_selector(".message-editor-text").ok().flatten())
+            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok());
+        if let Some(field) = field {
+            let _ = field.focus();
+            let end = field.value().len() as u32;
+            let _ = field.set_selection_range(end, end);
+        }
+    });
+    true
+}
+
 /// The message box under the transcript.
 #[component]
 pub fn Composer() -> impl IntoView {
@@ -249,7 +278,7 @@ pub fn Composer() -> impl IntoView {
                     WhileRunning::Queue
                 });
             }
-            "ArrowUp" if text.with(|t| t.is_empty()) && !busy() && session.edit_last() => {
+            "ArrowUp" if text.with(|t| t.is_empty()) && !busy() && edit_last_message() => {
                 ev.prevent_default();
             }
             "Escape" if menu_open.get_untracked() => menu_open.set(false),

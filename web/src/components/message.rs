@@ -48,27 +48,6 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
         ev.prevent_default();
         submit();
     };
-    // The editor takes the focus when it opens (by its button or by the up arrow).
-    let editor = NodeRef::<leptos::html::Textarea>::new();
-    Effect::new(move |_| {
-        if editing.get() {
-            request_animation_frame(move || {
-                if let Some(field) = editor.get_untracked() {
-                    let _ = field.focus();
-                    let end = field.value().len() as u32;
-                    let _ = field.set_selection_range(end, end);
-                }
-            });
-        }
-    });
-    // The up arrow in an empty composer opens the last message's editor.
-    Effect::new(move |_| {
-        let key = item.with(|item| item.key.clone());
-        if session.take_edit_asked(&key) && can_branch() {
-            draft.set(item.with_untracked(|item| item.text().to_string()));
-            editing.set(true);
-        }
-    });
     let keys = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
         "Escape" => editing.set(false),
         "Enter" if !ev.shift_key() && !ev.is_composing() => {
@@ -140,7 +119,7 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
                         prop:value=move || draft.get()
                         on:input=move |ev| draft.set(event_target_value(&ev))
                         on:keydown=keys
-                        node_ref=editor
+                        autofocus
                     ></textarea>
                     <div class="message-editor-actions">
                         <button type="button" class="btn btn-quiet" on:click=move |_| editing.set(false)>"Cancel"</button>

@@ -65,15 +65,14 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
         }
         _ => {}
     };
-    Effect::new(move |_| {
-        if editing.get() {
-            request_animation_frame(move || {
-                if let Some(field) = field.get_untracked() {
-                    let _ = field.focus();
-                }
-            });
-        }
-    });
+    let open = move |_| {
+        editing.set(true);
+        request_animation_frame(move || {
+            if let Some(field) = field.get_untracked() {
+                let _ = field.focus();
+            }
+        });
+    };
     let withdraw = move |_| session.withdraw_queued(id.get_value());
     view! {
         <div class="queued-message" data-testid="queued-message">
@@ -108,7 +107,7 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
                         type="button"
                         class="answer-action"
                         aria-label="Edit this queued message"
-                        on:click=move |_| editing.set(true)
+                        on:click=open
                     >"Edit"</button>
                     <button
                         type="button"

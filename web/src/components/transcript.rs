@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+use super::branch_switcher::BranchSwitcher;
 use super::interrupt::InterruptCard;
 use super::message::{
     AssistantMessage, Reasoning, RunCancelled, RunError, RunNotice, RunUsage, UserMessage,
@@ -112,6 +113,8 @@ pub fn Transcript() -> impl IntoView {
     });
     let empty =
         move || session.rows().with(Vec::is_empty) && session.history().get() == History::Loaded;
+    // Where the open line parts from its conversation's others: the switcher shows there.
+    let part = Memo::new(move |_| session.part_key());
     view! {
         <div class="transcript-frame">
             <div
@@ -131,7 +134,20 @@ pub fn Transcript() -> impl IntoView {
                     <For
                         each=move || session.rows().get()
                         key=|row: &Row| row.key.clone()
-                        children=move |row: Row| view! { <TranscriptItem item=row.item.into() /> }
+                        children=move |row: Row| {
+                            let key = row.key.clone();
+                            let parts_here = move || part.get().as_deref() == Some(key.as_str());
+                            // One element per row (its layout box is the row's own), so the
+                            // keyed list moves and drops each row whole.
+                            view! {
+                                <div class="row-slot">
+                                    <Show when=parts_here>
+                                        <BranchSwitcher />
+                                    </Show>
+                                    <TranscriptItem item=row.item.into() />
+                                </div>
+                            }
+                        }
                     />
                     <Show when=move || session.run().get() == RunState::Running>
                         <Working />

@@ -14,8 +14,13 @@ pub fn SessionPage() -> impl IntoView {
     let reconnecting = move || {
         session.id().with(Option::is_some) && session.connection().get() == ConnState::Reconnecting
     };
+    // A line with others whose parting row is not shown (a branch made at its end, with
+    // nothing of its own yet) has its switcher above the transcript.
+    let switcher_above = move || session.part_key().is_none();
     view! {
-        <BranchSwitcher />
+        <Show when=switcher_above>
+            <BranchSwitcher />
+        </Show>
         <Transcript />
         <Show when=reconnecting>
             <div class="reconnecting" data-testid="reconnecting" role="status">

@@ -22,7 +22,7 @@ use crate::api::socket::SocketHandlers;
 use crate::api::{ApiError, ConnState, SessionSocket};
 
 use super::inbox::{self, Incoming};
-use super::item::{Item, ItemKind, RunState};
+use super::item::{Item, RunState};
 use super::refusal::Refusal;
 use super::transcript::Transcript;
 
@@ -62,9 +62,6 @@ pub struct Session {
     queued: RwSignal<Option<u64>>,
     /// The person's messages waiting for their turn (sent while a run worked).
     queued_messages: RwSignal<Vec<QueuedMessage>>,
-    /// The person's message whose editor should open (the up arrow in an empty composer
-    /// asks for the last one), until it opens.
-    edit_asked: RwSignal<Option<String>>,
     /// The socket's state.
     connection: RwSignal<ConnState>,
     /// The latest error to show, until dismissed.
@@ -124,7 +121,6 @@ fn provide(read_only: bool) -> Session {
         run: RwSignal::new(RunState::Idle),
         queued: RwSignal::new(None),
         queued_messages: RwSignal::new(Vec::new()),
-        edit_asked: RwSignal::new(None),
         connection: RwSignal::new(ConnState::Connecting),
         notice: RwSignal::new(None),
         refusal: RwSignal::new(None),
@@ -263,6 +259,29 @@ impl Session {
             .with(|lines| lines.first().map(|line| line.conversation_id.clone()))
     }
 
+    /// The key of the row where the open line parts from the others of its conversation
+    /// (the first row after its fork point; for the first line, after the earliest point
+    /// a branch parts from it), when it has other lines and that row exists. Reactive.
+    pub fn part_key(self) -> Option<String> {
+        let open = self.id.get()?;
+        let at = self.branches.with(|lines| {
+            if lines.len() < 2 {
+                return None;
+            }
+            let line = lines.iter().find(|line| line.id == open)?;
+            line.fork_seq.or_else(|| {
+                lines
+                    .iter()
+                    .filter(|other| other.parent_id.as_deref() == Some(open.as_str()))
+                    .filter_map(|other| other.fork_seq)
+                    .min()
+            })
+        })?;
+        self.rows.track();
+        self.transcript
+            .with_value(|t| t.first_key_after(at).map(str::to_string))
+    }
+
     /// The run an answer (by its row's key) belongs to.
     pub fn run_of(self, key: &str) -> Option<String> {
         self.transcript
@@ -286,33 +305,6 @@ impl Session {
         self.branch_from(move |id| async move {
             crate::api::rest::regenerate(&id, &run_id, model).await
         });
-    }
-
-    /// Asks the person's last message to open its editor (the up arrow in an empty
-    /// composer); false if there is none to edit.
-    pub fn edit_last(self) -> bool {
-        let last = self.rows.with_untracked(|rows| {
-            rows.iter()
-                .rev()
-                .find(|row| {
-                    row.key.starts_with("msg:")
-                        && row.item.with_untracked(|i| i.kind() == ItemKind::User)
-                })
-                .map(|row| row.key.clone())
-        });
-        let found = last.is_some();
-        self.edit_asked.set(last);
-        found
-    }
-
-    /// Whether the editor of the message with `key` was asked to open; asking again is
-    /// needed after it says yes.
-    pub fn take_edit_asked(self, key: &str) -> bool {
-        let asked = self.edit_asked.with(|asked| asked.as_deref() == Some(key));
-        if asked {
-            self.edit_asked.set(None);
-        }
-        asked
     }
 
     /// Changes the text of a queued message before its turn (the server's `queue` frame

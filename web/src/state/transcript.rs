@@ -23,6 +23,8 @@ use super::item::{Item, ItemBody, RunState};
 #[derive(Debug, Default)]
 pub struct Transcript {
     items: Vec<Item>,
+    /// The seq of the event that created each item (parallel to `items`).
+    born: Vec<u64>,
     index: HashMap<String, usize>,
     /// Reasoning message id → index of its span's item.
     reasoning: HashMap<String, usize>,
@@ -296,7 +298,15 @@ impl Transcript {
         let at = self.items.len();
         self.index.insert(key.clone(), at);
         self.items.push(Item { key, body });
+        self.born.push(self.last_seq);
         at
+    }
+
+    /// The key of the first item an event after `seq` created (where a branch that parts
+    /// at `seq` begins to differ), if any.
+    pub fn first_key_after(&self, seq: u64) -> Option<&str> {
+        let at = self.born.partition_point(|&born| born <= seq);
+        self.items.get(at).map(|item| item.key.as_str())
     }
 
     fn text_start(&mut self, message_id: &str, role: Option<TextRole>) -> Vec<usize> {

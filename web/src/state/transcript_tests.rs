@@ -360,3 +360,30 @@ fn a_run_without_usage_gets_no_footer_and_junk_usage_is_ignored() {
     assert!(done.items().is_empty(), "{:?}", done.items());
     assert_eq!(done.usage().calls, 0);
 }
+
+#[test]
+fn the_row_where_a_branch_parts_is_the_first_one_after_its_seq() {
+    let mut t = Transcript::default();
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r1"}),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "u1", "role": "user"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "u1", "delta": "Hi"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "u1"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}),
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "u2", "role": "user"}),
+    ];
+    for (seq, event) in events.iter().enumerate() {
+        t.apply(
+            seq as u64 + 1,
+            &serde_json::from_value(event.clone()).unwrap(),
+        );
+    }
+    assert_eq!(t.first_key_after(0), Some("msg:u1"));
+    assert_eq!(
+        t.first_key_after(5),
+        Some("msg:u2"),
+        "after the first run's end"
+    );
+    assert_eq!(t.first_key_after(7), None, "nothing after the end yet");
+}
