@@ -30,8 +30,10 @@ pub struct CallUsage {
     pub cost_usd: Option<f64>,
 }
 
-/// Usage summed over model calls (a run's or a session's).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// Usage summed over model calls (a run's, a session's or a conversation's).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct UsageTotals {
     pub calls: u32,
     pub input_tokens: u64,
@@ -62,6 +64,31 @@ impl UsageTotals {
     pub fn has_cost(&self) -> bool {
         self.unpriced_calls < self.calls
     }
+
+    /// Adds every call of `other`.
+    pub fn merge(&mut self, other: &UsageTotals) {
+        self.calls += other.calls;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.cost_usd += other.cost_usd;
+        self.unpriced_calls += other.unpriced_calls;
+    }
+}
+
+/// `GET /api/sessions/{id}/usage`: what a line of a conversation cost, and the whole
+/// conversation, each model call counted once however many lines share it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionUsage {
+    /// The calls of this line's whole history (the prefix it shares included).
+    pub line: UsageTotals,
+    /// The calls this line made itself (after the point where it parts).
+    pub own: UsageTotals,
+    /// The calls of every line of its conversation, each once.
+    pub conversation: UsageTotals,
 }
 
 #[cfg(test)]

@@ -433,3 +433,57 @@ async fn a_branch_at_a_pause_answers_the_question_its_own_way() {
     let path = format!("/api/sessions/{id}/interrupts/{interrupt}");
     assert_eq!(app.post(&path, again).await.0, 409);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_counts_each_model_call_once_per_conversation() {
+    let turn = |text: &str, input: u64| json!({"text": text, "usage": {"model": "m", "inputTokens": input, "outputTokens": 1}});
+    let app = spawn_app(json!([turn("One.", 10), turn("Two.", 20)])).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "one").await;
+    socket.until_run_end().await;
+    app.say(&session, "two").await;
+    socket.until_run_end().await;
+    let second = run_id(&app.log(&session).await, 1);
+    let (status, branch) = app
+        .post(
+            &format!("/api/sessions/{session}/runs/{second}/regenerate"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 201, "{branch}");
+    let branch = branch["id"].as_str().unwrap().to_string();
+    app.socket(&branch, 0).await.until_run_end().await;
+
+    let usage = |id: &str| {
+        let app = &app;
+        let path = format!("/api/sessions/{id}/usage");
+        async move {
+            let (status, body) = app.get(&path).await;
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    let tokens = |body: &Value, part: &str| {
+        (
+            body[part]["calls"].as_u64().unwrap(),
+            body[part]["inputTokens"].as_u64().unwrap(),
+        )
+    };
+    let first = usage(&session).await;
+    assert_eq!(tokens(&first, "line"), (2, 30));
+    assert_eq!(tokens(&first, "own"), (2, 30));
+    let regenerated = usage(&branch).await;
+    assert_eq!(
+        tokens(&regenerated, "line"),
+        (2, 30),
+        "its history: the shared call and its own"
+    );
+    assert_eq!(tokens(&regenerated, "own"), (1, 20));
+    for body in [&first, &regenerated] {
+        assert_eq!(
+            tokens(body, "conversation"),
+            (3, 50),
+            "the shared first call once, each line's own calls once"
+        );
+    }
+}

@@ -16,7 +16,8 @@ import {
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, webDir } from '../support/tandem.mjs';
 
-const TURNS = [{ text: 'Lisbon is lovely.' }, { text: 'Porto is lovely too.' }];
+const USAGE = { model: 'tandem', inputTokens: 10, outputTokens: 3 };
+const TURNS = [{ text: 'Lisbon is lovely.', usage: USAGE }, { text: 'Porto is lovely too.', usage: USAGE }];
 
 let tandem;
 let browser;
@@ -80,6 +81,8 @@ describe('a conversation you can steer', () => {
     await assistantSaying(page, 'Lisbon is lovely.');
     await idle(page);
     assert.deepEqual(await textsOf(page, 'user-message'), ['Where should I go in winter?']);
+    await byId(page, 'session-usage').getByText(/^10 in/).waitFor();
+    await byId(page, 'conversation-usage').getByText(/^all branches: 30 in/).waitFor();
     await shots(page, '31-branches');
     for (const colorScheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme });

@@ -22,6 +22,7 @@ mod queue;
 mod runs;
 mod sessions;
 mod shares;
+mod usage;
 mod webhooks;
 
 use actix_web::web;
@@ -119,6 +120,7 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/queue", Access::User),
+    route("GET", "/api/sessions/{id}/usage", Access::User),
     route("PATCH", "/api/sessions/{id}/queue/{queued}", Access::User),
     route("DELETE", "/api/sessions/{id}/queue/{queued}", Access::User),
     route("GET", "/api/sessions/{id}/ws", Access::User).taking(&["after"]),
@@ -165,6 +167,7 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
         ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
+        ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
         ("PATCH", "/api/sessions/{id}/queue/{queued}") => web::patch().to(queue::edit::<S>),
         ("DELETE", "/api/sessions/{id}/queue/{queued}") => web::delete().to(queue::withdraw::<S>),
         ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),

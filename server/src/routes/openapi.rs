@@ -13,6 +13,7 @@ use shared::api::{
 };
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
+use shared::usage::{SessionUsage, UsageTotals};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
@@ -66,6 +67,7 @@ use super::{auth, health, runs, sessions};
         super::queue::list,
         super::queue::edit,
         super::queue::withdraw,
+        super::usage::usage,
         super::agui::run,
         crate::ws::connect,
         crate::ws::connect_shared,
@@ -74,7 +76,8 @@ use super::{auth, health, runs, sessions};
         BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
-        CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning
+        CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
+        SessionUsage, UsageTotals
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),

@@ -81,6 +81,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         ),
         (("GET", "/api/sessions/{id}/ws"), none()),
         (("GET", "/api/sessions/{id}/queue"), none()),
+        (("GET", "/api/sessions/{id}/usage"), none()),
         (
             ("PATCH", "/api/sessions/{id}/queue/{queued}"),
             body(json!({"text": "instead"})),

@@ -196,6 +196,11 @@ pub async fn branches(id: &str) -> Result<Vec<SessionSummary>, ApiError> {
     Ok(list.branches)
 }
 
+/// `GET /api/sessions/{id}/usage`: what the line and its whole conversation cost.
+pub async fn session_usage(id: &str) -> Result<shared::usage::SessionUsage, ApiError> {
+    json(send(Request::get(&format!("/api/sessions/{id}/usage")).build()).await?).await
+}
+
 /// `PATCH /api/sessions/{id}/queue/{queuedId}`: a queued message's new text.
 pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMessage, ApiError> {
     let url = format!("/api/sessions/{id}/queue/{queued}");

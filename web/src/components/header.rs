@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
+use shared::usage::UsageTotals;
 use wasm_bindgen::JsCast;
 
 use super::info_dialog::ModelChip;
@@ -14,7 +15,7 @@ use super::session_title::SessionTitle;
 use super::share_dialog::ShareButton;
 use super::theme_picker::ThemePicker;
 use crate::api::{rest, ConnState};
-use crate::state::{usage, use_auth, use_layout, use_session, AuthState};
+use crate::state::{usage, use_auth, use_layout, use_session, AuthState, RunState};
 
 /// The bar above the transcript.
 #[component]
@@ -28,6 +29,26 @@ pub fn Header() -> impl IntoView {
         }
     });
     let layout = use_layout();
+    // With branches, what the whole conversation cost (each shared call once), read again
+    // whenever a run of the open line ends.
+    let conversation = RwSignal::new(None::<UsageTotals>);
+    Effect::new(move |_| {
+        let lines = session.branches().with(Vec::len);
+        let idle = session.run().get() == RunState::Idle;
+        session.usage().track();
+        let id = session.id().get();
+        match id {
+            Some(id) if lines > 1 && idle => spawn_local(async move {
+                if let Ok(found) = rest::session_usage(&id).await {
+                    if session.id().get_untracked().as_deref() == Some(id.as_str()) {
+                        conversation.set(Some(found.conversation));
+                    }
+                }
+            }),
+            _ if lines < 2 => conversation.set(None),
+            _ => {}
+        }
+    });
     view! {
         <header class="header">
             <button
@@ -53,6 +74,15 @@ pub fn Header() -> impl IntoView {
                     </span>
                 })
             }}
+            {move || conversation.get().filter(|totals| totals.calls > 0).map(|totals| view! {
+                <span
+                    class="session-usage"
+                    data-testid="conversation-usage"
+                    title=format!("Every branch of this conversation, each shared call once — {}", usage::details(&totals))
+                >
+                    {format!("all branches: {}", usage::summary(&totals))}
+                </span>
+            })}
             {move || info.get().and_then(mcp_down)}
             <div class="header-model">
                 {move || info.get().map(|info| view! { <ModelChip info /> })}
