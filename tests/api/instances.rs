@@ -336,3 +336,52 @@ async fn a_session_list_on_one_instance_follows_what_the_other_does() {
         .await;
     assert_eq!(removed["id"], session.as_str());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_queued_on_one_instance_runs_once_after_the_run_on_the_other() {
+    let turns = json!([long_text(), {"text": "Queued reply."}]);
+    let (a, b, _dir) = two_instances(turns, &["--token-delay-ms", "2"]).await;
+    let session = a.create_session().await;
+    let mut on_a = a.socket(&session, 0).await;
+    let mut on_b = b.socket(&session, 0).await;
+    b.say(&session, "talk on B").await;
+    on_a.until(|e| e.type_name() == "STEP_STARTED").await;
+    let (status, body) = a
+        .post(
+            &format!("/api/sessions/{session}/messages"),
+            json!({"text": "queued on A"}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let queued = body["queued"].clone();
+    for viewer in [&mut on_a, &mut on_b] {
+        let shown = viewer.until_queue(|q| !q.is_empty()).await;
+        assert_eq!(
+            serde_json::to_value(&shown).unwrap(),
+            json!([queued]),
+            "viewers on both instances are told"
+        );
+    }
+    let log = loop {
+        let log = a.log(&session).await;
+        let runs = log
+            .iter()
+            .filter(|(_, e)| e.type_name() == "RUN_STARTED")
+            .count();
+        if runs == 2 && log.last().is_some_and(|(_, e)| e.body.is_run_end()) {
+            break log;
+        }
+        on_a.until_run_end().await;
+    };
+    let started = log.iter().find_map(|(_, e)| match &e.body {
+        EventBody::RunStarted { run_id, .. } if *run_id == queued["runId"] => Some(run_id.clone()),
+        _ => None,
+    });
+    assert!(started.is_some(), "the queued message started its run");
+    let said = log
+        .iter()
+        .filter(|(_, e)| matches!(&e.body, EventBody::TextMessageStart { message_id, .. } if *message_id == queued["id"]))
+        .count();
+    assert_eq!(said, 1, "once");
+    assert_valid_session(&log, true);
+}

@@ -414,3 +414,43 @@ async fn a_session_holds_a_bounded_queue() {
         32
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_message_waits_through_a_restart() {
+    let (dir, url) = crate::helpers::fresh_database();
+    let script = crate::helpers::write_script(
+        dir.path(),
+        json!([ask(), {"text": "Thanks."}, {"text": "After the restart."}]),
+    );
+    let first = crate::helpers::start(crate::helpers::test_config(&url, &script, &[])).await;
+    let session = first.create_session().await;
+    let mut socket = first.socket(&session, 0).await;
+    socket.backlog().await;
+    first.say(&session, "ask me").await;
+    let interrupt = interrupt_id(&socket.until_run_end().await);
+    let queued = queue(&first, &session, "later, please", json!({})).await;
+    first.stop().await;
+    drop(socket);
+
+    let second = crate::helpers::start(crate::helpers::test_config(&url, &script, &[])).await;
+    assert_eq!(queued_now(&second, &session).await, json!([queued]));
+    let mut socket = second.socket(&session, 0).await;
+    let (_, _, caught_up) = socket.backlog_and_queue().await;
+    assert_eq!(serde_json::to_value(&caught_up).unwrap(), json!([queued]));
+    let (status, body) = second
+        .post(
+            &format!("/api/sessions/{session}/interrupts/{interrupt}"),
+            json!({"status": "resolved", "payload": {"text": "Ada"}}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    socket.until_run_end().await;
+    socket.until_run_end().await;
+    let log = second.log(&session).await;
+    assert_eq!(texts(&said_by_person(&log)), ["ask me", "later, please"]);
+    assert_eq!(
+        runs(&log).last().unwrap(),
+        queued["runId"].as_str().unwrap()
+    );
+    assert_valid_session(&log, true);
+}

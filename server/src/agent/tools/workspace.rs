@@ -107,6 +107,16 @@ pub fn check_path(relative: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Takes the exclusive advisory lock of a workspace folder (`flock`, on a descriptor of
+/// its own: the folder's handle may not take locks), held until the returned file closes.
+fn lock(dir: &Dir) -> std::io::Result<cap_std::fs::File> {
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    let folder = dir.open_with(".", &options)?;
+    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive)?;
+    Ok(folder)
+}
+
 fn private_dirs() -> DirBuilder {
     let mut builder = DirBuilder::new();
     builder.recursive(true).mode(0o700);
@@ -132,6 +142,11 @@ fn write_beneath(
     let dir = root
         .open_dir(user.as_str())
         .map_err(|e| failed("open the workspace for", e))?;
+    // One write at a time per workspace, across runs and processes sharing it: an append
+    // reads the file and renames a longer copy over it, and the quota check reads the
+    // workspace's size; two at once would lose a line or pass the quota together. The lock
+    // goes with the folder's descriptor at the end of this function.
+    let _locked = lock(&dir).map_err(|e| failed("lock the workspace for", e))?;
     let relative = Path::new(path);
     let folder = match relative.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => {
@@ -211,6 +226,32 @@ mod tests {
             assert!(check_path(bad).is_err(), "{bad:?}");
         }
         assert!(check_path(&"a".repeat(256)).is_err());
+    }
+
+    #[test]
+    fn appends_at_the_same_moment_each_keep_their_line() {
+        let root = tempfile::tempdir().unwrap();
+        const WRITERS: usize = 32;
+        let start = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|n| {
+                let (root, start) = (root.path().to_path_buf(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let line = format!("line-{n}\n");
+                    let mode = WriteMode::Append;
+                    write_beneath(&root, &alice(), "log.txt", line.as_bytes(), mode, 1 << 20)
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap().unwrap();
+        }
+        let file = std::fs::read_to_string(root.path().join("alice/log.txt")).unwrap();
+        let mut lines: Vec<&str> = file.lines().collect();
+        lines.sort_unstable();
+        lines.dedup();
+        assert_eq!(lines.len(), WRITERS, "no append lost: {file:?}");
     }
 
     #[tokio::test]
