@@ -56,6 +56,8 @@ fn local() -> UserRow {
 
 impl tandem::store::WebhookOutbox for NoopStore {}
 
+impl tandem::store::Attachments for NoopStore {}
+
 impl EventLog for NoopStore {
     /// The benchmark makes no branches.
     async fn fork_session(

@@ -90,6 +90,12 @@ pub enum ApiError {
     QueueFull(u64),
     #[error("the queued message already started its run; it can no longer change")]
     AlreadyStarted(Value),
+    #[error("{0}")]
+    InvalidAttachment(String),
+    #[error("your attachments would take more than your quota; delete some first")]
+    AttachmentQuota(Value),
+    #[error("the range asked for lies outside the file's {0} bytes")]
+    RangeNotSatisfiable(u64),
 }
 
 impl ApiError {
@@ -126,6 +132,9 @@ impl ApiError {
             Self::NotAForkPoint(_) => "not_a_fork_point",
             Self::QueueFull(_) => "queue_full",
             Self::AlreadyStarted(_) => "already_started",
+            Self::InvalidAttachment(_) => "invalid_attachment",
+            Self::AttachmentQuota(_) => "attachment_quota_exceeded",
+            Self::RangeNotSatisfiable(_) => "range_not_satisfiable",
         }
     }
 
@@ -135,7 +144,8 @@ impl ApiError {
             Self::InterruptAnswered(state)
             | Self::InterruptExpired(state)
             | Self::RunActiveOnThread(state)
-            | Self::AlreadyStarted(state) => Some(state.clone()),
+            | Self::AlreadyStarted(state)
+            | Self::AttachmentQuota(state) => Some(state.clone()),
             _ => None,
         }
     }
@@ -232,9 +242,11 @@ impl ResponseError for ApiError {
             Self::NotFound(_) | Self::SessionNotFound(_) | Self::InterruptNotFound(_) => {
                 StatusCode::NOT_FOUND
             }
-            Self::InvalidMessage(_) | Self::InvalidPayload(_) | Self::NotAForkPoint(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Self::InvalidMessage(_)
+            | Self::InvalidPayload(_)
+            | Self::NotAForkPoint(_)
+            | Self::InvalidAttachment(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RunActive
             | Self::AwaitingInput
             | Self::Idle
@@ -245,7 +257,7 @@ impl ResponseError for ApiError {
             | Self::AlreadyStarted(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,
-            Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::TooLarge(_) | Self::AttachmentQuota(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,
             Self::Unauthorized | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
@@ -264,6 +276,12 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         if let Some(seconds) = self.retry_after() {
             response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+        }
+        if let Self::RangeNotSatisfiable(total) = self {
+            response.insert_header((
+                actix_web::http::header::CONTENT_RANGE,
+                format!("bytes */{total}"),
+            ));
         }
         if let Self::MethodNotAllowed(allowed) = self {
             response.insert_header((actix_web::http::header::ALLOW, allowed.as_str()));

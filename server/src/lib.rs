@@ -22,6 +22,7 @@
 
 pub mod agent;
 pub mod agui;
+pub mod attachments;
 pub mod auth;
 pub mod config;
 pub mod domain;

@@ -58,6 +58,13 @@ pub struct BranchLabel {
     pub how: String,
 }
 
+/// What a message sent while a run worked did.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WhileRunningLabel {
+    /// `queue`, `interrupt` or `steer` (a refused one is not counted here).
+    pub mode: String,
+}
+
 /// A provider.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ProviderLabel {
@@ -82,6 +89,7 @@ pub struct Metrics {
     pub provider_retries: Family<ProviderLabel, Counter>,
     pub webhooks: Family<OutcomeLabel, Counter>,
     pub branches: Family<BranchLabel, Counter>,
+    pub while_running: Family<WhileRunningLabel, Counter>,
 }
 
 impl Metrics {
@@ -106,6 +114,7 @@ impl Metrics {
             provider_retries: Family::default(),
             webhooks: Family::default(),
             branches: Family::default(),
+            while_running: Family::default(),
         };
         metrics.register();
         metrics
@@ -117,6 +126,11 @@ impl Metrics {
             "branches",
             "Branches made, by how (fork, edit, regenerate)",
             self.branches.clone(),
+        );
+        r.register(
+            "messages_while_running",
+            "Messages sent while a run worked that waited for it, by mode (queue, interrupt, steer)",
+            self.while_running.clone(),
         );
         r.register(
             "runs_started",
@@ -268,6 +282,12 @@ impl Metrics {
     pub fn branched(&self, how: &str) {
         let label = BranchLabel { how: how.into() };
         self.branches.get_or_create(&label).inc();
+    }
+
+    /// Counts a message that waited for a run, by its `whileRunning` mode.
+    pub fn queued_message(&self, mode: &str) {
+        let label = WhileRunningLabel { mode: mode.into() };
+        self.while_running.get_or_create(&label).inc();
     }
 
     /// Counts a webhook delivery attempt by what came of it.

@@ -128,6 +128,7 @@ impl Application {
         let beat = Duration::from_millis(config.run_lease_ms / 3);
         crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);
         crate::agent::Expiry::spawn_sweeper(runner.clone());
+        crate::attachments::spawn_purger(store.clone(), &lifecycle);
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
             let every = crate::retention::RETENTION_EVERY;
@@ -164,6 +165,10 @@ impl Application {
                     forwarded_props: limits.max_agui_forwarded_props_bytes as usize,
                     tools: limits.max_agui_tools_bytes as usize,
                 },
+            },
+            attachments: crate::attachments::UploadLimits {
+                max_bytes: limits.max_attachment_bytes,
+                quota_bytes: limits.attachment_quota_bytes,
             },
             rates: RateLimits::new(PerMinute {
                 sessions: limits.sessions_per_minute,

@@ -22,6 +22,8 @@ pub struct AppState<S> {
     /// How long a browser sign-in lasts.
     pub sign_in_ttl: Duration,
     pub limits: InputLimits,
+    /// What an upload may take.
+    pub attachments: crate::attachments::UploadLimits,
     pub rates: RateLimits,
     pub sockets: SocketCounts,
     /// Share links one session may have.

@@ -9,6 +9,7 @@
 
 pub mod agui;
 pub mod api;
+pub mod attachments;
 pub mod custom;
 pub mod envelope;
 pub mod input;

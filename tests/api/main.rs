@@ -7,6 +7,7 @@ mod access;
 mod agui;
 mod anthropic;
 mod approval;
+mod attachments;
 mod branches;
 mod clean_stop;
 mod expiry;

@@ -145,6 +145,19 @@ async fn a_message_sent_during_a_run_waits_its_turn_then_runs_once() {
     );
     assert_eq!(queued_now(&app, &session).await, json!([]));
     assert_valid_session(&app.log(&session).await, true);
+    let metrics = app
+        .http
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("tandem_messages_while_running_total{mode=\"queue\"}"),
+        "counted in /metrics"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

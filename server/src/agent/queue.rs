@@ -64,6 +64,7 @@ impl<S: Store> Queue<'_, S> {
             Applied::Rejected(Rejection::NothingToWaitFor) => return Ok(None),
             Applied::Rejected(other) => return rejected(session, other).map(Some),
         }
+        crate::metrics::METRICS.queued_message(mode.as_str());
         if mode == WhileRunning::Interrupt {
             self.interrupt(session).await?;
         }

@@ -18,6 +18,15 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_MAX_MESSAGE_BYTES", default_value_t = 32 * 1024,
           value_parser = clap::value_parser!(u32).range(1..=16 * 1024 * 1024))]
     pub max_message_bytes: u32,
+    /// Largest attachment, in bytes (413 `payload_too_large` beyond).
+    #[arg(long, env = "TANDEM_MAX_ATTACHMENT_BYTES", default_value_t = 20 * 1024 * 1024,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_attachment_bytes: u64,
+    /// What one user's attachments may take together, in bytes (413
+    /// `attachment_quota_exceeded` beyond).
+    #[arg(long, env = "TANDEM_ATTACHMENT_QUOTA_BYTES", default_value_t = 1024 * 1024 * 1024,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub attachment_quota_bytes: u64,
     /// Sessions one user may create per minute (429 `rate_limited` beyond).
     #[arg(long, env = "TANDEM_SESSIONS_PER_MINUTE", default_value_t = 60,
           value_parser = clap::value_parser!(u32).range(1..))]

@@ -9,6 +9,7 @@
 //! only through [`owned_session`].
 
 mod agui;
+mod attachments;
 mod auth;
 mod body;
 mod branches;
@@ -121,6 +122,8 @@ pub const ROUTES: &[RouteInfo] = &[
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/queue", Access::User),
     route("GET", "/api/sessions/{id}/usage", Access::User),
+    route("POST", "/api/sessions/{id}/attachments", Access::User).taking(&["name"]),
+    route("GET", "/api/attachments/{attachment}", Access::User),
     route("PATCH", "/api/sessions/{id}/queue/{queued}", Access::User),
     route("DELETE", "/api/sessions/{id}/queue/{queued}", Access::User),
     route("GET", "/api/sessions/{id}/ws", Access::User).taking(&["after"]),
@@ -168,6 +171,8 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
         ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
         ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
+        ("POST", "/api/sessions/{id}/attachments") => web::post().to(attachments::upload::<S>),
+        ("GET", "/api/attachments/{attachment}") => web::get().to(attachments::download::<S>),
         ("PATCH", "/api/sessions/{id}/queue/{queued}") => web::patch().to(queue::edit::<S>),
         ("DELETE", "/api/sessions/{id}/queue/{queued}") => web::delete().to(queue::withdraw::<S>),
         ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),

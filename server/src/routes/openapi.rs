@@ -11,6 +11,7 @@ use shared::api::{
     Regenerate, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
     SessionStatus, SessionSummary,
 };
+use shared::attachments::Attachment;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::usage::{SessionUsage, UsageTotals};
@@ -68,6 +69,8 @@ use super::{auth, health, runs, sessions};
         super::queue::edit,
         super::queue::withdraw,
         super::usage::usage,
+        super::attachments::upload,
+        super::attachments::download,
         super::agui::run,
         crate::ws::connect,
         crate::ws::connect_shared,
@@ -77,7 +80,7 @@ use super::{auth, health, runs, sessions};
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
-        SessionUsage, UsageTotals
+        SessionUsage, UsageTotals, Attachment
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),

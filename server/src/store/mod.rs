@@ -20,6 +20,7 @@
 //! sockets or the agent loop. `docs/architecture.md` ("The store") tables each file.
 
 mod advances;
+mod attachments;
 mod changes;
 mod command;
 #[cfg(test)]
@@ -47,6 +48,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 
 use std::future::Future;
 
+pub use attachments::{AttachmentRow, Attachments, FinishedUpload, CHUNK_BYTES};
 pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
@@ -282,7 +284,7 @@ pub trait EventLog: Send + Sync + 'static {
 /// The records around the log: users, tokens and sign-ins, share links, the session
 /// list with search and rename, session rows and interrupt reads, retention, and the
 /// webhook outbox.
-pub trait Records: WebhookOutbox + Send + Sync + 'static {
+pub trait Records: WebhookOutbox + Attachments + Send + Sync + 'static {
     /// The sessions of `owner`, most recently updated first.
     fn list_sessions(
         &self,

@@ -83,6 +83,14 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/queue"), none()),
         (("GET", "/api/sessions/{id}/usage"), none()),
         (
+            ("POST", "/api/sessions/{id}/attachments"),
+            Case {
+                body: Some(json!({"note": "a JSON file"})),
+                query: "?name=note.json",
+            },
+        ),
+        (("GET", "/api/attachments/{attachment}"), none()),
+        (
             ("PATCH", "/api/sessions/{id}/queue/{queued}"),
             body(json!({"text": "instead"})),
         ),
@@ -148,6 +156,8 @@ struct Params<'a> {
     run: &'a str,
     /// A message queued behind the question.
     queued: &'a str,
+    /// A file attached to the session.
+    attachment: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -159,6 +169,20 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{message}", params.message)
         .replace("{run}", params.run)
         .replace("{queued}", params.queued)
+        .replace("{attachment}", params.attachment)
+}
+
+/// A file `owner` attaches to `session`; its id.
+async fn attached_to(owner: &TestApp, session: &str) -> String {
+    let url = owner.url(&format!("/api/sessions/{session}/attachments?name=a.txt"));
+    let request = owner
+        .http
+        .post(url)
+        .header("content-type", "text/plain")
+        .body("hello");
+    let (status, body) = crate::helpers::status_and_json(request).await;
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
 }
 
 /// A message `owner` queues in `session` (paused: it waits for the answer); its id.
@@ -216,6 +240,7 @@ async fn every_route_authenticates_and_isolates_users() {
         let (share, token) = share_of(&alice, &session).await;
         let (message, run) = message_and_run(&alice, &session).await;
         let queued = queued_in(&alice, &session).await;
+        let attachment = attached_to(&alice, &session).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -224,6 +249,7 @@ async fn every_route_authenticates_and_isolates_users() {
             message: &message,
             run: &run,
             queued: &queued,
+            attachment: &attachment,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -349,6 +375,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let (share, token) = share_of(&alice, &session).await;
     let (message, run) = message_and_run(&alice, &session).await;
     let queued = queued_in(&alice, &session).await;
+    let attachment = attached_to(&alice, &session).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -357,6 +384,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         message: &message,
         run: &run,
         queued: &queued,
+        attachment: &attachment,
     };
     for route in ROUTES {
         let case = &cases[&(route.method, route.path)];

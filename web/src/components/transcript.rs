@@ -137,15 +137,11 @@ pub fn Transcript() -> impl IntoView {
                         children=move |row: Row| {
                             let key = row.key.clone();
                             let parts_here = move || part.get().as_deref() == Some(key.as_str());
-                            // One element per row (its layout box is the row's own), so the
-                            // keyed list moves and drops each row whole.
                             view! {
-                                <div class="row-slot">
-                                    <Show when=parts_here>
-                                        <BranchSwitcher />
-                                    </Show>
-                                    <TranscriptItem item=row.item.into() />
-                                </div>
+                                <Show when=parts_here>
+                                    <BranchSwitcher />
+                                </Show>
+                                <TranscriptItem item=row.item.into() />
                             }
                         }
                     />

@@ -58,6 +58,12 @@ async fn queued_messages_run_once_in_order() {
 }
 
 #[tokio::test]
+async fn attachments_are_stored_once_and_freed() {
+    let (_database, store) = temp_store().await;
+    contract::attachments_are_stored_once_and_freed(&store).await;
+}
+
+#[tokio::test]
 async fn the_webhook_outbox_owes_claims_and_settles() {
     let (_database, store) = temp_store().await;
     crate::store::webhook_contract::the_outbox_owes_claims_and_settles(&store).await;

@@ -15,6 +15,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 mod apply;
+mod attachments;
 mod branches;
 mod feed;
 mod guards;

@@ -1,6 +1,7 @@
 //! SQL that SQLite and PostgreSQL run alike, written once: each module is a macro a
 //! backend expands with its own pool or connection type.
 
+pub(crate) mod attachments;
 pub(crate) mod guards;
 pub(crate) mod interrupts;
 pub(crate) mod leases;

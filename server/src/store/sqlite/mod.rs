@@ -19,6 +19,7 @@ use tokio::sync::Mutex;
 mod announcer;
 mod appends;
 mod apply;
+mod attachments;
 mod branches;
 mod checkpoints;
 mod connect;

@@ -1,0 +1,45 @@
+//! Files and images in the conversation: what an upload's bytes are ([`media`]) and an
+//! upload as it streams into the store ([`upload`]). The store keeps them
+//! (`store::Attachments`); the routes are in `routes/attachments.rs`.
+
+pub mod media;
+pub mod upload;
+
+pub use upload::{Upload, UploadError, UploadLimits};
+
+/// How often abandoned uploads and blobs no attachment refers to are purged.
+pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long an upload may stop moving before it counts as abandoned.
+pub const STALLED_AFTER_MS: i64 = 2 * 60 * 1000;
+/// How long a finished blob may go without an attachment before it goes (the moment
+/// between an upload's finish and its attachment's commit, and a little more).
+pub const UNREFERENCED_AFTER_MS: i64 = 60 * 1000;
+
+/// Purges, every [`PURGE_EVERY`] until the process stops, the blobs no attachment refers
+/// to any more (their sessions were deleted) and the uploads a crash or a cut connection
+/// left unfinished.
+pub fn spawn_purger<S: crate::store::Store>(
+    store: std::sync::Arc<S>,
+    lifecycle: &crate::lifecycle::Lifecycle,
+) {
+    let stop = lifecycle.halting().clone();
+    lifecycle.spawn(async move {
+        let mut tick = tokio::time::interval(PURGE_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let now = crate::domain::now_ms();
+            let purged = store
+                .purge_blobs(now - UNREFERENCED_AFTER_MS, now - STALLED_AFTER_MS)
+                .await;
+            match purged {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged attachments nothing refers to"),
+                Err(error) => tracing::warn!(%error, "could not purge attachments; retrying later"),
+            }
+        }
+    });
+}

@@ -1,0 +1,286 @@
+//! Files and images from HTTP: `POST /api/sessions/{id}/attachments` streams the body into
+//! the store (its media type read from the bytes), `GET /api/attachments/{id}` streams it
+//! back with an `ETag` and `Range`, never sniffed by the browser and shown in place only
+//! when it is a raster image.
+
+use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
+use actix_web::http::StatusCode;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use serde::Deserialize;
+use shared::api::ErrorBody;
+use shared::attachments::Attachment;
+
+use super::owned_session;
+use crate::attachments::{media, Upload, UploadError};
+use crate::auth::Caller;
+use crate::domain::{new_id, now_ms};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{AttachmentRow, Store, CHUNK_BYTES};
+
+/// Longest attachment name, in characters.
+const MAX_NAME: usize = 255;
+/// Chunks read from the store per query while a download streams.
+const CHUNKS_PER_READ: u32 = 4;
+
+/// `?name=` of an upload.
+#[derive(Debug, Deserialize)]
+pub struct UploadQuery {
+    name: String,
+}
+
+/// `POST /api/sessions/{id}/attachments?name=` with the file's bytes as the body.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/attachments",
+    tag = "sessions",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("name" = String, Query, description = "The file's name (1–255 characters, no `/` or `\\`)"),
+    ),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes; `Content-Type` its declared media type"),
+    responses(
+        (status = 201, description = "Stored (the same bytes of the same user are stored once)", body = Attachment),
+        (status = 400, description = "A bad name, no `Content-Type`, or a body cut short", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 413, description = "`payload_too_large` (over `--max-attachment-bytes`) or `attachment_quota_exceeded` (`details`: `used`, `quota`)", body = ErrorBody),
+        (status = 422, description = "`invalid_attachment`: empty, or the bytes are not what `Content-Type` declares", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn upload<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<String>,
+    query: web::Query<UploadQuery>,
+    mut body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let session = owned_session(&state, &caller, &path).await?;
+    let name = valid_name(&query.name)?;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .ok_or_else(|| {
+            ApiError::BadRequest("send the file's media type as `Content-Type`".into())
+        })?;
+    let limits = state.attachments;
+    let declared_length = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if declared_length.is_some_and(|length| length > limits.max_bytes) {
+        return Err(ApiError::TooLarge(limits.max_bytes as usize));
+    }
+    let store = &*state.store;
+    let mut upload = Upload::begin(store, session.owner, declared, limits).await?;
+    while let Some(chunk) = body.next().await {
+        let pushed = match chunk {
+            Ok(bytes) => upload.push(&bytes).await.map_err(ApiError::from),
+            Err(error) => Err(ApiError::BadRequest(format!(
+                "the body was cut short: {error}"
+            ))),
+        };
+        if let Err(error) = pushed {
+            upload.abandon().await;
+            return Err(error);
+        }
+    }
+    let attachment = AttachmentRow {
+        id: new_id("att"),
+        owner: session.owner,
+        session: session.id,
+        name,
+        blob: String::new(),
+        media_type: String::new(),
+        bytes: 0,
+        sha256: String::new(),
+        created_at: now_ms(),
+    };
+    let stored = match upload.finish(attachment).await {
+        Ok(stored) => stored,
+        Err(error) => return Err(error.into()),
+    };
+    Ok(HttpResponse::Created().json(Attachment {
+        id: stored.id,
+        name: stored.name,
+        media_type: stored.media_type,
+        bytes: stored.bytes,
+        sha256: stored.sha256,
+    }))
+}
+
+/// `GET /api/attachments/{id}`: the bytes, whole or one range.
+#[utoipa::path(
+    get,
+    path = "/api/attachments/{attachment}",
+    tag = "sessions",
+    params(("attachment" = String, Path, description = "The attachment's id")),
+    responses(
+        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP)", content_type = "application/octet-stream"),
+        (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
+        (status = 304, description = "`If-None-Match` names its `ETag`"),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such attachment of the caller's", body = ErrorBody),
+        (status = 416, description = "`range_not_satisfiable` (`Content-Range: bytes */<size>`)", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn download<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let row = state
+        .store
+        .attachment(&id)
+        .await?
+        .filter(|row| row.owner == caller.user)
+        .ok_or_else(|| {
+            let id: String = id.chars().take(80).collect();
+            ApiError::NotFound(format!("no attachment {id}"))
+        })?;
+    let etag = format!("\"{}\"", row.sha256);
+    let unchanged = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|tags| {
+            tags.split(',')
+                .any(|tag| tag.trim() == etag || tag.trim() == "*")
+        });
+    let mut response = HttpResponse::build(StatusCode::OK);
+    response.insert_header((header::ETAG, etag)).insert_header((
+        header::CACHE_CONTROL,
+        "private, max-age=31536000, immutable",
+    ));
+    if unchanged {
+        return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
+    }
+    let total = row.bytes;
+    let (first, last) = match requested_range(&request, total)? {
+        Some((first, last)) => {
+            response.status(StatusCode::PARTIAL_CONTENT).insert_header((
+                header::CONTENT_RANGE,
+                format!("bytes {first}-{last}/{total}"),
+            ));
+            (first, last)
+        }
+        None => (0, total - 1),
+    };
+    let disposition = ContentDisposition {
+        disposition: match media::shown_inline(&row.media_type) {
+            true => DispositionType::Inline,
+            false => DispositionType::Attachment,
+        },
+        parameters: vec![DispositionParam::FilenameExt(header::ExtendedValue {
+            charset: header::Charset::Ext("UTF-8".into()),
+            language_tag: None,
+            value: row.name.clone().into_bytes(),
+        })],
+    };
+    let body = bytes_of(state.store.clone(), row.blob.clone(), first, last);
+    Ok(response
+        .insert_header((header::CONTENT_TYPE, row.media_type.as_str()))
+        .insert_header((header::ACCEPT_RANGES, "bytes"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; sandbox",
+        ))
+        .insert_header(disposition)
+        .no_chunking(last - first + 1)
+        .streaming(body))
+}
+
+/// The one byte range a download asks for, if any (several, or a header that does not
+/// parse, get the whole file, as RFC 9110 allows); 416 when it lies past the end.
+fn requested_range(request: &HttpRequest, total: u64) -> Result<Option<(u64, u64)>, ApiError> {
+    let Some(value) = request.headers().get(header::RANGE) else {
+        return Ok(None);
+    };
+    let Ok(parsed) = value
+        .to_str()
+        .map_err(drop)
+        .and_then(|text| http_range_header::parse_range_header(text).map_err(drop))
+    else {
+        return Ok(None);
+    };
+    match parsed.validate(total) {
+        Ok(ranges) if ranges.len() == 1 => Ok(Some((*ranges[0].start(), *ranges[0].end()))),
+        Ok(_) => Ok(None),
+        Err(_) => Err(ApiError::RangeNotSatisfiable(total)),
+    }
+}
+
+/// Bytes `first..=last` of a blob, read a few chunks at a time as the client takes them.
+fn bytes_of<S: Store>(
+    store: std::sync::Arc<S>,
+    blob: String,
+    first: u64,
+    last: u64,
+) -> impl futures_util::Stream<Item = Result<Bytes, ApiError>> {
+    let chunk = CHUNK_BYTES as u64;
+    let start = (first / chunk) as u32;
+    futures_util::stream::try_unfold(start, move |next| {
+        let (store, blob) = (store.clone(), blob.clone());
+        async move {
+            let at = u64::from(next) * chunk;
+            if at > last {
+                return Ok(None);
+            }
+            let chunks = store.blob_chunks(&blob, next, CHUNKS_PER_READ).await?;
+            if chunks.is_empty() {
+                return Err(ApiError::Storage(
+                    "the attachment's bytes are missing".into(),
+                ));
+            }
+            let mut out = Vec::with_capacity(chunks.len() * CHUNK_BYTES);
+            for (i, data) in chunks.iter().enumerate() {
+                let begins = at + i as u64 * chunk;
+                let from = first.saturating_sub(begins).min(data.len() as u64) as usize;
+                let to = (last + 1).saturating_sub(begins).min(data.len() as u64) as usize;
+                if from < to {
+                    out.extend_from_slice(&data[from..to]);
+                }
+            }
+            Ok(Some((Bytes::from(out), next + chunks.len() as u32)))
+        }
+    })
+}
+
+/// An attachment's name: 1–255 characters, none of them a path separator or a control.
+fn valid_name(name: &str) -> Result<String, ApiError> {
+    let name = name.trim();
+    let count = name.chars().count();
+    let bad = name
+        .chars()
+        .any(|c| c == '/' || c == '\\' || c.is_control());
+    if count == 0 || count > MAX_NAME || bad || name == "." || name == ".." {
+        return Err(ApiError::BadRequest(format!(
+            "the name must be 1 to {MAX_NAME} characters with no `/`, `\\` or control characters"
+        )));
+    }
+    Ok(name.to_string())
+}
+
+impl From<UploadError> for ApiError {
+    fn from(error: UploadError) -> Self {
+        match error {
+            UploadError::TooLarge(max) => ApiError::TooLarge(max as usize),
+            UploadError::Quota { used, quota } => ApiError::AttachmentQuota(serde_json::json!({
+                "used": used,
+                "quota": quota,
+            })),
+            UploadError::Media(why) => ApiError::InvalidAttachment(why),
+            UploadError::Empty => ApiError::InvalidAttachment("the file is empty".into()),
+            UploadError::Store(error) => error.into(),
+        }
+    }
+}

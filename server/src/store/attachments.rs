@@ -1,0 +1,118 @@
+//! Files and images people attach: the store's third part. The bytes are a *blob*, stored
+//! once per user and content (SHA-256) in chunks of [`CHUNK_BYTES`], so neither an upload
+//! nor a download holds a whole file in memory; each upload is an *attachment*, a name in a
+//! session pointing at a blob. A blob goes when no attachment refers to it (its sessions
+//! were deleted), and an upload a crash cut short goes once it stopped moving
+//! ([`Attachments::purge_blobs`]).
+
+use std::future::Future;
+
+use super::StoreError;
+use crate::domain::{SessionId, UserId};
+
+/// Bytes per stored chunk.
+pub const CHUNK_BYTES: usize = 256 * 1024;
+
+/// An attachment with what its blob says of the bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttachmentRow {
+    pub id: String,
+    pub owner: UserId,
+    pub session: SessionId,
+    pub name: String,
+    pub blob: String,
+    pub media_type: String,
+    pub bytes: u64,
+    /// Hex SHA-256 of the bytes (the download's ETag).
+    pub sha256: String,
+    pub created_at: i64,
+}
+
+/// A finished upload: its blob, the bytes' hash and size, and the attachment to record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedUpload {
+    pub blob: String,
+    pub sha256: String,
+    pub bytes: u64,
+    pub attachment: AttachmentRow,
+}
+
+/// What a store that keeps no attachments answers (the benchmark's).
+fn kept_nowhere<T>() -> Result<T, StoreError> {
+    Err(StoreError::Database(
+        "this store keeps no attachments".into(),
+    ))
+}
+
+/// Storing and reading attachments. The defaults are a store that keeps none.
+pub trait Attachments: Send + Sync + 'static {
+    /// Starts a blob of `owner` that chunks are then added to (incomplete until finished).
+    fn begin_blob(
+        &self,
+        _owner: UserId,
+        _blob: &str,
+        _media_type: &str,
+        _now_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Stores chunk `n` (0, 1, 2, …) of a blob being uploaded.
+    fn put_chunk(
+        &self,
+        _blob: &str,
+        _n: u32,
+        _data: &[u8],
+        _now_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Completes a blob and records its attachment, in one transaction. When the owner
+    /// already holds a complete blob of the same content, this one is dropped and the
+    /// attachment names that one. Returns the blob the attachment names.
+    fn finish_upload(
+        &self,
+        _upload: &FinishedUpload,
+    ) -> impl Future<Output = Result<String, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Drops a blob (an upload that failed or was refused), with its chunks.
+    fn drop_blob(&self, _blob: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// One attachment, if it exists.
+    fn attachment(
+        &self,
+        _id: &str,
+    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Up to `count` chunks of a blob from chunk `from` on, in order.
+    fn blob_chunks(
+        &self,
+        _blob: &str,
+        _from: u32,
+        _count: u32,
+    ) -> impl Future<Output = Result<Vec<Vec<u8>>, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Bytes `owner`'s blobs take, complete and being uploaded.
+    fn stored_bytes(&self, _owner: UserId) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
+    /// Deletes complete blobs made before `unreferenced_before_ms` that no attachment refers
+    /// to, and incomplete ones that stopped moving before `stalled_before_ms`; how many.
+    fn purge_blobs(
+        &self,
+        _unreferenced_before_ms: i64,
+        _stalled_before_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+}

@@ -1,0 +1,5 @@
+//! Attachments ([`crate::store::sql::attachments`]) on PostgreSQL.
+
+use sqlx::PgPool;
+
+crate::store::sql::attachments::attachments_on!(PgPool, super::PostgresStore, pool, pool);

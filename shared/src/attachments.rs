@@ -1,0 +1,19 @@
+//! Files and images attached to a session: what an upload answers.
+
+use serde::{Deserialize, Serialize};
+
+/// `POST /api/sessions/{id}/attachments` → 201: the attachment as stored.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    /// Its id: `GET /api/attachments/{id}` serves it.
+    pub id: String,
+    /// The file's name as uploaded.
+    pub name: String,
+    /// What its bytes are (read from the bytes, not taken from the client).
+    pub media_type: String,
+    pub bytes: u64,
+    /// Hex SHA-256 of the bytes (also the download's `ETag`).
+    pub sha256: String,
+}
