@@ -90,6 +90,8 @@ pub struct Metrics {
     pub webhooks: Family<OutcomeLabel, Counter>,
     pub branches: Family<BranchLabel, Counter>,
     pub while_running: Family<WhileRunningLabel, Counter>,
+    pub attachments_uploaded: Counter,
+    pub attachment_bytes_uploaded: Counter,
 }
 
 impl Metrics {
@@ -115,6 +117,8 @@ impl Metrics {
             webhooks: Family::default(),
             branches: Family::default(),
             while_running: Family::default(),
+            attachments_uploaded: Counter::default(),
+            attachment_bytes_uploaded: Counter::default(),
         };
         metrics.register();
         metrics
@@ -126,6 +130,16 @@ impl Metrics {
             "branches",
             "Branches made, by how (fork, edit, regenerate)",
             self.branches.clone(),
+        );
+        r.register(
+            "attachments_uploaded",
+            "Attachments stored (each upload, stored once or not)",
+            self.attachments_uploaded.clone(),
+        );
+        r.register(
+            "attachment_bytes_uploaded",
+            "Bytes of the attachments uploaded",
+            self.attachment_bytes_uploaded.clone(),
         );
         r.register(
             "messages_while_running",
@@ -288,6 +302,12 @@ impl Metrics {
     pub fn queued_message(&self, mode: &str) {
         let label = WhileRunningLabel { mode: mode.into() };
         self.while_running.get_or_create(&label).inc();
+    }
+
+    /// Counts an attachment stored, and its bytes.
+    pub fn attachment_uploaded(&self, bytes: u64) {
+        self.attachments_uploaded.inc();
+        self.attachment_bytes_uploaded.inc_by(bytes);
     }
 
     /// Counts a webhook delivery attempt by what came of it.

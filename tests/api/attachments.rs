@@ -96,6 +96,12 @@ async fn an_image_goes_in_and_comes_back_whole_by_range_and_by_etag() {
     let etag = format!("\"{sha}\"");
     let cached = download(&app, id, &[("if-none-match", &etag)]).await;
     assert_eq!(cached.status(), 304);
+    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
+    let metrics = metrics.text().await.unwrap();
+    assert!(
+        metrics.contains("tandem_attachments_uploaded_total"),
+        "counted"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -219,4 +225,61 @@ async fn the_same_bytes_are_stored_once_and_another_user_sees_nothing() {
         404,
         "a deleted session takes its attachments"
     );
+}
+
+/// A `multipart/form-data` body with a field before the file.
+fn form(filename: &str, media_type: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut body =
+        b"--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nskipped\r\n".to_vec();
+    body.extend_from_slice(
+        format!(
+            "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\n\
+             Content-Type: {media_type}\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(b"\r\n--XyZ--\r\n");
+    body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multipart_form_s_file_part_is_taken_with_its_name_and_type() {
+    let app = spawn_app(serde_json::json!([])).await;
+    let session = app.create_session().await;
+    let post = |body: Vec<u8>| {
+        let url = app.url(&format!("/api/sessions/{session}/attachments"));
+        let request = app
+            .http
+            .post(url)
+            .header("content-type", "multipart/form-data; boundary=XyZ")
+            .body(body);
+        crate::helpers::status_and_json(request)
+    };
+    let (status, stored) = post(form("dot.png", "image/png", PNG)).await;
+    assert_eq!(status, 201, "{stored}");
+    assert_eq!(
+        (&stored["name"], &stored["mediaType"]),
+        (&Value::from("dot.png"), &Value::from("image/png"))
+    );
+    let id = stored["id"].as_str().unwrap();
+    assert_eq!(
+        download(&app, id, &[])
+            .await
+            .bytes()
+            .await
+            .unwrap()
+            .as_ref(),
+        PNG
+    );
+    let (status, body) = post(form("dot.png", "image/gif", PNG)).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (422, Some("invalid_attachment"))
+    );
+    let (status, _) = post(
+        b"--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nx\r\n--XyZ--\r\n".to_vec(),
+    )
+    .await;
+    assert_eq!(status, 400, "no file part");
 }

@@ -32,6 +32,7 @@ pub fn media_type(declared: &str, head: &[u8]) -> Result<String, String> {
         Some(found) => Err(format!(
             "the file was declared as `{declared}` but its bytes are `{found}`"
         )),
+        None if declared == "application/octet-stream" => Ok(declared),
         None if is_text(&declared) => match utf8_prefix(head) {
             true => Ok(declared),
             false => Err(format!(
@@ -127,6 +128,10 @@ mod tests {
             media_type("application/x-thing", b"\x00\x01\x02").unwrap(),
             "application/octet-stream"
         );
+        // Found by the fuzzer: bytes of no known kind stored as octet-stream read back so.
+        let unknown = b"\xff\xff\xff\xff\x02%PDF-1.4\n";
+        let stored = media_type("application/x-unknown", unknown).unwrap();
+        assert_eq!(media_type(&stored, unknown), Ok(stored));
     }
 
     #[test]

@@ -25,25 +25,26 @@ const MAX_NAME: usize = 255;
 /// Chunks read from the store per query while a download streams.
 const CHUNKS_PER_READ: u32 = 4;
 
-/// `?name=` of an upload.
+/// `?name=` of an upload (a multipart upload's part may name the file instead).
 #[derive(Debug, Deserialize)]
 pub struct UploadQuery {
-    name: String,
+    name: Option<String>,
 }
 
-/// `POST /api/sessions/{id}/attachments?name=` with the file's bytes as the body.
+/// `POST /api/sessions/{id}/attachments?name=` with the file's bytes as the body, or a
+/// `multipart/form-data` body whose `file` part is the file.
 #[utoipa::path(
     post,
     path = "/api/sessions/{id}/attachments",
     tag = "sessions",
     params(
         ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
-        ("name" = String, Query, description = "The file's name (1–255 characters, no `/` or `\\`)"),
+        ("name" = Option<String>, Query, description = "The file's name (1–255 characters, no `/` or `\\`); a multipart part's `filename` when absent"),
     ),
-    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes; `Content-Type` its declared media type"),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes, `Content-Type` its declared media type; or `multipart/form-data` with a `file` part (its own `Content-Type` and `filename`)"),
     responses(
         (status = 201, description = "Stored (the same bytes of the same user are stored once)", body = Attachment),
-        (status = 400, description = "A bad name, no `Content-Type`, or a body cut short", body = ErrorBody),
+        (status = 400, description = "A bad or missing name, no `Content-Type`, no `file` part, or a body cut short", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
         (status = 413, description = "`payload_too_large` (over `--max-attachment-bytes`) or `attachment_quota_exceeded` (`details`: `used`, `quota`)", body = ErrorBody),
@@ -57,28 +58,139 @@ pub async fn upload<S: Store>(
     request: HttpRequest,
     path: web::Path<String>,
     query: web::Query<UploadQuery>,
-    mut body: web::Payload,
+    body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let session = owned_session(&state, &caller, &path).await?;
-    let name = valid_name(&query.name)?;
     let declared = request
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .ok_or_else(|| {
-            ApiError::BadRequest("send the file's media type as `Content-Type`".into())
-        })?;
+        .ok_or_else(|| ApiError::BadRequest("send the file's media type as `Content-Type`".into()))?
+        .to_string();
     let limits = state.attachments;
     let declared_length = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-    if declared_length.is_some_and(|length| length > limits.max_bytes) {
+    // A multipart body carries a little more than its file.
+    let slack = if is_multipart(&declared) {
+        64 * 1024
+    } else {
+        0
+    };
+    if declared_length.is_some_and(|length| length > limits.max_bytes + slack) {
         return Err(ApiError::TooLarge(limits.max_bytes as usize));
     }
+    let file = match is_multipart(&declared) {
+        false => {
+            let name = query
+                .name
+                .as_deref()
+                .ok_or_else(|| ApiError::BadRequest("name the file with `?name=`".into()))?;
+            File {
+                name: valid_name(name)?,
+                declared,
+                bytes: body
+                    .map(|chunk| chunk.map_err(|error| error.to_string()))
+                    .boxed_local(),
+            }
+        }
+        true => file_part(request.headers(), body, query.name.as_deref()).await?,
+    };
+    let stored = store_file(&state, &session, file).await?;
+    crate::metrics::METRICS.attachment_uploaded(stored.bytes);
+    Ok(HttpResponse::Created().json(Attachment {
+        id: stored.id,
+        name: stored.name,
+        media_type: stored.media_type,
+        bytes: stored.bytes,
+        sha256: stored.sha256,
+    }))
+}
+
+/// A file as it arrives: its name, its declared type and its bytes.
+struct File {
+    name: String,
+    declared: String,
+    bytes: futures_util::stream::LocalBoxStream<'static, Result<Bytes, String>>,
+}
+
+fn is_multipart(content_type: &str) -> bool {
+    content_type
+        .trim_start()
+        .to_ascii_lowercase()
+        .starts_with("multipart/form-data")
+}
+
+/// The `file` part of a `multipart/form-data` body (parts before it are skipped): its
+/// `filename` (or `?name=`) and its own `Content-Type`.
+async fn file_part(
+    headers: &header::HeaderMap,
+    body: web::Payload,
+    name: Option<&str>,
+) -> Result<File, ApiError> {
+    let mut form = actix_multipart::Multipart::new(headers, body);
+    let bad = |error: actix_multipart::MultipartError| {
+        ApiError::BadRequest(format!("not a valid multipart body: {error}"))
+    };
+    // Other fields before the file are read past, up to this much together.
+    let mut skipped = 0usize;
+    while let Some(part) = form.next().await {
+        let mut part = part.map_err(bad)?;
+        if part.name() != Some("file") {
+            while let Some(chunk) = part.next().await {
+                skipped += chunk.map_err(bad)?.len();
+                if skipped > 64 * 1024 {
+                    return Err(ApiError::BadRequest(
+                        "the fields before the `file` part are longer than 64 KiB".into(),
+                    ));
+                }
+            }
+            continue;
+        }
+        let named = name
+            .map(str::to_string)
+            .or_else(|| {
+                part.content_disposition()
+                    .and_then(|disposition| disposition.get_filename())
+                    .map(str::to_string)
+            })
+            .ok_or_else(|| {
+                ApiError::BadRequest(
+                    "the `file` part names no `filename` (or send `?name=`)".into(),
+                )
+            })?;
+        let declared = part
+            .content_type()
+            .map_or("application/octet-stream".to_string(), |mime| {
+                mime.to_string()
+            });
+        // The part reads through the form, which lives as long as the part's stream; the
+        // rest of the form is never read: the upload ends with its file.
+        let bytes = futures_util::stream::unfold((form, part), |(form, mut part)| async move {
+            let chunk = part.next().await?;
+            Some((chunk.map_err(|error| error.to_string()), (form, part)))
+        });
+        return Ok(File {
+            name: valid_name(&named)?,
+            declared,
+            bytes: bytes.boxed_local(),
+        });
+    }
+    Err(ApiError::BadRequest(
+        "the multipart body has no `file` part".into(),
+    ))
+}
+
+/// Streams a file into the store as an attachment of `session`.
+async fn store_file<S: Store>(
+    state: &AppState<S>,
+    session: &crate::store::SessionRow,
+    mut file: File,
+) -> Result<AttachmentRow, ApiError> {
     let store = &*state.store;
-    let mut upload = Upload::begin(store, session.owner, declared, limits).await?;
-    while let Some(chunk) = body.next().await {
+    let mut upload = Upload::begin(store, session.owner, &file.declared, state.attachments).await?;
+    while let Some(chunk) = file.bytes.next().await {
         let pushed = match chunk {
             Ok(bytes) => upload.push(&bytes).await.map_err(ApiError::from),
             Err(error) => Err(ApiError::BadRequest(format!(
@@ -94,24 +206,14 @@ pub async fn upload<S: Store>(
         id: new_id("att"),
         owner: session.owner,
         session: session.id,
-        name,
+        name: file.name,
         blob: String::new(),
         media_type: String::new(),
         bytes: 0,
         sha256: String::new(),
         created_at: now_ms(),
     };
-    let stored = match upload.finish(attachment).await {
-        Ok(stored) => stored,
-        Err(error) => return Err(error.into()),
-    };
-    Ok(HttpResponse::Created().json(Attachment {
-        id: stored.id,
-        name: stored.name,
-        media_type: stored.media_type,
-        bytes: stored.bytes,
-        sha256: stored.sha256,
-    }))
+    Ok(upload.finish(attachment).await?)
 }
 
 /// `GET /api/attachments/{id}`: the bytes, whole or one range.
