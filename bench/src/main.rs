@@ -6,7 +6,7 @@
 //! that only checks it runs and that frames are right; the exit code is non-zero on a
 //! correctness failure or an error, never because of a figure. `--only a,b` picks
 //! figures by key (streaming, latency, persistence, capacity, resume, restart, memory,
-//! page, postgres, instances). The PostgreSQL figures create scratch databases on the
+//! page, postgres, instances, …, branches, attachments). The PostgreSQL figures create scratch databases on the
 //! server `TANDEM_TEST_POSTGRES` names (default `postgres://postgres@127.0.0.1:5432/postgres`).
 //!
 //! # Layout

@@ -1,7 +1,7 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
 //! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
-//! viewer and a reconnect storm) and issue 27 (15, branches), each measured next to its
-//! baseline in the same run.
+//! viewer and a reconnect storm), issue 27 (15, branches) and issue 28 (16, attachments),
+//! each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
 //! correctness problem (lost, duplicated or out-of-order frames); `main` turns such an
@@ -9,6 +9,7 @@
 //! machine (no Node, no Chromium) returns a "not measured" row instead. Figures never
 //! fail the run because of a number.
 
+mod attachments;
 mod branches;
 mod burst;
 mod capacity;
@@ -152,7 +153,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 15] = [
+pub const ALL: [Figure; 16] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -227,5 +228,10 @@ pub const ALL: [Figure; 15] = [
         key: "branches",
         title: "15. branches",
         run: branches::run,
+    },
+    Figure {
+        key: "attachments",
+        title: "16. attachments",
+        run: attachments::run,
     },
 ];
