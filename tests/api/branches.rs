@@ -451,8 +451,13 @@ async fn usage_counts_each_model_call_once_per_conversation() {
         )
         .await;
     assert_eq!(status, 201, "{branch}");
+    let own_run = branch["runId"].as_str().unwrap().to_string();
     let branch = branch["id"].as_str().unwrap().to_string();
-    app.socket(&branch, 0).await.until_run_end().await;
+    // Its own run's end: the history it shares ends a run too.
+    app.socket(&branch, 0)
+        .await
+        .until(|e| matches!(&e.body, EventBody::RunFinished { run_id, .. } if *run_id == own_run))
+        .await;
 
     let usage = |id: &str| {
         let app = &app;
