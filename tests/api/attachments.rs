@@ -283,3 +283,27 @@ async fn a_multipart_form_s_file_part_is_taken_with_its_name_and_type() {
     .await;
     assert_eq!(status, 400, "no file part");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_at_the_same_moment_all_land_and_the_same_bytes_stay_one() {
+    let app = spawn_app(serde_json::json!([])).await;
+    let session = app.create_session().await;
+    let text = text_of(600 * 1024);
+    let uploads = (0..8).map(|n| {
+        let bytes = if n % 2 == 0 {
+            text.clone()
+        } else {
+            text_of(300 * 1024 + n)
+        };
+        upload(&app, &session, "same.txt", "text/plain", bytes)
+    });
+    let done = futures_util::future::join_all(uploads).await;
+    let mut same = Vec::new();
+    for (n, (status, body)) in done.into_iter().enumerate() {
+        assert_eq!(status, 201, "upload {n}: {body}");
+        if n % 2 == 0 {
+            same.push(body["sha256"].clone());
+        }
+    }
+    assert!(same.windows(2).all(|pair| pair[0] == pair[1]));
+}

@@ -266,6 +266,9 @@ pub async fn download<S: Store>(
         return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
     }
     let total = row.bytes;
+    if total == 0 {
+        return Ok(response.content_type(row.media_type.as_str()).finish());
+    }
     let (first, last) = match requested_range(&request, total)? {
         Some((first, last)) => {
             response.status(StatusCode::PARTIAL_CONTENT).insert_header((

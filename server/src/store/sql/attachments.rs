@@ -123,20 +123,21 @@ macro_rules! attachments_on {
             data: &[u8],
             now_ms: i64,
         ) -> Result<(), crate::store::StoreError> {
-            let mut tx = pool.begin().await?;
+            // Two single writes, no transaction around them: each waits for the database's
+            // write lock like any write, and the count they keep (the bytes, for the quota)
+            // may lag a chunk at worst.
             sqlx::query("INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)")
                 .bind(blob)
                 .bind(i64::from(n))
                 .bind(data)
-                .execute(&mut *tx)
+                .execute(pool)
                 .await?;
             sqlx::query("UPDATE blobs SET bytes = bytes + $1, touched_at = $2 WHERE id = $3")
                 .bind(data.len() as i64)
                 .bind(now_ms)
                 .bind(blob)
-                .execute(&mut *tx)
+                .execute(pool)
                 .await?;
-            tx.commit().await?;
             Ok(())
         }
 
@@ -149,6 +150,13 @@ macro_rules! attachments_on {
             let row = &upload.attachment;
             let owner = row.owner.to_string();
             let mut tx = pool.begin().await?;
+            // A write first, so the transaction holds the write lock before it reads (on
+            // SQLite a transaction that reads and then writes fails at once when another
+            // wrote meanwhile, instead of waiting its turn).
+            sqlx::query("UPDATE blobs SET touched_at = touched_at WHERE id = $1")
+                .bind(&upload.blob)
+                .execute(&mut *tx)
+                .await?;
             let existing: Option<(String,)> = sqlx::query_as(
                 "SELECT id FROM blobs WHERE owner_id = $1 AND sha256 = $2 AND complete AND id <> $3",
             )
@@ -203,6 +211,7 @@ macro_rules! attachments_on {
                     Err(error) if tries < 3 => {
                         tracing::debug!(%error, "an upload's finish raced another; trying again");
                         tries += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(20 * tries)).await;
                     }
                     done => return done,
                 }
