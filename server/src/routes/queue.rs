@@ -69,15 +69,29 @@ pub async fn edit<S: Store>(
     let (id, queued) = path.into_inner();
     let row = owned_session(&state, &caller, &id).await?;
     let asked: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
-    let queue = state.runner.queue();
-    queue.change(row.id, &queued, Some(asked.text)).await?;
-    let now = state.store.queued_messages(row.id).await?;
-    match now.iter().find(|q| q.id == queued) {
-        Some(message) => Ok(HttpResponse::Ok().json(message.message())),
-        // Its turn came right after the edit: it runs with the new text.
-        None => Err(ApiError::NotFound(
-            "the queued message started its run with the new text".into(),
-        )),
+    // Read first: its turn may come the moment after the edit, and the answer is still it.
+    let before = state.store.queued_messages(row.id).await?;
+    let text = asked.text.clone();
+    state
+        .runner
+        .queue()
+        .change(row.id, &queued, Some(asked.text))
+        .await?;
+    match before.into_iter().find(|q| q.id == queued) {
+        Some(found) => Ok(HttpResponse::Ok().json(shared::queue::QueuedMessage {
+            text,
+            ..found.message()
+        })),
+        // Queued between the read and the edit (an id seen in a `queue` frame first): the
+        // edit took; its row holds the rest.
+        None => {
+            let now = state.store.queued_messages(row.id).await?;
+            let found = now.into_iter().find(|q| q.id == queued);
+            let found = found.ok_or_else(|| {
+                ApiError::NotFound("the queued message started its run with the new text".into())
+            })?;
+            Ok(HttpResponse::Ok().json(found.message()))
+        }
     }
 }
 
