@@ -88,6 +88,17 @@ fn seq_of(log: &[(u64, Event)], found: impl Fn(&Event) -> bool) -> u64 {
         .expect("the event is in the log")
 }
 
+/// Answers the question `interrupt` of `session` with "Ada"; the run resumes.
+async fn answer_ada(app: &TestApp, session: &str, interrupt: &str) {
+    let (status, body) = app
+        .post(
+            &format!("/api/sessions/{session}/interrupts/{interrupt}"),
+            json!({"status": "resolved", "payload": {"text": "Ada"}}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+}
+
 async fn queued_now(app: &TestApp, session: &str) -> Value {
     let (status, body) = app.get(&format!("/api/sessions/{session}/queue")).await;
     assert_eq!(status, 200, "{body}");
@@ -351,13 +362,7 @@ async fn a_paused_run_keeps_its_question_and_the_queue_waits_for_the_answer() {
     let (_, row) = app.get(&format!("/api/sessions/{session}")).await;
     assert_eq!(row["status"], "awaiting_input", "the question stays");
 
-    let (status, body) = app
-        .post(
-            &format!("/api/sessions/{session}/interrupts/{interrupt}"),
-            json!({"status": "resolved", "payload": {"text": "Ada"}}),
-        )
-        .await;
-    assert_eq!(status, 202, "{body}");
+    answer_ada(&app, &session, &interrupt).await;
     socket.until_run_end().await;
     socket.until_run_end().await;
     let log = app.log(&session).await;
@@ -450,13 +455,7 @@ async fn a_queued_message_waits_through_a_restart() {
     let mut socket = second.socket(&session, 0).await;
     let (_, _, caught_up) = socket.backlog_and_queue().await;
     assert_eq!(serde_json::to_value(&caught_up).unwrap(), json!([queued]));
-    let (status, body) = second
-        .post(
-            &format!("/api/sessions/{session}/interrupts/{interrupt}"),
-            json!({"status": "resolved", "payload": {"text": "Ada"}}),
-        )
-        .await;
-    assert_eq!(status, 202, "{body}");
+    answer_ada(&second, &session, &interrupt).await;
     socket.until_run_end().await;
     socket.until_run_end().await;
     let log = second.log(&session).await;

@@ -56,12 +56,7 @@ macro_rules! sessions_on {
                     .bind(status.as_str())
                     .fetch_all(pool)
                     .await?;
-            ids.into_iter()
-                .map(|(id,)| {
-                    crate::domain::SessionId::parse(&id)
-                        .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))
-                })
-                .collect()
+            crate::store::rows::session_ids(ids)
         }
 
         /// Names a session (the first message no longer does); `updated_at` never goes
@@ -172,12 +167,7 @@ macro_rules! sessions_on {
             )
             .fetch_all(pool)
             .await?;
-            ids.into_iter()
-                .map(|(id,)| {
-                    crate::domain::SessionId::parse(&id)
-                        .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))
-                })
-                .collect()
+            crate::store::rows::session_ids(ids)
         }
 
         /// Pending interrupts whose deadline has passed, earliest first. Every instance's
