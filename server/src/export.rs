@@ -18,7 +18,7 @@ pub fn markdown(session: &SessionSummary, events: &[Event]) -> String {
     let mut out = format!("# {}\n\n", one_line(&session.title));
     for message in &history.messages {
         match message {
-            ChatMessage::User { text } => {
+            ChatMessage::User { text, .. } => {
                 out.push_str("## You\n\n");
                 out.push_str(text.trim_end());
                 out.push_str("\n\n");

@@ -106,6 +106,7 @@ impl Application {
             lifecycle: lifecycle.clone(),
             released_elsewhere: Default::default(),
             while_running: config.while_running,
+            image_models: config.image_models(),
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

@@ -70,6 +70,10 @@ pub struct EditMessage {
         schema(min_length = 1, max_length = 8192, pattern = r"\S")
     )]
     pub text: String,
+    /// The attachments the edited message carries (ids); the original's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
+    pub attachments: Option<Vec<String>>,
 }
 
 /// `POST /api/sessions/{id}/runs/{runId}/regenerate` body (may be empty).
@@ -215,6 +219,11 @@ pub struct PostMessage {
     /// `--while-running`, `queue` unless set otherwise, when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub while_running: Option<crate::queue::WhileRunning>,
+    /// Ids of attachments uploaded to this session (or a line it branched from), at
+    /// most 10, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
+    pub attachments: Vec<String>,
 }
 
 /// `GET /api/models`: the models a session may run on.
@@ -228,6 +237,10 @@ pub struct ModelList {
     pub default: String,
     /// Every model a session may pick, the default first.
     pub models: Vec<String>,
+    /// Those of `models` that take no images nor PDFs: they get a short note in place of
+    /// each (`--models-without-images`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub without_images: Vec<String>,
 }
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` body. `interruptId` may be

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most attachments one message may carry.
+pub const MAX_PER_MESSAGE: usize = 10;
+
 /// `POST /api/sessions/{id}/attachments` → 201: the attachment as stored.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,4 +19,12 @@ pub struct Attachment {
     pub bytes: u64,
     /// Hex SHA-256 of the bytes (also the download's `ETag`).
     pub sha256: String,
+}
+
+/// A [`crate::custom::ATTACHMENTS`] event's value: the attachments of one message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageAttachments {
+    pub message_id: String,
+    pub attachments: Vec<Attachment>,
 }

@@ -57,6 +57,9 @@ pub enum ClientFrame {
         /// What the message does if a run is active (the server's default when absent).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         while_running: Option<crate::queue::WhileRunning>,
+        /// Ids of attachments uploaded to the session, as `PostMessage.attachments`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<String>,
     },
     /// An answer to a pending interrupt.
     Resume {

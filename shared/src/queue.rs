@@ -60,6 +60,9 @@ pub struct QueuedMessage {
     /// The model it runs on, if the person picked one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The files and images it carries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachments::Attachment>,
 }
 
 /// `GET /api/sessions/{id}/queue`: the messages waiting, in the order they run.

@@ -18,7 +18,7 @@ pub struct RenameSession {
 }
 
 /// `POST /api/sessions/{id}/shares` body: what the link's viewer may not see.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateShare {
@@ -28,6 +28,24 @@ pub struct CreateShare {
     /// Hide the arguments of tool calls (names and results stay).
     #[serde(default)]
     pub hide_tool_arguments: bool,
+    /// Show the files and images attached to messages (their names, and their bytes
+    /// through `GET /api/shared/{token}/attachments/{id}`); true when absent.
+    #[serde(default = "shown")]
+    pub attachments: bool,
+}
+
+impl Default for CreateShare {
+    fn default() -> Self {
+        Self {
+            hide_reasoning: false,
+            hide_tool_arguments: false,
+            attachments: true,
+        }
+    }
+}
+
+fn shown() -> bool {
+    true
 }
 
 /// A share link as its owner lists it (the secret part of its URL is not kept).
@@ -38,6 +56,8 @@ pub struct Share {
     pub id: String,
     pub hide_reasoning: bool,
     pub hide_tool_arguments: bool,
+    /// The link shows the files and images attached.
+    pub attachments: bool,
     pub created_at: i64,
 }
 
@@ -71,4 +91,7 @@ pub struct SharedSession {
     pub last_seq: u64,
     pub hide_reasoning: bool,
     pub hide_tool_arguments: bool,
+    /// The link shows the files and images attached.
+    #[serde(default)]
+    pub attachments: bool,
 }

@@ -61,7 +61,7 @@ pub fn request(conversation: Vec<ChatMessage>) -> ModelRequest {
 
 /// A one-message request.
 pub fn say(text: &str) -> ModelRequest {
-    request(vec![ChatMessage::User { text: text.into() }])
+    request(vec![ChatMessage::user(text)])
 }
 
 /// Runs one call to its end: the events, and the error it ended with if any.

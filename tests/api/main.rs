@@ -7,6 +7,7 @@ mod access;
 mod agui;
 mod anthropic;
 mod approval;
+mod attached;
 mod attachments;
 mod branches;
 mod clean_stop;

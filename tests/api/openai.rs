@@ -57,7 +57,7 @@ pub(super) fn hello() -> ModelRequest {
         system: None,
         model: None,
         summary: None,
-        conversation: vec![ChatMessage::User { text: "Hi".into() }],
+        conversation: vec![ChatMessage::user("Hi")],
         tools: vec![],
         model_call_index: 0,
     }

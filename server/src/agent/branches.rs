@@ -7,6 +7,7 @@
 //! for its person, the branch waits too and its questions can be answered otherwise.
 //! Deciding that reads one event, whatever the length of the log.
 
+use shared::attachments::Attachment;
 use shared::{Event, EventBody, Outcome};
 
 use super::Refusal;
@@ -87,6 +88,8 @@ struct RunFound {
     /// The person's message that started it (typed, or in an AG-UI client's input), if
     /// one did (not an answer).
     message: Option<(String, String)>,
+    /// What that message carried.
+    attachments: Vec<Attachment>,
     /// Its `RUN_FINISHED` or `RUN_ERROR` is in the log.
     ended: bool,
 }
@@ -117,6 +120,7 @@ async fn runs_of<S: Store>(
                     run_id,
                     started_at: row.seq,
                     message,
+                    attachments: Vec::new(),
                     ended: false,
                 })
             }
@@ -138,6 +142,18 @@ async fn runs_of<S: Store>(
                     }
                 }
             }
+            EventBody::Custom { name, value } if name == shared::custom::ATTACHMENTS => {
+                let Some(recorded) = super::attached::from_event(&value) else {
+                    continue;
+                };
+                let run = runs.last_mut().filter(|run| {
+                    let message = run.message.as_ref();
+                    message.is_some_and(|(id, _)| *id == recorded.message_id)
+                });
+                if let Some(run) = run {
+                    run.attachments = recorded.attachments;
+                }
+            }
             EventBody::RunFinished { .. } | EventBody::RunError { .. } => {
                 if let Some(run) = runs.last_mut() {
                     run.ended = true;
@@ -155,6 +171,8 @@ pub struct Redo {
     at_seq: u64,
     /// The message that starts the branch's run.
     pub text: String,
+    /// What it carries.
+    pub attachments: Vec<Attachment>,
     how: &'static str,
 }
 
@@ -171,13 +189,14 @@ impl Redo {
     }
 }
 
-/// Editing the person's message `message_id` of `parent` to `text`: a branch just before
-/// the run that message started.
+/// Editing the person's message `message_id` of `parent` to `text` with `attachments`
+/// (the original's when `None`): a branch just before the run that message started.
 pub async fn edit<S: Store>(
     store: &S,
     parent: &SessionRow,
     message_id: &str,
     text: String,
+    attachments: Option<Vec<Attachment>>,
 ) -> Result<Redo, Refusal> {
     let (runs, others) = runs_of(store, parent.id).await?;
     if others.iter().any(|id| id == message_id) {
@@ -196,6 +215,7 @@ pub async fn edit<S: Store>(
     Ok(Redo {
         at_seq: run.started_at - 1,
         text,
+        attachments: attachments.unwrap_or_else(|| run.attachments.clone()),
         how: "edit",
     })
 }
@@ -227,6 +247,7 @@ pub async fn regenerate<S: Store>(
     Ok(Redo {
         at_seq: run.started_at - 1,
         text,
+        attachments: run.attachments.clone(),
         how: "regenerate",
     })
 }

@@ -17,6 +17,7 @@ use shared::{Event, EventBody, TextRole};
 
 use self::calls::{answer_every_call, pending_calls};
 use super::approval::{Approval, APPROVAL_EVENT};
+use super::attached::{self, Attached};
 use super::client_tools;
 use super::tools::ToolSpec;
 
@@ -52,6 +53,8 @@ pub enum ReasoningBlock {
 pub enum ChatMessage {
     User {
         text: String,
+        /// The files and images it carries (`CUSTOM tandem.attachments`).
+        attachments: Vec<Attached>,
     },
     Assistant {
         reasoning: Vec<ReasoningBlock>,
@@ -63,6 +66,16 @@ pub enum ChatMessage {
         name: String,
         content: String,
     },
+}
+
+impl ChatMessage {
+    /// A person's message of text alone.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::User {
+            text: text.into(),
+            attachments: Vec::new(),
+        }
+    }
 }
 
 /// The conversation and how many model calls produced it.
@@ -138,6 +151,9 @@ impl Folded {
 struct Fold {
     history: History,
     user: Option<(String, String)>,
+    /// Where each of the person's messages stands in the conversation, by message id
+    /// (for the attachments recorded after it).
+    user_messages: HashMap<String, usize>,
     assistant: Option<Turn>,
     tool_names: HashMap<String, String>,
 }
@@ -168,8 +184,8 @@ impl Fold {
             EventBody::TextMessageEnd { message_id }
                 if self.user.as_ref().is_some_and(|(id, _)| id == message_id) =>
             {
-                let (_, text) = self.user.take().expect("checked by the guard");
-                self.history.messages.push(ChatMessage::User { text });
+                let (id, text) = self.user.take().expect("checked by the guard");
+                self.push_user(id, text);
             }
             EventBody::StepStarted { step_name } if step_name == MODEL_CALL_STEP => {
                 self.history.model_calls += 1;
@@ -189,6 +205,9 @@ impl Fold {
                     first_user: value["firstUserMessage"].as_u64().unwrap_or(0) as usize,
                     text: value["summary"].as_str().unwrap_or_default().to_string(),
                 });
+            }
+            EventBody::Custom { name, value } if name == shared::custom::ATTACHMENTS => {
+                self.attach(value)
             }
             EventBody::Custom { name, value } if name == APPROVAL_EVENT => {
                 if let Some(approval) = Approval::from_event(value) {
@@ -230,7 +249,7 @@ impl Fold {
     fn input_message(&mut self, message: InputMessage) {
         self.finish_assistant();
         let message = match message {
-            InputMessage::User { text, .. } => ChatMessage::User { text },
+            InputMessage::User { id, text } => return self.push_user(id, text),
             InputMessage::ToolResult {
                 tool_call_id,
                 content,
@@ -246,6 +265,32 @@ impl Fold {
             },
         };
         self.history.messages.push(message);
+    }
+
+    /// A person's message, known by `id` for the attachments recorded after it.
+    fn push_user(&mut self, id: String, text: String) {
+        self.user_messages.insert(id, self.history.messages.len());
+        self.history.messages.push(ChatMessage::User {
+            text,
+            attachments: Vec::new(),
+        });
+    }
+
+    /// The attachments of a message of the person's (`CUSTOM tandem.attachments`).
+    fn attach(&mut self, value: &serde_json::Value) {
+        let Some(recorded) = attached::from_event(value) else {
+            return;
+        };
+        let at = self.user_messages.get(&recorded.message_id).copied();
+        if let Some(ChatMessage::User { attachments, .. }) =
+            at.and_then(|at| self.history.messages.get_mut(at))
+        {
+            *attachments = recorded
+                .attachments
+                .into_iter()
+                .map(Attached::named)
+                .collect();
+        }
     }
 
     /// Reasoning and tool-call events of the model turn being read.

@@ -6,6 +6,7 @@
 
 mod answers;
 mod approval;
+pub mod attached;
 pub mod branches;
 mod client_tools;
 pub mod context;
@@ -70,6 +71,8 @@ pub struct RunDeps<S> {
     pub released_elsewhere: Arc<tokio::sync::Notify>,
     /// What a message sent while a run works does when it does not say.
     pub while_running: shared::queue::WhileRunning,
+    /// Which models take images and PDFs (`--models-without-images`).
+    pub image_models: attached::ImageModels,
 }
 
 /// What one run, and the input that starts it, may amount to.

@@ -3,8 +3,10 @@
 //! a session that has none.
 
 use serde_json::json;
+use shared::attachments::Attachment;
 use shared::{EventBody, TextRole};
 
+use super::attached;
 use super::refusal::Refusal;
 use crate::domain::new_id;
 
@@ -28,6 +30,8 @@ pub struct NewMessage {
     /// Its `messageId` (a queued message keeps the id it was queued with); a new one
     /// when `None`.
     pub message_id: Option<String>,
+    /// The files and images it carries, checked ([`super::attached::resolve`]).
+    pub attachments: Vec<Attachment>,
 }
 
 impl NewMessage {
@@ -57,8 +61,9 @@ impl NewMessage {
     }
 
     /// The events that start its run after `started` (its `RUN_STARTED`): the model
-    /// picked, if any, then the message itself, unless an AG-UI client's input carries it
-    /// (the client holds it already).
+    /// picked, if any, then the message itself with its attachments, unless an AG-UI
+    /// client's input carries it (the client holds it already; its attachments are
+    /// recorded under the client's message id).
     pub(super) fn start_events(self, started: EventBody) -> Vec<EventBody> {
         let mut events = vec![started];
         if let Some(model) = self.model {
@@ -67,17 +72,28 @@ impl NewMessage {
                 value: json!({ "model": model }),
             });
         }
-        if self.input.is_none() {
-            let message_id = self.message_id.unwrap_or_else(|| new_id("msg"));
-            events.extend(user_message(message_id, self.text));
+        match self.input {
+            None => {
+                let message_id = self.message_id.unwrap_or_else(|| new_id("msg"));
+                events.extend(user_message(message_id, self.text, &self.attachments));
+            }
+            Some(_) => {
+                let message_id = self.client_message_id.unwrap_or_default();
+                events.extend(attached::event(&message_id, &self.attachments));
+            }
         }
         events
     }
 }
 
-/// The events of one message of the person's.
-pub(super) fn user_message(message_id: String, text: String) -> [EventBody; 3] {
-    [
+/// The events of one message of the person's: its text, then what it carries.
+pub(super) fn user_message(
+    message_id: String,
+    text: String,
+    attachments: &[Attachment],
+) -> Vec<EventBody> {
+    let attached = attached::event(&message_id, attachments);
+    let mut events = vec![
         EventBody::TextMessageStart {
             message_id: message_id.clone(),
             role: Some(TextRole::User),
@@ -88,7 +104,9 @@ pub(super) fn user_message(message_id: String, text: String) -> [EventBody; 3] {
             delta: text,
         },
         EventBody::TextMessageEnd { message_id },
-    ]
+    ];
+    events.extend(attached);
+    events
 }
 
 /// Checks a message's text and `clientMessageId` against the limits.

@@ -52,6 +52,7 @@ impl<S: Store> Queue<'_, S> {
             extra: QueuedExtra {
                 model: message.model.clone(),
                 input: message.input.clone(),
+                attachments: message.attachments.clone(),
             },
         };
         let queued = row.message();
@@ -170,7 +171,7 @@ pub(super) async fn take_steering<S: Store>(
         let ids = steering.iter().map(|q| q.id.clone()).collect();
         let events = steering
             .into_iter()
-            .flat_map(|q| user_message(q.id, q.text))
+            .flat_map(|q| user_message(q.id, q.text, &q.extra.attachments))
             .collect();
         let guard = Guard::TakeSteering {
             run_id: recorder.run_id().to_string(),

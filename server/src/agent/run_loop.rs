@@ -20,6 +20,7 @@ use futures_util::{FutureExt, StreamExt};
 use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
+use super::attached;
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
@@ -152,6 +153,8 @@ async fn run<S: Store>(
     let mut model_calls = 0;
     // The conversation so far; each iteration folds in only what was appended since.
     let mut folded = conversation::Folded::default();
+    // The attachments model calls send, read and prepared once per run.
+    let mut attachments = attached::Loader::default();
     loop {
         if cancel.is_cancelled() {
             return finish_cancelled(recorder).await;
@@ -195,16 +198,22 @@ async fn run<S: Store>(
         // A model picked earlier that is no longer configured falls back to the default.
         let model = history.model.clone().filter(|m| deps.models.contains(m));
         let info = deps.engine.info();
+        let called_model = model.clone().unwrap_or_else(|| info.model.clone());
         let call = view::Call {
             system: system.as_deref(),
             tools: &tools,
-            model: model.as_deref().unwrap_or(&info.model),
+            model: &called_model,
             picked: model.clone(),
         };
-        let view = match view::prepare(deps, recorder, &history, call, cancel).await? {
+        let mut view = match view::prepare(deps, recorder, &history, call, cancel).await? {
             Ok(view) => view,
             Err(_) => return finish_cancelled(recorder).await,
         };
+        let mut accepts = deps.engine.accepts();
+        accepts.images &= deps.image_models.takes_images(&called_model);
+        attachments.accepting(accepts);
+        let filled = attachments.fill(&*deps.store, &mut view.conversation);
+        filled.await.map_err(|e| RunAbort::Write(e.into()))?;
         let request = ModelRequest {
             model,
             system,

@@ -100,6 +100,7 @@ impl<S: Store> Runner<S> {
             model: queued.extra.model,
             while_running: None,
             message_id: Some(queued.id.clone()),
+            attachments: queued.extra.attachments,
         };
         self.start_message(session, owner, &message, &queued.run_id, Some(queued.id))
             .await
@@ -124,6 +125,21 @@ impl<S: Store> Runner<S> {
         let events = message.clone().start_events(started);
         self.start(session, owner, run_id.to_string(), guard, events)
             .await
+    }
+
+    /// Whether `model` takes images and PDFs (`--models-without-images`).
+    pub fn takes_images(&self, model: &str) -> bool {
+        self.deps.image_models.takes_images(model)
+    }
+
+    /// The attachments `ids` name for a message to `session`: each uploaded to it or to a
+    /// line it branched from, at most [`shared::attachments::MAX_PER_MESSAGE`], none twice.
+    pub async fn attachments(
+        &self,
+        session: SessionId,
+        ids: &[String],
+    ) -> Result<Vec<shared::attachments::Attachment>, Refusal> {
+        super::attached::resolve(&*self.deps.store, session, ids).await
     }
 
     /// The checks [`Self::post_message`] makes before it writes anything: the message's

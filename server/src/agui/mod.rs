@@ -136,6 +136,7 @@ pub async fn start<S: Store>(
                 model,
                 while_running,
                 message_id: None,
+                attachments: Vec::new(),
             };
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;

@@ -61,7 +61,8 @@ fn essence(declared: &str) -> String {
         .to_ascii_lowercase()
 }
 
-fn is_text(media_type: &str) -> bool {
+/// Whether `media_type` is text (read as UTF-8 when uploaded, inlined for a model).
+pub fn is_text(media_type: &str) -> bool {
     media_type.starts_with("text/")
         || media_type.ends_with("+json")
         || media_type.ends_with("+xml")

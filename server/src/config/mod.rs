@@ -121,6 +121,12 @@ pub struct Config {
     #[arg(long, env = "TANDEM_WHILE_RUNNING", default_value = "queue",
           value_parser = while_running)]
     pub while_running: shared::queue::WhileRunning,
+    /// Models that take no images nor PDFs: they get a short note in place of each
+    /// (comma-separated; a name ending in `*` matches a prefix; `none`: every model takes
+    /// them). Default: the text-only models Tandem knows (gpt-3.5*, o1-mini*, o3-mini*,
+    /// deepseek*, claude-2*, claude-instant*).
+    #[arg(long, env = "TANDEM_MODELS_WITHOUT_IMAGES", value_delimiter = ',')]
+    pub models_without_images: Option<Vec<String>>,
     /// Default deadline for a person's answer, in seconds (off unless set); a question's
     /// own `timeoutSeconds` wins.
     #[arg(long, env = "TANDEM_INPUT_TIMEOUT_SECS")]
@@ -290,6 +296,11 @@ impl Config {
         let known = matches!(self.engine, EngineKind::Openai | EngineKind::Anthropic);
         let answer = self.provider.max_tokens as usize;
         self.context.policy(answer, known)
+    }
+
+    /// Which models take images and PDFs (`--models-without-images`).
+    pub fn image_models(&self) -> crate::agent::attached::ImageModels {
+        crate::agent::attached::ImageModels::configured(self.models_without_images.as_deref())
     }
 
     /// Checks settings that clap cannot. A command (`tandem users …`) needs only the

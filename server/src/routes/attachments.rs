@@ -239,15 +239,56 @@ pub async fn download<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let row = state
-        .store
-        .attachment(&id)
-        .await?
-        .filter(|row| row.owner == caller.user)
-        .ok_or_else(|| {
-            let id: String = id.chars().take(80).collect();
-            ApiError::NotFound(format!("no attachment {id}"))
-        })?;
+    let row = state.store.attachment(&id).await?;
+    let row = row.filter(|row| row.owner == caller.user);
+    serve(&state, &request, row.ok_or_else(|| no_attachment(&id))?)
+}
+
+/// `GET /api/shared/{token}/attachments/{id}`: an attachment of the shared session (or a
+/// line it branched from), as the owner downloads it, for a link that shows attachments.
+#[utoipa::path(
+    get,
+    path = "/api/shared/{token}/attachments/{attachment}",
+    tag = "sharing",
+    params(
+        ("token" = String, Path, description = "The link's secret"),
+        ("attachment" = String, Path, description = "The attachment's id"),
+    ),
+    responses(
+        (status = 200, description = "The bytes, as `GET /api/attachments/{attachment}` serves them", content_type = "application/octet-stream"),
+        (status = 206, description = "One range of them", content_type = "application/octet-stream"),
+        (status = 304, description = "`If-None-Match` names its `ETag`"),
+        (status = 404, description = "No such link, the link hides attachments, or no such attachment in its session", body = ErrorBody),
+        (status = 416, description = "`range_not_satisfiable`", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    ),
+    security(())
+)]
+pub async fn shared_download<S: Store>(
+    state: web::Data<AppState<S>>,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (token, id) = path.into_inner();
+    let (share, session) = super::share_of(&state, &token).await?;
+    if share.hide_attachments {
+        return Err(no_attachment(&id));
+    }
+    let row = state.store.attachment_in_line(session.id, &id).await?;
+    serve(&state, &request, row.ok_or_else(|| no_attachment(&id))?)
+}
+
+fn no_attachment(id: &str) -> ApiError {
+    let id: String = id.chars().take(80).collect();
+    ApiError::NotFound(format!("no attachment {id}"))
+}
+
+/// An attachment's bytes, whole or the one range asked for, with its ETag.
+fn serve<S: Store>(
+    state: &AppState<S>,
+    request: &HttpRequest,
+    row: crate::store::AttachmentRow,
+) -> Result<HttpResponse, ApiError> {
     let etag = format!("\"{}\"", row.sha256);
     let unchanged = request
         .headers()
@@ -269,7 +310,7 @@ pub async fn download<S: Store>(
     if total == 0 {
         return Ok(response.content_type(row.media_type.as_str()).finish());
     }
-    let (first, last) = match requested_range(&request, total)? {
+    let (first, last) = match requested_range(request, total)? {
         Some((first, last)) => {
             response.status(StatusCode::PARTIAL_CONTENT).insert_header((
                 header::CONTENT_RANGE,

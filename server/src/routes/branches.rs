@@ -110,7 +110,13 @@ pub async fn edit<S: Store>(
     let (session, message_id) = path.into_inner();
     let parent = owned_session(&state, &caller, &session).await?;
     let edit: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
-    let redo = branches::edit(&*state.store, &parent, &message_id, edit.text).await?;
+    // Checked against the line edited: the branch may part from a line before it.
+    let attachments = match &edit.attachments {
+        Some(ids) => Some(state.runner.attachments(parent.id, ids).await?),
+        None => None,
+    };
+    let redo = branches::edit(&*state.store, &parent, &message_id, edit.text, attachments);
+    let redo = redo.await?;
     start(&state, &caller, &parent, redo, None).await
 }
 
@@ -165,6 +171,7 @@ async fn start<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let message = NewMessage {
         model,
+        attachments: redo.attachments.clone(),
         ..NewMessage::typed(redo.text.clone(), None)
     };
     state.runner.check_message(&message, parent.owner)?;

@@ -81,10 +81,16 @@ pub async fn models<S: Store>(
     _caller: Caller,
 ) -> web::Json<ModelList> {
     let models = state.runner.models().to_vec();
+    let without_images = models
+        .iter()
+        .filter(|model| !state.runner.takes_images(model))
+        .cloned()
+        .collect();
     web::Json(ModelList {
         engine: state.info.engine.clone(),
         default: models[0].clone(),
         models,
+        without_images,
     })
 }
 

@@ -130,6 +130,11 @@ pub const ROUTES: &[RouteInfo] = &[
     route("POST", "/api/agui", Access::User),
     route("GET", "/api/shared/{token}", Access::Shared),
     route("GET", "/api/shared/{token}/ws", Access::Shared).taking(&["after"]),
+    route(
+        "GET",
+        "/api/shared/{token}/attachments/{attachment}",
+        Access::Shared,
+    ),
 ];
 
 /// The handler of one table entry.
@@ -173,6 +178,9 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
         ("POST", "/api/sessions/{id}/attachments") => web::post().to(attachments::upload::<S>),
         ("GET", "/api/attachments/{attachment}") => web::get().to(attachments::download::<S>),
+        ("GET", "/api/shared/{token}/attachments/{attachment}") => {
+            web::get().to(attachments::shared_download::<S>)
+        }
         ("PATCH", "/api/sessions/{id}/queue/{queued}") => web::patch().to(queue::edit::<S>),
         ("DELETE", "/api/sessions/{id}/queue/{queued}") => web::delete().to(queue::withdraw::<S>),
         ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),

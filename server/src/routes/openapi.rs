@@ -71,6 +71,7 @@ use super::{auth, health, runs, sessions};
         super::usage::usage,
         super::attachments::upload,
         super::attachments::download,
+        super::attachments::shared_download,
         super::agui::run,
         crate::ws::connect,
         crate::ws::connect_shared,

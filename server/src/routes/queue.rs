@@ -69,6 +69,11 @@ pub async fn edit<S: Store>(
     let (id, queued) = path.into_inner();
     let row = owned_session(&state, &caller, &id).await?;
     let asked: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    if asked.attachments.is_some() {
+        return Err(ApiError::InvalidMessage(
+            "a queued message's attachments stay as sent; withdraw it and send it again".into(),
+        ));
+    }
     // Read first: its turn may come the moment after the edit, and the answer is still it.
     let before = state.store.queued_messages(row.id).await?;
     let text = asked.text.clone();

@@ -41,6 +41,10 @@ pub async fn post_message<S: Store>(
     let row = owned_session(&state, &caller, &path).await?;
     let message: PostMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     state.rates.send_message(caller.user)?;
+    let attachments = state
+        .runner
+        .attachments(row.id, &message.attachments)
+        .await?;
     let accepted = state
         .runner
         .post_message(
@@ -49,6 +53,7 @@ pub async fn post_message<S: Store>(
             NewMessage {
                 model: message.model,
                 while_running: message.while_running,
+                attachments,
                 ..NewMessage::typed(message.text, message.client_message_id)
             },
         )

@@ -57,6 +57,7 @@ pub async fn create<S: Store>(
         session,
         hide_reasoning: wanted.hide_reasoning,
         hide_tool_arguments: wanted.hide_tool_arguments,
+        hide_attachments: !wanted.attachments,
         created_at: now_ms(),
     };
     state.store.create_share(&share, token.hash()).await?;
@@ -152,6 +153,7 @@ pub async fn shared<S: Store>(
         last_seq: session.last_seq,
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
+        attachments: !share.hide_attachments,
     }))
 }
 
@@ -200,6 +202,7 @@ pub(crate) fn visibility(share: &ShareRow) -> Visibility {
     Visibility {
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
+        hide_attachments: share.hide_attachments,
     }
 }
 
@@ -208,6 +211,7 @@ fn listed(share: ShareRow) -> Share {
         id: share.id,
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
+        attachments: !share.hide_attachments,
         created_at: share.created_at,
     }
 }

@@ -91,6 +91,16 @@ pub trait Attachments: Send + Sync + 'static {
         async { kept_nowhere() }
     }
 
+    /// Attachment `id` if it was uploaded to `session` or to a line `session` branched
+    /// from (its history's sessions, deleted ones that it still reads from included).
+    fn attachment_in_line(
+        &self,
+        _session: SessionId,
+        _id: &str,
+    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
     /// Up to `count` chunks of a blob from chunk `from` on, in order.
     fn blob_chunks(
         &self,

@@ -208,6 +208,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         session,
         hide_reasoning: true,
         hide_tool_arguments: false,
+        hide_attachments: true,
         created_at: 5,
     };
     let token = TokenHash::of("tds_secret");
@@ -223,6 +224,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         session,
         hide_reasoning: false,
         hide_tool_arguments: true,
+        hide_attachments: false,
         created_at: 6,
     };
     store.create_share(&again, token).await.unwrap();

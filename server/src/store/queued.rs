@@ -32,6 +32,9 @@ pub struct QueuedExtra {
     /// The AG-UI input that brought it, for its run's `RUN_STARTED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// The files and images it carries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<shared::attachments::Attachment>,
 }
 
 impl QueuedRow {
@@ -57,6 +60,7 @@ impl QueuedRow {
             text: self.text.clone(),
             steer: self.steer,
             model: self.extra.model.clone(),
+            attachments: self.extra.attachments.clone(),
         }
     }
 }

@@ -12,6 +12,8 @@ pub struct ShareRow {
     pub hide_reasoning: bool,
     /// The viewer sees tool names and results, but not the arguments of the calls.
     pub hide_tool_arguments: bool,
+    /// The viewer sees no files or images attached (neither their names nor their bytes).
+    pub hide_attachments: bool,
     pub created_at: i64,
 }
 

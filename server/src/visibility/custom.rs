@@ -4,7 +4,7 @@
 use serde_json::Value;
 use shared::custom as name;
 
-use super::fields::{filter, scalar, scalars, Object};
+use super::fields::{filter, items, scalar, scalars, scalars_of, Object};
 use super::{runs, Visibility};
 
 /// The fields of a [`shared::usage::CallUsage`] (`tandem.usage`).
@@ -54,6 +54,15 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
             scalars(fields, &["server", "toolCallId", "reason", "message"])
         }
         name::CLIENT_TOOLS_PENDING => runs::interrupt(value, visibility)?,
+        name::ATTACHMENTS if visibility.shows_attachments() => {
+            filter(fields, |key, value| match key {
+                "messageId" => scalar(value),
+                "attachments" => items(value, |attachment| {
+                    scalars_of(attachment, &["id", "name", "mediaType", "bytes", "sha256"])
+                }),
+                _ => None,
+            })
+        }
         _ => return None,
     };
     let mut custom_fields = Object::new();

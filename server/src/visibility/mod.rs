@@ -7,11 +7,12 @@
 //! event type, a new `CUSTOM` name or a new field is hidden until someone decides here
 //! that it may be shown. Every shown event keeps its `type` and `timestamp`.
 //!
-//! A link may hide the reasoning (every `REASONING_*` event) and the arguments of tool
+//! A link may hide the reasoning (every `REASONING_*` event), the arguments of tool
 //! calls (`TOOL_CALL_ARGS`, the arguments an approval question, a client-tools wait or a
 //! recorded decision carries, and the person's edited arguments Tandem hands the model
-//! with the call's result). A link that hides either also hides the model's summaries of
-//! earlier turns (`tandem.context_summary`), which may retell them. Whatever a link
+//! with the call's result) and the files and images attached (`tandem.attachments`; their
+//! bytes are served to a link only when it shows them). A link that hides any of them
+//! also hides the model's summaries of earlier turns (`tandem.context_summary`), which may retell them. Whatever a link
 //! hides, a viewer never gets encrypted reasoning (provider signatures), nor the
 //! `context`, `state`, `forwardedProps`, tool definitions or answers an AG-UI client
 //! sent: `RUN_STARTED.input` keeps only the person's messages the page shows.
@@ -40,6 +41,7 @@ use fields::{scalar, scalars, Object};
 pub struct Visibility {
     pub hide_reasoning: bool,
     pub hide_tool_arguments: bool,
+    pub hide_attachments: bool,
 }
 
 impl Visibility {
@@ -53,9 +55,14 @@ impl Visibility {
         !self.hide_tool_arguments
     }
 
+    /// Whether the link shows the files and images attached.
+    fn shows_attachments(&self) -> bool {
+        !self.hide_attachments
+    }
+
     /// Whether the link hides nothing a link can hide.
     fn hides_nothing(&self) -> bool {
-        self.shows_reasoning() && self.shows_arguments()
+        self.shows_reasoning() && self.shows_arguments() && self.shows_attachments()
     }
 
     /// An event (its JSON) as the viewer may see it, or `None` when it is hidden

@@ -2,8 +2,8 @@
 //!
 //! Their strings are markers that say who may see them: `shown_…` (and numbers from 7000
 //! to 7999) leave for every link, `args_…` only for links that show tool arguments,
-//! `thought_…` only for links that show reasoning, `recap_…` only for links that hide
-//! nothing, `canary_…` for none. [`planted`] adds a `canary_…` field to every object
+//! `thought_…` only for links that show reasoning, `files_…` only for links that show
+//! attachments, `recap_…` only for links that hide nothing, `canary_…` for none. [`planted`] adds a `canary_…` field to every object
 //! but the free-form ones (schemas, arguments), which a viewer gets whole or not at all.
 
 use serde_json::{json, Value};
@@ -168,6 +168,9 @@ fn custom_value(name: &str) -> Value {
         custom::MODEL_SELECTED => json!({"model": "shown_model"}),
         custom::MCP_SERVER_UNAVAILABLE => json!({"server": "shown_server",
             "toolCallId": "shown_c1", "reason": "shown_died", "message": "shown_down"}),
+        custom::ATTACHMENTS => json!({"messageId": "files_m1", "attachments": [
+            {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",
+             "bytes": 17, "sha256": "files_abc"}]}),
         other => panic!("no sample of CUSTOM {other}: decide what a share viewer sees of it"),
     }
 }

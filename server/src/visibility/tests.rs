@@ -9,26 +9,21 @@ use super::{samples, Visibility};
 use crate::store::FramePage;
 
 /// Every setting a link can have.
-const LINKS: [Visibility; 4] = [
-    Visibility {
-        hide_reasoning: false,
-        hide_tool_arguments: false,
-    },
-    Visibility {
-        hide_reasoning: true,
-        hide_tool_arguments: false,
-    },
-    Visibility {
-        hide_reasoning: false,
-        hide_tool_arguments: true,
-    },
-    Visibility {
-        hide_reasoning: true,
-        hide_tool_arguments: true,
-    },
-];
+fn links() -> Vec<Visibility> {
+    (0..8)
+        .map(|bits| Visibility {
+            hide_reasoning: bits & 1 != 0,
+            hide_tool_arguments: bits & 2 != 0,
+            hide_attachments: bits & 4 != 0,
+        })
+        .collect()
+}
 
-const HIDES_ARGUMENTS: Visibility = LINKS[2];
+const HIDES_ARGUMENTS: Visibility = Visibility {
+    hide_reasoning: false,
+    hide_tool_arguments: true,
+    hide_attachments: false,
+};
 
 /// How many variants `EventBody` has.
 const VARIANTS: usize = 20;
@@ -75,7 +70,8 @@ fn may_leave(word: &str, link: &Visibility) -> Option<bool> {
         "shown" => Some(true),
         "args" => Some(!link.hide_tool_arguments),
         "thought" => Some(!link.hide_reasoning),
-        "recap" => Some(!link.hide_reasoning && !link.hide_tool_arguments),
+        "files" => Some(!link.hide_attachments),
+        "recap" => Some(link.hides_nothing()),
         "canary" => Some(false),
         "" if (7000..8000).contains(&word.parse::<u32>().unwrap_or(0)) => Some(true),
         _ => None,
@@ -104,7 +100,7 @@ fn every_kind_of_event_has_a_sample() {
 
 #[test]
 fn no_field_leaves_unless_the_link_shows_it_and_what_it_shows_leaves() {
-    for link in &LINKS {
+    for link in &links() {
         for sample in samples::all() {
             let input = sample.to_string();
             let shown = link.event(&sample);
@@ -235,7 +231,7 @@ fn frames_pass_unchanged_unless_something_in_them_is_hidden() {
         4,
         r#"{"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":3}"#,
     );
-    for link in &LINKS {
+    for link in &links() {
         assert_eq!(link.frame(text.clone()), Some(text.clone()));
     }
     let args = FramePage::frame(

@@ -19,22 +19,23 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             client_message_id,
             model,
             while_running,
+            attachments,
         }) => match state.rates.send_message(viewer.user) {
             Err(limited) => Err(limited),
-            Ok(()) => state
-                .runner
-                .post_message(
-                    session,
-                    viewer.user,
-                    NewMessage {
+            Ok(()) => {
+                let runner = &state.runner;
+                let sent = async {
+                    let attachments = runner.attachments(session, &attachments).await?;
+                    let message = NewMessage {
                         model,
                         while_running,
+                        attachments,
                         ..NewMessage::typed(text, client_message_id)
-                    },
-                )
-                .await
-                .map(drop)
-                .map_err(ApiError::from),
+                    };
+                    runner.post_message(session, viewer.user, message).await
+                };
+                sent.await.map(drop).map_err(ApiError::from)
+            }
         },
         Ok(ClientFrame::Resume {
             interrupt_id,

@@ -63,6 +63,10 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/shared/{token}"), none()),
         (("GET", "/api/shared/{token}/ws"), none()),
         (
+            ("GET", "/api/shared/{token}/attachments/{attachment}"),
+            none(),
+        ),
+        (
             ("POST", "/api/sessions/{id}/messages"),
             body(json!({"text": "hi"})),
         ),

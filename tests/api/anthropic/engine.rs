@@ -206,9 +206,7 @@ async fn the_request_after_tools_and_an_answer_follows_the_api_rules() {
         content: content.into(),
     };
     let conversation = vec![
-        ChatMessage::User {
-            text: "6*7, then ask me".into(),
-        },
+        ChatMessage::user("6*7, then ask me"),
         ChatMessage::Assistant {
             reasoning: vec![
                 ReasoningBlock::Thinking {
@@ -246,9 +244,7 @@ async fn the_request_after_tools_and_an_answer_follows_the_api_rules() {
             "toolu_c",
             r#"{"status":"resolved","payload":{"text":"Ada"}}"#,
         ),
-        ChatMessage::User {
-            text: "Also, hello.".into(),
-        },
+        ChatMessage::user("Also, hello."),
     ];
     let server = ProviderServer::start(vec![Reply::sse("anthropic/text.sse")]).await;
     collect(settings(&server.url), request(conversation)).await;

@@ -173,6 +173,7 @@ pub async fn edit_message(
     let url = format!("/api/sessions/{id}/messages/{message_id}/edit");
     let body = EditMessage {
         text: text.to_string(),
+        attachments: None,
     };
     json(send(Request::post(&url).json(&body)).await?).await
 }
@@ -206,6 +207,7 @@ pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMes
     let url = format!("/api/sessions/{id}/queue/{queued}");
     let body = EditMessage {
         text: text.to_string(),
+        attachments: None,
     };
     json(send(Request::patch(&url).json(&body)).await?).await
 }

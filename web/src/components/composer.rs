@@ -234,6 +234,7 @@ pub fn Composer() -> impl IntoView {
                 client_message_id,
                 model,
                 while_running: None,
+                attachments: Vec::new(),
             };
             starting.set(true);
             leptos::task::spawn_local(async move {
@@ -250,6 +251,7 @@ pub fn Composer() -> impl IntoView {
             client_message_id,
             model,
             while_running: Some(mode),
+            attachments: Vec::new(),
         };
         if session.send(frame) {
             sent.set_value(Some(message));

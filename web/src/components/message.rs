@@ -255,6 +255,7 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
             client_message_id: Some(client_message_id()),
             model: None,
             while_running: None,
+            attachments: Vec::new(),
         };
         if session.send(frame) {
             sent.set(true);

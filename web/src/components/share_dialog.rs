@@ -29,6 +29,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
     let id = session.id().get_untracked().unwrap_or_default();
     let hide_reasoning = RwSignal::new(false);
     let hide_arguments = RwSignal::new(false);
+    let hide_attachments = RwSignal::new(false);
     let created = RwSignal::new(None::<String>);
     let links = RwSignal::new(Vec::<Share>::new());
     let error = RwSignal::new(None::<String>);
@@ -46,6 +47,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
         let hide = CreateShare {
             hide_reasoning: hide_reasoning.get_untracked(),
             hide_tool_arguments: hide_arguments.get_untracked(),
+            attachments: !hide_attachments.get_untracked(),
         };
         spawn_local(async move {
             match rest::create_share(&id.get_value(), hide).await {
@@ -79,6 +81,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 </p>
                 <HideOption value=hide_reasoning test_id="hide-reasoning" label="Hide the agent's reasoning" />
                 <HideOption value=hide_arguments test_id="hide-arguments" label="Hide the arguments of tool calls" />
+                <HideOption value=hide_attachments test_id="hide-attachments" label="Hide attached files and images" />
                 <button class="btn btn-primary" data-testid="create-link" on:click=create>
                     "Create link"
                 </button>
@@ -150,10 +153,17 @@ fn ShareList(
 }
 
 fn describe(share: &Share) -> String {
-    match (share.hide_reasoning, share.hide_tool_arguments) {
-        (false, false) => "Shows everything".into(),
-        (true, false) => "Hides reasoning".into(),
-        (false, true) => "Hides tool arguments".into(),
-        (true, true) => "Hides reasoning and tool arguments".into(),
+    let hidden: Vec<&str> = [
+        (share.hide_reasoning, "reasoning"),
+        (share.hide_tool_arguments, "tool arguments"),
+        (!share.attachments, "attachments"),
+    ]
+    .into_iter()
+    .filter_map(|(hidden, what)| hidden.then_some(what))
+    .collect();
+    match hidden.as_slice() {
+        [] => "Shows everything".into(),
+        [one] => format!("Hides {one}"),
+        [first @ .., last] => format!("Hides {} and {last}", first.join(", ")),
     }
 }

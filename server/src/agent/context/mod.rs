@@ -142,7 +142,13 @@ pub fn known_window(model: &str) -> Option<usize> {
 fn estimate(message: &ChatMessage) -> usize {
     PER_MESSAGE
         + match message {
-            ChatMessage::User { text } => estimate_text(text),
+            ChatMessage::User { text, attachments } => {
+                estimate_text(text)
+                    + attachments
+                        .iter()
+                        .map(|a| a.estimated_tokens())
+                        .sum::<usize>()
+            }
             ChatMessage::Tool { content, .. } => estimate_text(content),
             ChatMessage::Assistant {
                 reasoning,
@@ -177,7 +183,7 @@ mod tests {
     use crate::agent::conversation::ToolCallRecord;
 
     fn user(text: &str) -> ChatMessage {
-        ChatMessage::User { text: text.into() }
+        ChatMessage::user(text)
     }
 
     fn turn_with_tool(n: usize) -> Vec<ChatMessage> {

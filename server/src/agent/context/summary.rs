@@ -49,7 +49,7 @@ impl SummaryRequest {
         }
         for message in &self.messages {
             let line = match message {
-                ChatMessage::User { text } => format!("Person: {}", quote(text)),
+                ChatMessage::User { text, .. } => format!("Person: {}", quote(text)),
                 ChatMessage::Assistant {
                     text, tool_calls, ..
                 } => {
@@ -77,9 +77,7 @@ impl SummaryRequest {
     /// prompt, the transcript as the one user message, no tools.
     pub fn model_request(&self) -> ModelRequest {
         ModelRequest {
-            conversation: vec![ChatMessage::User {
-                text: self.transcript(),
-            }],
+            conversation: vec![ChatMessage::user(self.transcript())],
             tools: Vec::new(),
             model_call_index: 0,
             system: Some(INSTRUCTION.to_string()),
@@ -95,7 +93,7 @@ pub fn offline(request: &SummaryRequest) -> String {
         .messages
         .iter()
         .filter_map(|m| match m {
-            ChatMessage::User { text } => Some(format!("“{}”", short(text, 60))),
+            ChatMessage::User { text, .. } => Some(format!("“{}”", short(text, 60))),
             _ => None,
         })
         .collect();
@@ -177,9 +175,7 @@ mod tests {
         SummaryRequest {
             previous: previous.map(str::to_string),
             messages: vec![
-                ChatMessage::User {
-                    text: "What is 6*7?".into(),
-                },
+                ChatMessage::user("What is 6*7?"),
                 ChatMessage::Assistant {
                     reasoning: vec![],
                     text: String::new(),

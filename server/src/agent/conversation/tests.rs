@@ -73,7 +73,7 @@ fn rebuilds_user_assistant_tool_turns_and_counts_model_calls() {
     let history = rebuild(&log);
     assert_eq!(history.model_calls, 2);
     assert_eq!(history.messages.len(), 4);
-    assert_eq!(history.messages[0], ChatMessage::User { text: "hi".into() });
+    assert_eq!(history.messages[0], ChatMessage::user("hi"));
     assert!(matches!(&history.messages[2], ChatMessage::Tool { name, .. } if name == "clock"));
     assert!(
         matches!(&history.messages[3], ChatMessage::Assistant { text, .. } if text == "It is x")
@@ -93,12 +93,7 @@ fn a_call_without_result_gets_a_synthetic_error_result() {
         ChatMessage::Tool { tool_call_id, content, .. }
             if tool_call_id == "c1" && content.contains("error")
     ));
-    assert_eq!(
-        history.messages[3],
-        ChatMessage::User {
-            text: "again".into()
-        }
-    );
+    assert_eq!(history.messages[3], ChatMessage::user("again"));
 }
 
 #[test]
@@ -167,9 +162,7 @@ fn an_agui_clients_messages_and_results_come_from_the_runs_input() {
     assert!(resumed.pending.is_empty());
     assert_eq!(
         resumed.messages.first(),
-        Some(&ChatMessage::User {
-            text: "Show a card".into()
-        })
+        Some(&ChatMessage::user("Show a card"))
     );
     assert_eq!(
         resumed.messages.last(),

@@ -43,7 +43,7 @@ impl Engine for BenchEngine {
 
     fn stream(&self, request: ModelRequest) -> EngineStream {
         let last_user = request.conversation.iter().rev().find_map(|m| match m {
-            ChatMessage::User { text } => Some(text.as_str()),
+            ChatMessage::User { text, .. } => Some(text.as_str()),
             _ => None,
         });
         let words: Vec<&str> = last_user.unwrap_or_default().split_whitespace().collect();
@@ -126,9 +126,7 @@ mod tests {
             summary: None,
             conversation: texts
                 .iter()
-                .map(|t| ChatMessage::User {
-                    text: t.to_string(),
-                })
+                .map(|t| ChatMessage::user(t.to_string()))
                 .collect(),
             tools: Vec::new(),
             model_call_index: 0,

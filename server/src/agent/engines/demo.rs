@@ -9,12 +9,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{stream_turn, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall};
+use super::{
+    stream_turn, Accepts, Engine, EngineInfo, EngineStream, ModelRequest, Turn, TurnToolCall,
+};
 use shared::usage::CallUsage;
 
 use crate::agent::context::summary::{self, SummaryRequest};
 use crate::agent::conversation::ChatMessage;
 
+mod described;
 mod notes;
 mod scenarios;
 
@@ -44,6 +47,15 @@ impl Engine for DemoEngine {
         stream_turn(turn, self.delay)
     }
 
+    /// The demo reads attachments as uploaded: it describes them, and scales nothing.
+    fn accepts(&self) -> Accepts {
+        Accepts {
+            images: true,
+            max_image_edge: crate::agent::attached::MAX_READ_EDGE,
+            max_image_bytes: usize::MAX,
+        }
+    }
+
     fn summarise(&self, request: SummaryRequest) -> EngineStream {
         stream_turn(offline_summary(&request), Duration::ZERO)
     }
@@ -65,7 +77,13 @@ fn estimated_usage(conversation: &[ChatMessage], turn: &Turn) -> CallUsage {
     let input = conversation
         .iter()
         .map(|message| match message {
-            ChatMessage::User { text } => tokens(text),
+            ChatMessage::User { text, attachments } => {
+                tokens(text)
+                    + attachments
+                        .iter()
+                        .map(|a| a.estimated_tokens() as u64)
+                        .sum::<u64>()
+            }
             ChatMessage::Assistant {
                 text, tool_calls, ..
             } => tokens(text) + tool_calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>(),
@@ -116,9 +134,12 @@ pub fn next_turn(conversation: &[ChatMessage]) -> Turn {
     let Some(start) = start else {
         return scenarios::greeting();
     };
-    let ChatMessage::User { text } = &conversation[start] else {
+    let ChatMessage::User { text, attachments } = &conversation[start] else {
         unreachable!("rposition found a user message")
     };
+    if !attachments.is_empty() && start + 1 == conversation.len() {
+        return described::attachments(attachments);
+    }
     let results = conversation[start..]
         .iter()
         .filter_map(|m| match m {

@@ -26,6 +26,7 @@ pub use openai::OpenAiEngine;
 pub use script::{ScriptEngine, ScriptError};
 pub use turn::{stream_turn, Turn, TurnToolCall};
 
+use super::attached::Accepts;
 use super::context::summary::SummaryRequest;
 use super::conversation::ChatMessage;
 use super::tools::ToolSpec;
@@ -138,6 +139,15 @@ pub trait Engine: Send + Sync + 'static {
     fn info(&self) -> EngineInfo;
     /// Starts one model call.
     fn stream(&self, request: ModelRequest) -> EngineStream;
+    /// What its models take of attachments: the image limits of its provider (whether a
+    /// model takes images at all is the run's per-model setting).
+    fn accepts(&self) -> Accepts {
+        Accepts {
+            images: true,
+            max_image_edge: 8_000,
+            max_image_bytes: 20 * 1024 * 1024,
+        }
+    }
     /// Starts the call that summarises turns that left the model's view; its text is the
     /// summary. A provider makes it like any call ([`SummaryRequest::model_request`]);
     /// offline engines answer at once.

@@ -51,6 +51,14 @@ macro_rules! attachments_on {
                 attachment(&self.$reads, id).await
             }
 
+            async fn attachment_in_line(
+                &self,
+                session: crate::domain::SessionId,
+                id: &str,
+            ) -> Result<Option<crate::store::AttachmentRow>, crate::store::StoreError> {
+                attachment_in_line(&self.$reads, session, id).await
+            }
+
             async fn blob_chunks(
                 &self,
                 blob: &str,
@@ -240,6 +248,30 @@ macro_rules! attachments_on {
             );
             let row: Option<AttachmentTuple> =
                 sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?;
+            row.map(attachment_from).transpose()
+        }
+
+        async fn attachment_in_line(
+            pool: &$conn,
+            session: crate::domain::SessionId,
+            id: &str,
+        ) -> Result<Option<crate::store::AttachmentRow>, crate::store::StoreError> {
+            use crate::store::sql::attachments::ATTACHMENT_COLUMNS;
+            // The session and the lines it branched from, deleted ones included: a hidden
+            // parent's rows stay while a branch reads them.
+            let sql = format!(
+                "WITH RECURSIVE line (id, parent_id) AS ( \
+                   SELECT id, parent_id FROM sessions WHERE id = $1 \
+                 UNION ALL \
+                   SELECT s.id, s.parent_id FROM sessions s JOIN line l ON s.id = l.parent_id \
+                 ) SELECT {ATTACHMENT_COLUMNS} FROM attachments a JOIN blobs b ON b.id = a.blob_id \
+                 WHERE a.id = $2 AND a.session_id IN (SELECT id FROM line)"
+            );
+            let row: Option<AttachmentTuple> = sqlx::query_as(&sql)
+                .bind(session.to_string())
+                .bind(id)
+                .fetch_optional(pool)
+                .await?;
             row.map(attachment_from).transpose()
         }
 

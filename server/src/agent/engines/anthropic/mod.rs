@@ -17,7 +17,7 @@ mod stream_tests;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 
-use super::{http, sse, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
+use super::{http, sse, Accepts, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
 use crate::config::ProviderSettings;
 pub(super) use stream::AnthropicDecoder;
 
@@ -55,6 +55,16 @@ impl Engine for AnthropicEngine {
         EngineInfo {
             kind: "anthropic".into(),
             model: self.settings.model.clone(),
+        }
+    }
+
+    /// Anthropic scales an image whose long edge passes 1568 pixels down (adding to the
+    /// time to the first token) and refuses one of over 5 MB (its base64 counted).
+    fn accepts(&self) -> Accepts {
+        Accepts {
+            images: true,
+            max_image_edge: 1_568,
+            max_image_bytes: 3_700_000,
         }
     }
 

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::agent::attached::{Attached, Content};
 use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ReasoningBlock, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
@@ -88,7 +89,7 @@ pub fn messages(conversation: &[ChatMessage]) -> Vec<Value> {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in conversation {
         let (role, blocks) = match message {
-            ChatMessage::User { text } => ("user", user_blocks(text)),
+            ChatMessage::User { text, attachments } => ("user", user_blocks(text, attachments)),
             ChatMessage::Assistant {
                 reasoning,
                 text,
@@ -114,12 +115,32 @@ pub fn messages(conversation: &[ChatMessage]) -> Vec<Value> {
         .collect()
 }
 
-fn user_blocks(text: &str) -> Vec<Value> {
+/// Each attachment (an image as an `image` block, a PDF as a `document` block, anything
+/// else as text), then the text: the API reads images best ahead of what is asked of them.
+fn user_blocks(text: &str, attachments: &[Attached]) -> Vec<Value> {
+    let mut blocks: Vec<Value> = attachments.iter().map(attachment_block).collect();
     // The API refuses empty text blocks.
-    if text.is_empty() {
-        return Vec::new();
+    if !text.is_empty() {
+        blocks.push(json!({"type": "text", "text": text}));
     }
-    vec![json!({"type": "text", "text": text})]
+    blocks
+}
+
+fn attachment_block(attached: &Attached) -> Value {
+    match attached.content.as_deref() {
+        Some(Content::Image {
+            media_type, base64, ..
+        }) => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": base64},
+        }),
+        Some(Content::Pdf { base64, .. }) => json!({
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": base64},
+            "title": attached.attachment.name,
+        }),
+        _ => json!({"type": "text", "text": attached.as_text().unwrap_or_default()}),
+    }
 }
 
 /// Thinking first (only what can be sent back), then text, then tool calls.

@@ -32,7 +32,7 @@ fn settings() -> ProviderSettings {
 }
 
 fn user(text: &str) -> ChatMessage {
-    ChatMessage::User { text: text.into() }
+    ChatMessage::user(text)
 }
 
 fn assistant(reasoning: Vec<ReasoningBlock>, text: &str, calls: &[(&str, &str)]) -> ChatMessage {

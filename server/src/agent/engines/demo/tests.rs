@@ -3,7 +3,7 @@ use serde_json::json;
 use super::*;
 
 fn user(text: &str) -> ChatMessage {
-    ChatMessage::User { text: text.into() }
+    ChatMessage::user(text)
 }
 
 fn tool(name: &str, content: Value) -> ChatMessage {

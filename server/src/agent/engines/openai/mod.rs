@@ -12,7 +12,7 @@ mod stream;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
-use super::{http, sse, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
+use super::{http, sse, Accepts, Engine, EngineError, EngineInfo, EngineStream, ModelRequest};
 use crate::config::{ProviderSettings, OPENAI_URL};
 pub(super) use stream::ChunkDecoder;
 
@@ -45,6 +45,16 @@ impl Engine for OpenAiEngine {
         EngineInfo {
             kind: "openai".into(),
             model: self.settings.model.clone(),
+        }
+    }
+
+    /// OpenAI scales an image to fit 2048×2048 and takes up to 20 MB of one; sending it
+    /// that size already saves the upload and the wait.
+    fn accepts(&self) -> Accepts {
+        Accepts {
+            images: true,
+            max_image_edge: 2_048,
+            max_image_bytes: 15 * 1024 * 1024,
         }
     }
 

@@ -8,6 +8,7 @@
 
 use serde_json::{json, Value};
 
+use crate::agent::attached::{Attached, Content};
 use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
@@ -61,7 +62,12 @@ pub fn messages(conversation: &[ChatMessage]) -> Vec<Value> {
 
 fn message(message: &ChatMessage) -> Value {
     match message {
-        ChatMessage::User { text } => json!({"role": "user", "content": text}),
+        ChatMessage::User { text, attachments } if attachments.is_empty() => {
+            json!({"role": "user", "content": text})
+        }
+        ChatMessage::User { text, attachments } => {
+            json!({"role": "user", "content": user_parts(text, attachments)})
+        }
         ChatMessage::Assistant {
             text, tool_calls, ..
         } => assistant(text, tool_calls),
@@ -71,6 +77,32 @@ fn message(message: &ChatMessage) -> Value {
             ..
         } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
     }
+}
+
+/// A message with attachments as content parts: its text, then each attachment (an
+/// image as an `image_url` data URL, a PDF as a `file` part, anything else as text).
+fn user_parts(text: &str, attachments: &[Attached]) -> Vec<Value> {
+    let mut parts = vec![json!({"type": "text", "text": text})];
+    for attached in attachments {
+        let part = match attached.content.as_deref() {
+            Some(Content::Image {
+                media_type, base64, ..
+            }) => json!({
+                "type": "image_url",
+                "image_url": {"url": format!("data:{media_type};base64,{base64}")},
+            }),
+            Some(Content::Pdf { base64, .. }) => json!({
+                "type": "file",
+                "file": {
+                    "filename": attached.attachment.name,
+                    "file_data": format!("data:application/pdf;base64,{base64}"),
+                },
+            }),
+            _ => json!({"type": "text", "text": attached.as_text().unwrap_or_default()}),
+        };
+        parts.push(part);
+    }
+    parts
 }
 
 /// An assistant turn: its text (`null` when it only called tools) and its calls.

@@ -96,7 +96,7 @@ fn model_request() -> ModelRequest {
         signature: None,
     };
     let conversation = vec![
-        ChatMessage::User { text: "hi".into() },
+        ChatMessage::user("hi"),
         ChatMessage::Assistant {
             reasoning: vec![thinking],
             text: String::new(),

@@ -1,0 +1,2 @@
+-- A share link may leave out the files and images attached (shown unless it says so).
+ALTER TABLE shares ADD COLUMN hide_attachments INTEGER NOT NULL DEFAULT 0;
