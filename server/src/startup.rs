@@ -171,6 +171,7 @@ impl Application {
                 max_bytes: limits.max_attachment_bytes,
                 quota_bytes: limits.attachment_quota_bytes,
             },
+            url_origins: config.url_origins()?,
             rates: RateLimits::new(PerMinute {
                 sessions: limits.sessions_per_minute,
                 messages: limits.messages_per_minute,

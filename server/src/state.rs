@@ -24,6 +24,8 @@ pub struct AppState<S> {
     pub limits: InputLimits,
     /// What an upload may take.
     pub attachments: crate::attachments::UploadLimits,
+    /// Where an AG-UI client's files may be fetched from by URL (`--attachment-url-origins`).
+    pub url_origins: crate::attachments::fetch::UrlOrigins,
     pub rates: RateLimits,
     pub sockets: SocketCounts,
     /// Share links one session may have.

@@ -202,11 +202,9 @@ pub struct EventPage {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PostMessage {
-    /// Not blank; at most 32 KiB of UTF-8 by default (`--max-message-bytes`).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(min_length = 1, max_length = 8192, pattern = r"\S")
-    )]
+    /// Not blank unless `attachments` names a file; at most 32 KiB of UTF-8 by default
+    /// (`--max-message-bytes`).
+    #[cfg_attr(feature = "openapi", schema(max_length = 8192))]
     pub text: String,
     /// Makes a retried send idempotent: the same id gets the run it started.
     #[serde(default, skip_serializing_if = "Option::is_none")]

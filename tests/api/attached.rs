@@ -381,3 +381,126 @@ async fn a_share_link_shows_attachments_unless_it_hides_them() {
         assert_eq!(recorded(&events).len(), usize::from(shown));
     }
 }
+
+/// Posts an AG-UI input and reads its whole stream; the status, the thread's session (if
+/// a run started) and the body.
+async fn agui(app: &TestApp, input: &Value) -> (u16, Option<String>, String) {
+    let response = app
+        .http
+        .post(app.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .json(input)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("tandem-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    (status, session, response.text().await.unwrap())
+}
+
+fn agui_input(parts: Value) -> Value {
+    json!({"threadId": uuid::Uuid::new_v4().to_string(), "runId": uuid::Uuid::new_v4().to_string(),
+           "state": {}, "tools": [], "context": [], "forwardedProps": {},
+           "messages": [{"id": "m1", "role": "user", "content": parts}]})
+}
+
+/// Serves `bytes` as `image/png` to every GET on a local port; its origin.
+async fn file_server(bytes: &'static [u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut head = vec![0; 4096];
+            let _ = socket.read(&mut head).await;
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = socket.write_all(reply.as_bytes()).await;
+            let _ = socket.write_all(bytes).await;
+        }
+    });
+    origin
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agui_client_s_binary_parts_are_stored_and_the_log_names_them_by_id() {
+    let origin = file_server(PICTURE).await;
+    let app = demo_app(&["--attachment-url-origins", &origin]).await;
+    let parts = json!([
+        {"type": "text", "text": "What are these?"},
+        {"type": "binary", "mimeType": "image/png", "data": base64(PICTURE), "filename": "inline.png"},
+        {"type": "binary", "mimeType": "image/png", "url": format!("{origin}/files/fetched.png")},
+        {"type": "binary", "mimeType": "application/pdf", "data": base64(PDF), "filename": "report.pdf"},
+    ]);
+    let (status, session, body) = agui(&app, &agui_input(parts)).await;
+    assert_eq!(status, 200, "{body}");
+    let log = app.log(&session.unwrap()).await;
+    let said = answer(&log);
+    assert!(
+        said.contains("`inline.png`: an image, 640×480 PNG"),
+        "{said}"
+    );
+    assert!(
+        said.contains("`fetched.png`: an image, 640×480 PNG"),
+        "{said}"
+    );
+    assert!(said.contains("`report.pdf`: a PDF, 3 pages"), "{said}");
+    let started = serde_json::to_value(&log[0].1).unwrap();
+    let values = recorded(&log);
+    let parts = &started["input"]["messages"][0]["content"];
+    assert_eq!(parts[0], json!({"type": "text", "text": "What are these?"}));
+    let ids: Vec<&str> = values[0]["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    for (n, id) in ids.iter().enumerate() {
+        assert_eq!(parts[n + 1]["id"], *id, "{parts}");
+        assert!(parts[n + 1].get("data").is_none() && parts[n + 1].get("url").is_none());
+    }
+    assert_eq!(values[0]["messageId"], "m1");
+    assert!(
+        !serde_json::to_string(&log).unwrap().contains(&base64(PDF)),
+        "no bytes in the log"
+    );
+    let fetched = app
+        .http
+        .get(app.url(&format!("/api/attachments/{}", ids[1])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fetched.bytes().await.unwrap().as_ref(), PICTURE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_from_an_unlisted_origin_is_never_fetched() {
+    let origin = file_server(PICTURE).await;
+    let app = demo_app(&[]).await;
+    let parts =
+        json!([{"type": "binary", "mimeType": "image/png", "url": format!("{origin}/cat.png")}]);
+    let (status, session, body) = agui(&app, &agui_input(parts)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("--attachment-url-origins"), "{body}");
+    assert!(session.is_none());
+    let (_, list) = app.get("/api/sessions").await;
+    assert_eq!(
+        list["sessions"],
+        json!([]),
+        "a refused input leaves nothing behind"
+    );
+    for bad in [
+        json!([{"type": "binary", "mimeType": "image/png"}]),
+        json!([{"type": "binary", "data": "AAAA"}]),
+        json!([{"type": "binary", "mimeType": "image/png", "data": "not base64!"}]),
+        json!([{"type": "binary", "mimeType": "image/png", "id": "att_missing"}]),
+    ] {
+        let (status, _, body) = agui(&app, &agui_input(bad.clone())).await;
+        assert!(matches!(status, 404 | 422), "{bad}: {status} {body}");
+    }
+}

@@ -57,7 +57,20 @@ impl NewMessage {
                 models.join(", ")
             )));
         }
+        // A message of files alone says nothing more.
+        if self.text.trim().is_empty() && !self.attachments.is_empty() {
+            return check_message("files", self.client_message_id.as_deref(), max_bytes);
+        }
         check_message(&self.text, self.client_message_id.as_deref(), max_bytes)
+    }
+
+    /// The title it gives a session that has none: its first line, or, for files alone,
+    /// the first file's name.
+    pub(super) fn title(&self) -> String {
+        match self.attachments.first() {
+            Some(first) if self.text.trim().is_empty() => title_of(&first.name),
+            _ => title_of(&self.text),
+        }
     }
 
     /// The events that start its run after `started` (its `RUN_STARTED`): the model
@@ -93,18 +106,19 @@ pub(super) fn user_message(
     attachments: &[Attachment],
 ) -> Vec<EventBody> {
     let attached = attached::event(&message_id, attachments);
-    let mut events = vec![
-        EventBody::TextMessageStart {
-            message_id: message_id.clone(),
-            role: Some(TextRole::User),
-            name: None,
-        },
-        EventBody::TextMessageContent {
+    let mut events = vec![EventBody::TextMessageStart {
+        message_id: message_id.clone(),
+        role: Some(TextRole::User),
+        name: None,
+    }];
+    // AG-UI refuses an empty delta: a message of files alone has no content event.
+    if !text.is_empty() {
+        events.push(EventBody::TextMessageContent {
             message_id: message_id.clone(),
             delta: text,
-        },
-        EventBody::TextMessageEnd { message_id },
-    ];
+        });
+    }
+    events.push(EventBody::TextMessageEnd { message_id });
     events.extend(attached);
     events
 }

@@ -13,7 +13,7 @@ use shared::queue::WhileRunning;
 use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
-use super::new_message::{run_id_for, title_of, NewMessage};
+use super::new_message::{run_id_for, NewMessage};
 use super::recorder::Recorder;
 use super::recovery;
 use super::refusal::{Refusal, Settled};
@@ -119,7 +119,7 @@ impl<S: Store> Runner<S> {
         let guard = Guard::StartRun {
             run_id: run_id.to_string(),
             client_message_id: message.client_message_id.clone(),
-            title: title_of(&message.text),
+            title: message.title(),
             queued,
         };
         let events = message.clone().start_events(started);

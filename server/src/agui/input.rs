@@ -70,7 +70,7 @@ pub struct ResumeEntry {
 
 impl InputMessage {
     /// The text of a user or tool message: a string, or a user message's text parts
-    /// joined. Other parts (images, files) are refused.
+    /// joined (its `binary` parts are files: [`super::binary`]). Other parts are refused.
     pub fn text(&self) -> Result<String, ApiError> {
         match &self.content {
             None => Ok(String::new()),
@@ -80,9 +80,10 @@ impl InputMessage {
                 for part in parts {
                     match (part["type"].as_str(), part["text"].as_str()) {
                         (Some("text"), Some(piece)) => text.push_str(piece),
+                        (Some("binary"), _) => {}
                         _ => {
                             return Err(invalid(format!(
-                                "message {}: only text parts are supported",
+                                "message {}: only text and binary parts are supported",
                                 self.id
                             )))
                         }
@@ -275,8 +276,12 @@ mod tests {
             let error = parsed(body.clone()).unwrap_err().to_string();
             assert!(error.contains(expected), "{body}: {error}");
         }
-        let image = json!({"id": "m", "role": "user", "content": [{"type": "binary", "mimeType": "image/png"}]});
-        let message: InputMessage = serde_json::from_value(image).unwrap();
+        let audio = json!({"id": "m", "role": "user", "content": [{"type": "audio", "data": "x"}]});
+        let message: InputMessage = serde_json::from_value(audio).unwrap();
         assert!(message.text().is_err());
+        let image = json!({"id": "m", "role": "user", "content": [
+            {"type": "text", "text": "Look"}, {"type": "binary", "mimeType": "image/png", "id": "att_1"}]});
+        let message: InputMessage = serde_json::from_value(image).unwrap();
+        assert_eq!(message.text().unwrap(), "Look");
     }
 }

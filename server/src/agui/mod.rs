@@ -16,6 +16,7 @@
 //! client's retry) starts nothing and streams that run again. The response is the run's
 //! [`RunFeed`], whose events carry the client's `threadId`.
 
+mod binary;
 mod feed;
 pub mod input;
 mod limits;
@@ -129,6 +130,7 @@ pub async fn start<S: Store>(
     let owner = caller.user;
     let accepted = match ask {
         Ask::Message(message) => {
+            let parts = binary::parts(&message)?;
             let message = NewMessage {
                 text: message.text()?,
                 client_message_id: Some(message.id),
@@ -136,7 +138,7 @@ pub async fn start<S: Store>(
                 model,
                 while_running,
                 message_id: None,
-                attachments: Vec::new(),
+                attachments: binary::expected(&parts),
             };
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;
@@ -144,12 +146,12 @@ pub async fn start<S: Store>(
                 ThreadSession::Existing(id) => {
                     let message = NewMessage {
                         while_running: Some(agui_mode(state, id, while_running).await?),
-                        ..message
+                        ..with_files(state, id, owner, message, parts).await?
                     };
                     let posted = state.runner.post_message(id, owner, message).await;
                     posted.map_err(ApiError::from)
                 }
-                ThreadSession::New(id) => first_run(state, caller, id, message).await,
+                ThreadSession::New(id) => first_run(state, caller, id, message, parts).await,
             }
         }
         Ask::ToolResults(results) => {
@@ -231,13 +233,43 @@ async fn first_run<S: Store>(
     caller: &Caller,
     id: SessionId,
     message: NewMessage,
+    parts: Vec<binary::BinaryPart>,
 ) -> Result<RunAccepted, ApiError> {
     let made = session::create(state, caller, id).await?;
-    let accepted = state.runner.post_message(id, caller.user, message).await;
+    let accepted = async {
+        let message = with_files(state, id, caller.user, message, parts).await?;
+        let posted = state.runner.post_message(id, caller.user, message).await;
+        posted.map_err(ApiError::from)
+    };
+    let accepted = accepted.await;
     if made && accepted.is_err() {
         session::discard(state, id).await;
     }
-    Ok(accepted?)
+    accepted
+}
+
+/// `message` with the files of its binary parts stored in `session` (or found there), and
+/// its recorded input naming them by id instead of carrying their bytes.
+async fn with_files<S: Store>(
+    state: &AppState<S>,
+    session: SessionId,
+    owner: crate::domain::UserId,
+    message: NewMessage,
+    parts: Vec<binary::BinaryPart>,
+) -> Result<NewMessage, ApiError> {
+    if parts.is_empty() {
+        return Ok(message);
+    }
+    let attachments = binary::store(state, session, owner, parts).await?;
+    let id = message.client_message_id.as_deref().unwrap_or_default();
+    let input = message
+        .input
+        .map(|recorded| binary::recorded_with(recorded, id, &attachments));
+    Ok(NewMessage {
+        input,
+        attachments,
+        ..message
+    })
 }
 
 /// What the input asks for, and the messages that ask it.

@@ -1,7 +1,9 @@
-//! Files and images in the conversation: what an upload's bytes are ([`media`]) and an
-//! upload as it streams into the store ([`upload`]). The store keeps them
+//! Files and images in the conversation: what an upload's bytes are ([`media`]), an
+//! upload as it streams into the store ([`upload`]) and a file fetched from a listed origin
+//! ([`fetch`]). The store keeps them
 //! (`store::Attachments`); the routes are in `routes/attachments.rs`.
 
+pub mod fetch;
 pub mod media;
 pub mod upload;
 

@@ -152,6 +152,23 @@ impl<'a, S: Store> Upload<'a, S> {
         })
     }
 
+    /// Stores `bytes` whole (a file that came inside another body, as an AG-UI client's
+    /// binary part does) as the attachment `attachment` names.
+    pub async fn whole(
+        store: &'a S,
+        declared: &str,
+        bytes: &[u8],
+        attachment: AttachmentRow,
+        limits: UploadLimits,
+    ) -> Result<AttachmentRow, UploadError> {
+        let mut upload = Self::begin(store, attachment.owner, declared, limits).await?;
+        if let Err(error) = upload.push(bytes).await {
+            upload.abandon().await;
+            return Err(error);
+        }
+        upload.finish(attachment).await
+    }
+
     /// Drops what was stored of an upload that will not finish (best effort: what stays
     /// is purged once it stops moving).
     pub async fn abandon(&self) {

@@ -121,6 +121,11 @@ pub struct Config {
     #[arg(long, env = "TANDEM_WHILE_RUNNING", default_value = "queue",
           value_parser = while_running)]
     pub while_running: shared::queue::WhileRunning,
+    /// Origins (`https://files.example.com`) an AG-UI client's binary part may name by
+    /// `url` for the server to fetch (comma-separated). None by default: a server that
+    /// fetches any URL it is sent can be turned against its own network.
+    #[arg(long, env = "TANDEM_ATTACHMENT_URL_ORIGINS", value_delimiter = ',')]
+    pub attachment_url_origins: Vec<String>,
     /// Models that take no images nor PDFs: they get a short note in place of each
     /// (comma-separated; a name ending in `*` matches a prefix; `none`: every model takes
     /// them). Default: the text-only models Tandem knows (gpt-3.5*, o1-mini*, o3-mini*,
@@ -221,6 +226,8 @@ pub enum ConfigError {
     Prices(#[from] PriceError),
     #[error(transparent)]
     Webhooks(#[from] WebhookError),
+    #[error("--attachment-url-origins: {0}")]
+    UrlOrigins(String),
     #[error("cannot read the system prompt file {path}: {source}")]
     SystemPrompt {
         path: String,
@@ -298,6 +305,12 @@ impl Config {
         self.context.policy(answer, known)
     }
 
+    /// The origins an AG-UI client's files may be fetched from by URL.
+    pub fn url_origins(&self) -> Result<crate::attachments::fetch::UrlOrigins, ConfigError> {
+        crate::attachments::fetch::UrlOrigins::parse(&self.attachment_url_origins)
+            .map_err(ConfigError::UrlOrigins)
+    }
+
     /// Which models take images and PDFs (`--models-without-images`).
     pub fn image_models(&self) -> crate::agent::attached::ImageModels {
         crate::agent::attached::ImageModels::configured(self.models_without_images.as_deref())
@@ -320,6 +333,7 @@ impl Config {
         self.price_table()?;
         self.system_prompt()?;
         self.webhooks.config(&self.bind)?;
+        self.url_origins()?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

@@ -8,6 +8,7 @@ pub mod error;
 pub mod list_stream;
 pub mod rest;
 pub mod socket;
+pub mod upload;
 
 pub use error::ApiError;
 pub use socket::{ConnState, SessionSocket};

@@ -24,7 +24,9 @@ use shared::queue::WhileRunning;
 use shared::ClientFrame;
 use wasm_bindgen::JsCast;
 
+use super::attach::{files_of, AttachButton, AttachTray};
 use crate::api::ConnState;
+use crate::state::attachments::{Pending, Tray};
 use crate::state::route::navigate;
 use crate::state::{use_models, use_session, RunState};
 
@@ -123,6 +125,11 @@ pub fn Composer() -> impl IntoView {
     let sent = StoredValue::new(None::<String>);
     // A new conversation's first message is on its way.
     let starting = RwSignal::new(false);
+    // The files attached to the message, and those of the last one sent until its run
+    // starts (a refusal puts them back with its text).
+    let tray = Tray::default();
+    let sent_files = StoredValue::new_local(Vec::<Pending>::new());
+    let attach_note = RwSignal::new(None::<&'static str>);
     Effect::new(move |previous: Option<Option<String>>| {
         let id = session.id().get();
         if let Some(previous) = previous {
@@ -134,6 +141,9 @@ pub fn Composer() -> impl IntoView {
         let kept = drafts.try_update_value(|d| d.remove(&id)).flatten();
         text.set(kept.unwrap_or_default());
         sent.set_value(None);
+        tray.clear();
+        sent_files.set_value(Vec::new());
+        attach_note.set(None);
         request_animation_frame(focus_composer);
         id
     });
@@ -141,6 +151,7 @@ pub fn Composer() -> impl IntoView {
         let now = session.run().get();
         if now == RunState::Running {
             sent.set_value(None);
+            sent_files.set_value(Vec::new());
         }
         let ended = previous == Some(RunState::Running) && now == RunState::Idle;
         let answered = previous == Some(RunState::Awaiting) && now == RunState::Running;
@@ -153,6 +164,7 @@ pub fn Composer() -> impl IntoView {
     Effect::new(move |_| {
         session.queued_messages().track();
         sent.set_value(None);
+        sent_files.set_value(Vec::new());
     });
     Effect::new(move |_| {
         let refused = session.notice().with(|n| {
@@ -164,10 +176,18 @@ pub fn Composer() -> impl IntoView {
                 text.set(message);
             }
             sent.set_value(None);
+            tray.put_back(
+                sent_files
+                    .try_update_value(std::mem::take)
+                    .unwrap_or_default(),
+            );
         }
     });
     // Why a message cannot be sent right now (it waits in the box), if it cannot.
     let waits = move || {
+        if tray.uploading() {
+            return Some("Sends once the files are uploaded.");
+        }
         if session.id().with(Option::is_none) {
             return starting.get().then_some("Starting the conversation…");
         }
@@ -176,6 +196,29 @@ pub fn Composer() -> impl IntoView {
             ConnState::Reconnecting => Some("Sends once the connection is back."),
             ConnState::Live => None,
         }
+    };
+    // A message needs words or a file.
+    let sendable = move || text.with(|t| !t.trim().is_empty()) || !tray.ids().is_empty();
+    let attach = move |files: Vec<web_sys::File>| {
+        if files.is_empty() {
+            return;
+        }
+        let all = tray.add(files, session.id().get_untracked());
+        attach_note
+            .set((!all).then_some("A message carries at most 10 files; the rest were left out."));
+    };
+    let on_paste = move |ev: leptos::ev::ClipboardEvent| {
+        let files = files_of(ev.clipboard_data().and_then(|data| data.files()));
+        if !files.is_empty() {
+            ev.prevent_default();
+            attach(files);
+        }
+    };
+    let dragging = RwSignal::new(false);
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        attach(files_of(ev.data_transfer().and_then(|data| data.files())));
     };
     // Whether a message now waits for the agent instead of starting a run.
     let busy = move || session.run().get() != RunState::Idle;
@@ -212,6 +255,17 @@ pub fn Composer() -> impl IntoView {
         session.model().get().or(default)
     };
     let shown = move || picked.get().or_else(current);
+    // What the line under the box says of the files, if anything.
+    let files_hint = move || {
+        if let Some(note) = attach_note.get() {
+            return Some(note);
+        }
+        let model = shown()?;
+        let blind = models.get()?.without_images.contains(&model);
+        (blind && tray.has_visual()).then_some(
+            "This model does not take images or PDFs: it is only told they are attached.",
+        )
+    };
     let placeholder = move || match (touch_or_small(), busy()) {
         (true, _) => "Message the agent",
         (false, false) => "Message the agent — Enter to send, Shift+Enter for a new line",
@@ -220,9 +274,10 @@ pub fn Composer() -> impl IntoView {
     let send = move |mode: WhileRunning| {
         menu_open.set(false);
         let message = text.get_untracked();
-        if waits().is_some() || message.trim().is_empty() {
+        if waits().is_some() || !sendable() {
             return;
         }
+        attach_note.set(None);
         // Only a change is sent: the session keeps its model until it changes again.
         let model = picked
             .get_untracked()
@@ -238,7 +293,7 @@ pub fn Composer() -> impl IntoView {
             };
             starting.set(true);
             leptos::task::spawn_local(async move {
-                if let Ok(id) = session.start(first).await {
+                if let Ok(id) = session.start(first, tray).await {
                     text.set(String::new());
                     navigate(Some(&id));
                 }
@@ -251,10 +306,11 @@ pub fn Composer() -> impl IntoView {
             client_message_id,
             model,
             while_running: Some(mode),
-            attachments: Vec::new(),
+            attachments: tray.ids(),
         };
         if session.send(frame) {
             sent.set_value(Some(message));
+            sent_files.set_value(tray.take());
             text.set(String::new());
             session.show_latest();
         }
@@ -288,8 +344,9 @@ pub fn Composer() -> impl IntoView {
         }
     };
     let hint = move || {
-        let reason = waits().or_else(waiting_hint)?;
-        text.with(|t| !t.trim().is_empty()).then_some(reason)
+        let reason = waits().or_else(waiting_hint);
+        let reason = reason.filter(|_| sendable() || tray.uploading());
+        reason.or_else(files_hint)
     };
     // An opened menu takes the focus on its first item, so the keyboard goes on there.
     Effect::new(move |_| {
@@ -312,7 +369,17 @@ pub fn Composer() -> impl IntoView {
         }
     };
     view! {
-        <div class="composer">
+        <div
+            class="composer"
+            class:composer-dropping=move || dragging.get()
+            on:dragover=move |ev: leptos::ev::DragEvent| {
+                ev.prevent_default();
+                dragging.set(true);
+            }
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=on_drop
+        >
+            <AttachTray tray />
             <textarea
                 class="composer-input"
                 data-testid="composer"
@@ -321,8 +388,10 @@ pub fn Composer() -> impl IntoView {
                 placeholder=placeholder
                 bind:value=text
                 on:keydown=on_keydown
+                on:paste=on_paste
             ></textarea>
             <div class="composer-actions">
+                <AttachButton picked=attach />
                 {move || {
                     let list = models.get().filter(|list| list.models.len() > 1)?;
                     let options = list
@@ -361,7 +430,7 @@ pub fn Composer() -> impl IntoView {
                         class:send-split=busy
                         data-testid="send"
                         title=move || waits().unwrap_or(if busy() { "Queue the message: it is sent when the agent has finished" } else { "Send the message" })
-                        disabled=move || waits().is_some() || text.with(|t| t.trim().is_empty())
+                        disabled=move || waits().is_some() || !sendable()
                         on:click=move |_| send(WhileRunning::Queue)
                     >
                         {move || if busy() { "Queue" } else { "Send" }}
@@ -373,7 +442,7 @@ pub fn Composer() -> impl IntoView {
                             aria-label="More ways to send"
                             aria-haspopup="menu"
                             aria-expanded=move || menu_open.get().to_string()
-                            disabled=move || waits().is_some() || text.with(|t| t.trim().is_empty())
+                            disabled=move || waits().is_some() || !sendable()
                             on:click=move |_| menu_open.update(|open| *open = !*open)
                         >
                             "▾"

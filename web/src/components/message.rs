@@ -12,6 +12,7 @@
 use leptos::prelude::*;
 use shared::ClientFrame;
 
+use super::attach::AttachedFiles;
 use super::copy_code::{copy_text, COPIED_FOR};
 use crate::api::ConnState;
 use crate::markdown;
@@ -66,6 +67,14 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
             _ => None,
         })
     };
+    let attachments = move || {
+        item.with(|item| match &item.body {
+            ItemBody::User { attachments, .. } if !attachments.is_empty() => {
+                Some(attachments.clone())
+            }
+            _ => None,
+        })
+    };
     let view_start = move || {
         item.with(|item| {
             matches!(
@@ -96,6 +105,7 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
                     <div class="user-turn">
                         <div class="bubble bubble-user" data-testid="user-message">
                             {move || item.with(|item| item.text().to_string())}
+                            {move || attachments().map(|attachments| view! { <AttachedFiles attachments /> })}
                         </div>
                         <Show when=can_branch>
                             <button

@@ -2,6 +2,7 @@
 //! ([`crate::state`]) and writes only through it; none of them talks to the network itself.
 
 pub mod approval;
+pub mod attach;
 pub mod branch_switcher;
 pub mod composer;
 pub mod copy_code;

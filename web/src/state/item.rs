@@ -110,6 +110,8 @@ pub enum ItemBody {
         text: String,
         view_start: bool,
         summary: Option<String>,
+        /// The files and images it carries (`CUSTOM tandem.attachments`).
+        attachments: Vec<shared::attachments::Attachment>,
     },
     /// The agent's answer; `streaming` until `TEXT_MESSAGE_END`. `interrupted` when a
     /// restart cut it off and the recovered run answered again after it (the answer is

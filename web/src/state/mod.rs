@@ -7,6 +7,7 @@
 
 pub mod answer;
 pub mod approval;
+pub mod attachments;
 pub mod auth;
 pub mod deadline;
 pub mod inbox;

@@ -396,14 +396,25 @@ impl Session {
         });
     }
 
-    /// Starts a new conversation with its first message: creates the session and sends the
-    /// message (over REST: the session has no socket yet); gives the session's id, to
-    /// open, where the run is already under way. A message the server refuses leaves no
-    /// session behind; the error is the page's notice and is returned.
-    pub async fn start(self, message: PostMessage) -> Result<String, ApiError> {
+    /// Starts a new conversation with its first message: creates the session, uploads the
+    /// files attached in `tray` and sends the message with them (over REST: the session
+    /// has no socket yet); gives the session's id, to open, where the run is already under
+    /// way. A message the server refuses, or a file it will not take, leaves no session
+    /// behind; the error is the page's notice and is returned.
+    pub async fn start(
+        self,
+        mut message: PostMessage,
+        tray: super::attachments::Tray,
+    ) -> Result<String, ApiError> {
         let result = async {
             let created = crate::api::rest::create_session().await?;
-            if let Err(refused) = crate::api::rest::post_message(&created.id, &message).await {
+            let sent = async {
+                // The files attached before there was a session go up first.
+                tray.upload_waiting(&created.id).await?;
+                message.attachments = tray.ids();
+                crate::api::rest::post_message(&created.id, &message).await
+            };
+            if let Err(refused) = sent.await {
                 let _ = crate::api::rest::delete_session(&created.id).await;
                 return Err(refused);
             }
@@ -418,6 +429,16 @@ impl Session {
                 self.notice.set(Some(error.clone()));
                 Err(error)
             }
+        }
+    }
+
+    /// Where the page reads an attachment of this session: a share link's viewer through
+    /// the link, the owner directly.
+    pub fn attachment_url(self, attachment: &str) -> String {
+        let id = self.id.get_untracked().unwrap_or_default();
+        match id.strip_prefix("shared:") {
+            Some(token) => format!("/api/shared/{token}/attachments/{attachment}"),
+            None => format!("/api/attachments/{attachment}"),
         }
     }
 

@@ -11,6 +11,8 @@
 
 use std::collections::HashMap;
 
+use shared::attachments::MessageAttachments;
+
 use shared::run_input::{input_messages, InputMessage};
 use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
@@ -223,6 +225,9 @@ impl Transcript {
                 let first = value.get("firstUserMessage").and_then(|n| n.as_u64());
                 self.mark_view_start(first.unwrap_or(0) as usize)
             }
+            EventBody::Custom { name, value } if name == shared::custom::ATTACHMENTS => {
+                self.attachments_recorded(value)
+            }
             EventBody::Custom { name, value } if name == shared::custom::USAGE => {
                 if let Ok(call) = serde_json::from_value::<CallUsage>(value.clone()) {
                     self.usage.add(&call);
@@ -249,6 +254,7 @@ impl Transcript {
                                 text,
                                 view_start: false,
                                 summary: None,
+                                attachments: Vec::new(),
                             },
                         ));
                     }
@@ -261,6 +267,23 @@ impl Transcript {
             }
         }
         touched
+    }
+
+    /// The files and images of a message of the person's (`CUSTOM tandem.attachments`).
+    fn attachments_recorded(&mut self, value: &serde_json::Value) -> Vec<usize> {
+        let Ok(recorded) = serde_json::from_value::<MessageAttachments>(value.clone()) else {
+            return Vec::new();
+        };
+        let Some(&at) = self.index.get(&format!("msg:{}", recorded.message_id)) else {
+            return Vec::new();
+        };
+        match &mut self.items[at].body {
+            ItemBody::User { attachments, .. } => {
+                *attachments = recorded.attachments;
+                vec![at]
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// Marks the person's `n`-th message (0: the first) as where the model's view begins,
@@ -319,6 +342,7 @@ impl Transcript {
                 text: String::new(),
                 view_start: false,
                 summary: None,
+                attachments: Vec::new(),
             },
             _ => ItemBody::Assistant {
                 text: String::new(),

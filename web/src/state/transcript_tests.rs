@@ -87,7 +87,8 @@ fn streamed_text_accumulates_into_one_message() {
             ItemBody::User {
                 text: "hi".into(),
                 view_start: false,
-                summary: None
+                summary: None,
+                attachments: Vec::new(),
             },
             ItemBody::Assistant {
                 text: "Hello there".into(),
@@ -386,4 +387,23 @@ fn the_row_where_a_branch_parts_is_the_first_one_after_its_seq() {
         "after the first run's end"
     );
     assert_eq!(t.first_key_after(7), None, "nothing after the end yet");
+}
+
+#[test]
+fn a_message_s_attachments_hang_on_it() {
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["look"]));
+    events.push(json!({"type": "CUSTOM", "name": "tandem.attachments", "value": {
+        "messageId": "u1",
+        "attachments": [{"id": "att_1", "name": "cat.png", "mediaType": "image/png", "bytes": 12, "sha256": "ab"}]}}));
+    events.push(
+        json!({"type": "CUSTOM", "name": "tandem.attachments", "value": {
+        "messageId": "nobody", "attachments": []}}),
+    );
+    let transcript = fold(&events);
+    let ItemBody::User { attachments, .. } = &transcript.items()[0].body else {
+        panic!("not the person's message")
+    };
+    assert_eq!(attachments.len(), 1);
+    assert_eq!(attachments[0].name, "cat.png");
 }

@@ -82,7 +82,10 @@ fn message(message: &ChatMessage) -> Value {
 /// A message with attachments as content parts: its text, then each attachment (an
 /// image as an `image_url` data URL, a PDF as a `file` part, anything else as text).
 fn user_parts(text: &str, attachments: &[Attached]) -> Vec<Value> {
-    let mut parts = vec![json!({"type": "text", "text": text})];
+    let mut parts: Vec<Value> = Vec::with_capacity(attachments.len() + 1);
+    if !text.is_empty() {
+        parts.push(json!({"type": "text", "text": text}));
+    }
     for attached in attachments {
         let part = match attached.content.as_deref() {
             Some(Content::Image {
