@@ -84,6 +84,8 @@ pub struct Metrics {
     pub model_call_seconds: Family<ModelLabels, Histogram>,
     pub model_tokens: Family<TokenLabels, Counter>,
     pub interrupts_waiting: Gauge,
+    /// Bytes of attachments stored, on every instance (read from the database).
+    pub attachment_bytes_stored: Gauge,
     pub answers: Family<OutcomeLabel, Counter>,
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
@@ -111,6 +113,7 @@ impl Metrics {
             model_call_seconds,
             model_tokens: Family::default(),
             interrupts_waiting: Gauge::default(),
+            attachment_bytes_stored: Gauge::default(),
             answers: Family::default(),
             provider_errors: Family::default(),
             provider_retries: Family::default(),
@@ -195,6 +198,11 @@ impl Metrics {
             "interrupts_waiting",
             "Interrupts waiting for a person's answer, on every instance (an AG-UI client's own tools are no person; read from the database when scraped)",
             self.interrupts_waiting.clone(),
+        );
+        r.register(
+            "attachment_bytes_stored",
+            "Bytes the attachments of every user take in the database, each content once per user (read from the database when scraped)",
+            self.attachment_bytes_stored.clone(),
         );
         r.register(
             "answers",

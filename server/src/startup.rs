@@ -79,7 +79,11 @@ impl Application {
         let engine = engine(&config)?;
         let hub = Hub::default();
         let lifecycle = Lifecycle::default();
-        let (tools, approval_flags) = tools(&config)?;
+        let (mut tools, approval_flags) = tools(&config)?;
+        let attachments = crate::agent::tools::read_attachment::StoredAttachments(store.clone());
+        tools.register(Arc::new(
+            crate::agent::tools::read_attachment::ReadAttachment::new(Arc::new(attachments)),
+        ));
         let mcp = mcp_tools(&config, &approval_flags, &lifecycle).await?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
@@ -129,7 +133,8 @@ impl Application {
         let beat = Duration::from_millis(config.run_lease_ms / 3);
         crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);
         crate::agent::Expiry::spawn_sweeper(runner.clone());
-        crate::attachments::spawn_purger(store.clone(), &lifecycle);
+        let stalled_after = Duration::from_millis(config.limits.attachment_stall_ms);
+        crate::attachments::spawn_purger(store.clone(), stalled_after, &lifecycle);
         if let Some(hours) = config.retention_hours {
             let max_age = Duration::from_secs(hours.saturating_mul(3600));
             let every = crate::retention::RETENTION_EVERY;

@@ -504,3 +504,68 @@ async fn a_url_from_an_unlisted_origin_is_never_fetched() {
         assert!(matches!(status, 404 | 422), "{bad}: {status} {body}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exports_name_the_files_and_the_zip_holds_them() {
+    use std::io::Read;
+    let app = demo_app(&[]).await;
+    let (session, mut socket) = app.open_session().await;
+    let ids = three_files(&app, &session).await;
+    send(&app, &session, "Keep these", &ids).await;
+    socket.until_run_end().await;
+    let export = |format: &str| {
+        app.http
+            .get(app.url(&format!("/api/sessions/{session}/export?format={format}")))
+            .send()
+    };
+    let markdown = export("markdown").await.unwrap().text().await.unwrap();
+    assert!(
+        markdown.contains(&format!(
+            "- ![picture.png](/api/attachments/{}) (image/png, 18 KB)",
+            ids[0]
+        )),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("- [report.pdf](/api/attachments/{})", ids[1])),
+        "{markdown}"
+    );
+    let json: Value = export("json").await.unwrap().json().await.unwrap();
+    assert!(json.to_string().contains(&ids[2]));
+
+    let zipped = export("zip").await.unwrap();
+    assert_eq!(zipped.headers()["content-type"], "application/zip");
+    let bytes = zipped.bytes().await.unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut names: Vec<String> = archive
+        .file_names()
+        .map(|name| name.unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "files/1-picture.png",
+            "files/2-report.pdf",
+            "files/3-scores.csv",
+            "keep-these.json",
+            "keep-these.md"
+        ]
+    );
+    let mut read = |name: &str| {
+        let mut out = Vec::new();
+        archive
+            .by_name(name)
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    };
+    assert_eq!(read("files/1-picture.png"), PICTURE);
+    assert_eq!(read("files/2-report.pdf"), PDF);
+    let inside = String::from_utf8(read("keep-these.md")).unwrap();
+    assert!(
+        inside.contains("- ![picture.png](files/1-picture.png)"),
+        "{inside}"
+    );
+}

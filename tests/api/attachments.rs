@@ -102,6 +102,10 @@ async fn an_image_goes_in_and_comes_back_whole_by_range_and_by_etag() {
         metrics.contains("tandem_attachments_uploaded_total"),
         "counted"
     );
+    assert!(
+        metrics.contains(&format!("tandem_attachment_bytes_stored {}", PNG.len())),
+        "what the database holds: {metrics}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -56,5 +56,8 @@ pub(super) async fn tool_context<S: Store>(
         None if owner == UserId::LOCAL => UserName::parse_any(UserName::LOCAL).expect("valid"),
         None => return Err(RunAbort::SessionGone),
     };
-    Ok(ToolContext { user })
+    Ok(ToolContext {
+        user,
+        session: recorder.session(),
+    })
 }

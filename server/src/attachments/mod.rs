@@ -9,24 +9,25 @@ pub mod upload;
 
 pub use upload::{Upload, UploadError, UploadLimits};
 
-/// How often abandoned uploads and blobs no attachment refers to are purged.
+/// How often abandoned uploads and blobs no attachment refers to are purged, at most.
 pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
-/// How long an upload may stop moving before it counts as abandoned.
-pub const STALLED_AFTER_MS: i64 = 2 * 60 * 1000;
 /// How long a finished blob may go without an attachment before it goes (the moment
 /// between an upload's finish and its attachment's commit, and a little more).
 pub const UNREFERENCED_AFTER_MS: i64 = 60 * 1000;
 
-/// Purges, every [`PURGE_EVERY`] until the process stops, the blobs no attachment refers
-/// to any more (their sessions were deleted) and the uploads a crash or a cut connection
-/// left unfinished.
+/// Purges, until the process stops, the blobs no attachment refers to any more (their
+/// sessions were deleted) and the uploads a crash or a cut connection left unfinished,
+/// once they stopped moving for `stalled_after` (every quarter of that, at most every
+/// [`PURGE_EVERY`]).
 pub fn spawn_purger<S: crate::store::Store>(
     store: std::sync::Arc<S>,
+    stalled_after: std::time::Duration,
     lifecycle: &crate::lifecycle::Lifecycle,
 ) {
     let stop = lifecycle.halting().clone();
+    let stalled_ms = stalled_after.as_millis() as i64;
     lifecycle.spawn(async move {
-        let mut tick = tokio::time::interval(PURGE_EVERY);
+        let mut tick = tokio::time::interval((stalled_after / 4).min(PURGE_EVERY));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -35,7 +36,7 @@ pub fn spawn_purger<S: crate::store::Store>(
             }
             let now = crate::domain::now_ms();
             let purged = store
-                .purge_blobs(now - UNREFERENCED_AFTER_MS, now - STALLED_AFTER_MS)
+                .purge_blobs(now - UNREFERENCED_AFTER_MS, now - stalled_ms)
                 .await;
             match purged {
                 Ok(0) => {}

@@ -27,6 +27,11 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_ATTACHMENT_QUOTA_BYTES", default_value_t = 1024 * 1024 * 1024,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub attachment_quota_bytes: u64,
+    /// How long an upload may stop moving before it counts as abandoned and its bytes are
+    /// purged, in milliseconds (the purge runs every quarter of it, at most every minute).
+    #[arg(long, env = "TANDEM_ATTACHMENT_STALL_MS", default_value_t = 120_000,
+          value_parser = clap::value_parser!(u64).range(100..), hide = true)]
+    pub attachment_stall_ms: u64,
     /// Sessions one user may create per minute (429 `rate_limited` beyond).
     #[arg(long, env = "TANDEM_SESSIONS_PER_MINUTE", default_value_t = 60,
           value_parser = clap::value_parser!(u32).range(1..))]

@@ -21,6 +21,8 @@ pub enum Format {
     Markdown,
     /// The AG-UI events, for programs.
     Json,
+    /// Both, with the files the messages carry.
+    Zip,
 }
 
 /// Query of the export.
@@ -37,11 +39,11 @@ pub struct ExportQuery {
     tag = "sessions",
     params(
         ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
-        ("format" = String, Query, pattern = "^(markdown|json)$",
-         description = "`markdown` (a transcript) or `json` (the session and its AG-UI events)"),
+        ("format" = String, Query, pattern = "^(markdown|json|zip)$",
+         description = "`markdown` (a transcript; files as links to `/api/attachments/{id}`), `json` (the session and its AG-UI events, files by id) or `zip` (both, and every file the messages carry under `files/`)"),
     ),
     responses(
-        (status = 200, description = "The file: `text/markdown` or `application/json`, as an attachment"),
+        (status = 200, description = "The file: `text/markdown`, `application/json` or `application/zip`, as an attachment"),
         (status = 400, description = "Not a session id, or a bad format", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
@@ -53,6 +55,7 @@ pub async fn export<S: Store>(
     caller: Caller,
     path: web::Path<String>,
     query: web::Query<ExportQuery>,
+    request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let row = owned_session(&state, &caller, &path).await?;
     let stored = state.store.events_after(row.id, 0, u32::MAX).await?;
@@ -62,9 +65,35 @@ pub async fn export<S: Store>(
         .collect();
     let session = summary(row);
     let name = file_name(&session.title);
+    let attachment =
+        |file: &shared::attachments::Attachment| format!("/api/attachments/{}", file.id);
     let (body, content_type, extension) = match query.format {
+        Format::Zip => {
+            let archive = crate::export::archive::archive(&*state.store, &session, &events, &name);
+            let file = archive.await.map_err(|error| match error {
+                crate::export::archive::ArchiveError::Store(error) => ApiError::from(error),
+                other => {
+                    tracing::error!(error = %other, "an export's archive could not be written");
+                    ApiError::Internal
+                }
+            })?;
+            let disposition = ContentDisposition {
+                disposition: DispositionType::Attachment,
+                parameters: vec![DispositionParam::Filename(format!("{name}.zip"))],
+            };
+            let file = actix_files::NamedFile::from_file(file, format!("{name}.zip"))
+                .map_err(|error| {
+                    tracing::error!(%error, "an export's archive could not be read back");
+                    ApiError::Internal
+                })?
+                .set_content_type("application/zip".parse().expect("a media type"))
+                .set_content_disposition(disposition)
+                .use_etag(false)
+                .use_last_modified(false);
+            return Ok(file.into_response(&request));
+        }
         Format::Markdown => (
-            crate::export::markdown(&session, &events),
+            crate::export::markdown(&session, &events, attachment),
             "text/markdown; charset=utf-8",
             "md",
         ),

@@ -28,6 +28,10 @@ pub async fn metrics<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResp
     METRICS
         .interrupts_waiting
         .set(i64::try_from(waiting).unwrap_or(i64::MAX));
+    let stored = state.store.all_stored_bytes().await?;
+    METRICS
+        .attachment_bytes_stored
+        .set(i64::try_from(stored).unwrap_or(i64::MAX));
     Ok(HttpResponse::Ok()
         .content_type(OPENMETRICS)
         .body(METRICS.encode()))

@@ -116,6 +116,11 @@ pub trait Attachments: Send + Sync + 'static {
         async { kept_nowhere() }
     }
 
+    /// Bytes every user's complete blobs take (each stored once).
+    fn all_stored_bytes(&self) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        async { kept_nowhere() }
+    }
+
     /// Deletes complete blobs made before `unreferenced_before_ms` that no attachment refers
     /// to, and incomplete ones that stopped moving before `stalled_before_ms`; how many.
     fn purge_blobs(

@@ -38,6 +38,9 @@ mod rows;
 mod shares;
 mod sql;
 mod sqlite;
+/// A migrated SQLite store on a fresh file, for tests outside the store.
+#[cfg(test)]
+pub(crate) use sqlite::test_support::temp_store;
 mod users;
 #[cfg(test)]
 pub(crate) mod webhook_contract;

@@ -4,8 +4,6 @@
 //! nothing is written on a refusal: a refused input leaves no session behind.
 
 use serde_json::{json, Value};
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{ConnectOptions, Connection, PgConnection};
 use uuid::Uuid;
 
 use super::{events, input, post, run, session_of, user};
@@ -39,25 +37,7 @@ async fn alice_and_bob(turns: Value, extra: &[&str]) -> Two {
 
 /// How many sessions the database holds, of every user.
 async fn sessions_in_database(url: &str) -> i64 {
-    let count = "SELECT COUNT(*) FROM sessions";
-    let (count,): (i64,) = match url.strip_prefix("sqlite://") {
-        Some(file) => {
-            let options = SqliteConnectOptions::new().filename(file);
-            let mut connection = options.connect().await.unwrap();
-            sqlx::query_as(count)
-                .fetch_one(&mut connection)
-                .await
-                .unwrap()
-        }
-        None => {
-            let mut connection = PgConnection::connect(url).await.unwrap();
-            sqlx::query_as(count)
-                .fetch_one(&mut connection)
-                .await
-                .unwrap()
-        }
-    };
-    count
+    crate::helpers::count_in_database(url, "SELECT COUNT(*) FROM sessions").await
 }
 
 /// The ids of the caller's session list.

@@ -34,5 +34,6 @@ mod queue_checks;
 mod races;
 pub(crate) mod raw_ws;
 mod tool_checks;
+mod upload_kill;
 mod viewer;
 mod zombie;

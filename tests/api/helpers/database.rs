@@ -123,3 +123,27 @@ impl tandem::store::UseStore for AddUsers {
         tokens
     }
 }
+
+/// What a `SELECT COUNT(*) …` (or another query of one `BIGINT`) finds in the database at
+/// `url`, read directly, past the app.
+pub async fn count_in_database(url: &str, query: &str) -> i64 {
+    use sqlx::Connection;
+    let (count,): (i64,) = match url.strip_prefix("sqlite://") {
+        Some(file) => {
+            let options = sqlx::sqlite::SqliteConnectOptions::new().filename(file);
+            let mut connection = sqlx::ConnectOptions::connect(&options).await.unwrap();
+            sqlx::query_as(query)
+                .fetch_one(&mut connection)
+                .await
+                .unwrap()
+        }
+        None => {
+            let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
+            sqlx::query_as(query)
+                .fetch_one(&mut connection)
+                .await
+                .unwrap()
+        }
+    };
+    count
+}

@@ -16,7 +16,9 @@ use shared::Event;
 use tandem::{Application, Config};
 
 pub use agui_rules::assert_valid_session;
-pub use database::{add_users, fresh_database, fresh_postgres, on_postgres, TestDir};
+pub use database::{
+    add_users, count_in_database, fresh_database, fresh_postgres, on_postgres, TestDir,
+};
 pub use socket::Socket;
 
 /// A running app and what a test needs to talk to it.

@@ -93,7 +93,8 @@ pub fn Header() -> impl IntoView {
     }
 }
 
-/// Download links of the open session: Markdown and JSON (its AG-UI events). The menu
+/// Download links of the open session: Markdown, JSON (its AG-UI events), and a zip of both
+/// with the files its messages carry. The menu
 /// closes once a format is picked, on Escape, and when focus leaves it.
 #[component]
 fn ExportMenu() -> impl IntoView {
@@ -132,6 +133,9 @@ fn ExportMenu() -> impl IntoView {
                 </a>
                 <a href=move || link("json") download data-testid="export-json" on:click=move |_| close()>
                     "JSON (AG-UI events)"
+                </a>
+                <a href=move || link("zip") download data-testid="export-zip" on:click=move |_| close()>
+                    "Zip (both, with the files)"
                 </a>
             </div>
         </details>

@@ -82,6 +82,7 @@ mod tests {
         let tool = AppendFile::new(Arc::new(Workspaces::new(dir.path().to_path_buf(), 1 << 20)));
         let context = ToolContext {
             user: UserName::parse("ann").unwrap(),
+            session: crate::domain::SessionId::generate(),
         };
         for line in ["one", "two"] {
             tool.call(json!({"path": "log.txt", "line": line}), &context)

@@ -9,6 +9,7 @@
 mod append_file;
 pub mod calculator;
 mod clock;
+pub mod read_attachment;
 mod replace_file;
 pub mod request_input;
 pub mod schema;
@@ -49,6 +50,8 @@ pub struct ToolSpec {
 pub struct ToolContext {
     /// The owner of the session: file tools work in their workspace.
     pub user: UserName,
+    /// The run's session (`read_attachment` reads its attachments).
+    pub session: crate::domain::SessionId,
 }
 
 /// A callable tool.
@@ -316,6 +319,7 @@ mod tests {
     fn context() -> ToolContext {
         ToolContext {
             user: UserName::parse("tester").unwrap(),
+            session: crate::domain::SessionId::generate(),
         }
     }
 

@@ -89,6 +89,7 @@ mod tests {
         let tool = WriteFile::new(Arc::new(Workspaces::new(dir.path().to_path_buf(), 1 << 20)));
         let context = ToolContext {
             user: UserName::parse("ann").unwrap(),
+            session: crate::domain::SessionId::generate(),
         };
         let result = tool
             .call(json!({"path": "n/note.txt", "content": "hi"}), &context)

@@ -75,6 +75,15 @@ macro_rules! attachments_on {
                 stored_bytes(&self.$reads, owner).await
             }
 
+            async fn all_stored_bytes(&self) -> Result<u64, crate::store::StoreError> {
+                let (bytes,): (i64,) = sqlx::query_as(
+                    "SELECT CAST(coalesce(sum(bytes), 0) AS BIGINT) FROM blobs WHERE complete",
+                )
+                .fetch_one(&self.$reads)
+                .await?;
+                Ok(bytes.max(0) as u64)
+            }
+
             async fn purge_blobs(
                 &self,
                 unreferenced_before_ms: i64,

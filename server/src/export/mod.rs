@@ -1,8 +1,12 @@
 //! A session as a document to keep: Markdown for people, JSON (its AG-UI events) for
-//! programs. Both are built from the event log, the way the model's conversation is.
+//! programs, and a zip of both with the files the messages carry ([`archive`]). All are
+//! built from the event log, the way the model's conversation is.
+
+pub mod archive;
 
 use serde_json::{json, Value};
 use shared::api::SessionSummary;
+use shared::attachments::Attachment;
 use shared::Event;
 
 use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
@@ -10,18 +14,30 @@ use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
 /// The tool whose calls are questions for a person.
 const REQUEST_INPUT: &str = "request_input";
 
-/// The session as Markdown: the title, then each message in order; the agent's reasoning
-/// as a quote, tool calls with their arguments and results in code blocks, and questions
-/// with the person's answers.
-pub fn markdown(session: &SessionSummary, events: &[Event]) -> String {
+/// The session as Markdown: the title, then each message in order (a message's files as
+/// links, each where `link` says it is); the agent's reasoning as a quote, tool calls with
+/// their arguments and results in code blocks, and questions with the person's answers.
+pub fn markdown(
+    session: &SessionSummary,
+    events: &[Event],
+    link: impl Fn(&Attachment) -> String,
+) -> String {
     let history = conversation::rebuild(events);
     let mut out = format!("# {}\n\n", one_line(&session.title));
     for message in &history.messages {
         match message {
-            ChatMessage::User { text, .. } => {
+            ChatMessage::User { text, attachments } => {
                 out.push_str("## You\n\n");
-                out.push_str(text.trim_end());
-                out.push_str("\n\n");
+                if !text.trim().is_empty() {
+                    out.push_str(text.trim_end());
+                    out.push_str("\n\n");
+                }
+                for attached in attachments {
+                    out.push_str(&attachment_line(&attached.attachment, &link));
+                }
+                if !attachments.is_empty() {
+                    out.push('\n');
+                }
             }
             ChatMessage::Assistant {
                 reasoning,
@@ -62,6 +78,37 @@ pub fn json(session: &SessionSummary, events: &[Event]) -> Value {
         "session": session,
         "events": events,
     })
+}
+
+/// Every attachment the session's messages carry, each once, in order.
+pub fn attachments(events: &[Event]) -> Vec<Attachment> {
+    let mut found: Vec<Attachment> = Vec::new();
+    for message in conversation::rebuild(events).messages {
+        if let ChatMessage::User { attachments, .. } = message {
+            for attached in attachments {
+                if !found.iter().any(|a| a.id == attached.attachment.id) {
+                    found.push(attached.attachment);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// An attachment as a Markdown list item: an image shown, any other file linked.
+fn attachment_line(attachment: &Attachment, link: impl Fn(&Attachment) -> String) -> String {
+    let name = attachment.name.replace(['[', ']'], "");
+    let target = link(attachment).replace(' ', "%20");
+    let size = crate::agent::attached::content::size(attachment.bytes);
+    let shown = if attachment.media_type.starts_with("image/") {
+        "!"
+    } else {
+        ""
+    };
+    format!(
+        "- {shown}[{name}]({target}) ({}, {size})\n",
+        attachment.media_type
+    )
 }
 
 fn tool_call(name: &str, arguments: &str) -> String {
@@ -193,7 +240,9 @@ mod tests {
             json!({"type": "STEP_FINISHED", "stepName": "model_call"}),
             json!({"type": "RUN_FINISHED", "threadId": "s", "runId": "r"}),
         ]);
-        let text = markdown(&summary(), &log);
+        let text = markdown(&summary(), &log, |file| {
+            format!("/api/attachments/{}", file.id)
+        });
         assert!(
             text.starts_with("# Trip plan\n\n## You\n\nWhat is 6*7?\n\n## Agent\n\n"),
             "{text}"
