@@ -111,6 +111,10 @@ impl Application {
             released_elsewhere: Default::default(),
             while_running: config.while_running,
             image_models: config.image_models(),
+            attachment_limits: crate::attachments::UploadLimits {
+                max_bytes: limits.max_attachment_bytes,
+                quota_bytes: limits.attachment_quota_bytes,
+            },
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

@@ -21,10 +21,15 @@ pub struct Attachment {
     pub sha256: String,
 }
 
-/// A [`crate::custom::ATTACHMENTS`] event's value: the attachments of one message.
+/// A [`crate::custom::ATTACHMENTS`] event's value: the attachments of one message, or of
+/// one tool result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageAttachments {
+    /// The person's message, or the tool result, that carries them.
     pub message_id: String,
     pub attachments: Vec<Attachment>,
+    /// The tool call whose result returned them (an MCP tool's images and resources).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }

@@ -11,7 +11,7 @@
 //! | [`CONTEXT_SUMMARY`] | `{firstUserMessage, summary, summarisedMessages}`: what the model is told of the turns before the person's n-th message (`--context-strategy summarise`) |
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
 //! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
-//! | [`ATTACHMENTS`] | `{messageId, attachments: [Attachment…]}`: the files and images the person's message carries |
+//! | [`ATTACHMENTS`] | `{messageId, attachments: [Attachment…], toolCallId?}`: the files and images the person's message carries, or a tool's result returned |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 //!
 //! [`ALL`] lists every name, for code that must decide about each one (what a share
@@ -62,7 +62,8 @@ pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";
 /// The files and images a person's message carries, in the order given: the value is
 /// `{messageId, attachments}`, each a [`crate::attachments::Attachment`]. Committed right
 /// after the message's `TEXT_MESSAGE_END` (or, for an AG-UI client's message, after its
-/// run's `RUN_STARTED`), in the same commit.
+/// run's `RUN_STARTED`), in the same commit. With `toolCallId`: the files an MCP tool's
+/// result returned, right after that `TOOL_CALL_RESULT` (whose `messageId` it names).
 pub const ATTACHMENTS: &str = "tandem.attachments";
 
 /// Every name above, once. A name added to this file belongs here too (a test counts

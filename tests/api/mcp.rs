@@ -386,3 +386,60 @@ async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_r
     assert_eq!(run.last().unwrap().1.type_name(), "RUN_FINISHED");
     assert_valid_session(&app.log(&session).await, true);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_and_a_resource_a_tool_returns_are_kept_as_attachments() {
+    let turns = json!([{"toolCalls": [call("notes__draw", json!({}))]}, {"text": "Drawn."}]);
+    let setup = WithNotes::start(turns, json!({}));
+    let app = setup.tandem.client();
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "draw").await;
+    let run = socket.until_run_end().await;
+    let result = &results(&run)[0];
+    assert_eq!(result["text"], "a picture, and the notes");
+    let others = result["otherContent"].as_array().unwrap();
+    assert_eq!(others[0]["type"], "image");
+    assert_eq!(others[0]["name"], "image-1.png");
+    assert_eq!(others[1]["name"], "notes.txt");
+    assert!(
+        others
+            .iter()
+            .all(|o| o.get("data").is_none() && o.get("text").is_none()),
+        "{result}"
+    );
+    let kept = run
+        .iter()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::Custom { name, value } if name == "tandem.attachments" => {
+                Some(value.clone())
+            }
+            _ => None,
+        })
+        .expect("the files recorded");
+    assert!(kept["toolCallId"].is_string());
+    let image = others[0]["attachment"].as_str().unwrap();
+    assert_eq!(kept["attachments"][0]["id"], image);
+    let bytes = app
+        .http
+        .get(app.url(&format!("/api/attachments/{image}")))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let picture = include_bytes!("../fixtures/attachments/picture.png");
+    assert_eq!(bytes.as_ref(), picture.as_slice());
+    let notes = others[1]["attachment"].as_str().unwrap();
+    let url = app.url(&format!("/api/attachments/{notes}"));
+    let text = app
+        .http
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(text, "no notes");
+}

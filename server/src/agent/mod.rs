@@ -73,6 +73,8 @@ pub struct RunDeps<S> {
     pub while_running: shared::queue::WhileRunning,
     /// Which models take images and PDFs (`--models-without-images`).
     pub image_models: attached::ImageModels,
+    /// What files a tool returns may take (the upload limits).
+    pub attachment_limits: crate::attachments::UploadLimits,
 }
 
 /// What one run, and the input that starts it, may amount to.

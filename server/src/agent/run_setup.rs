@@ -59,5 +59,6 @@ pub(super) async fn tool_context<S: Store>(
     Ok(ToolContext {
         user,
         session: recorder.session(),
+        owner,
     })
 }

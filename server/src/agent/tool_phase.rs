@@ -9,10 +9,12 @@
 //! the run pauses on them all at once ([`Pause::ClientTools`]).
 
 use serde_json::json;
+use shared::attachments::Attachment;
 use shared::{EventBody, Interrupt, ToolRole};
 use tokio_util::sync::CancellationToken;
 
 use super::approval;
+use super::attached::{self, from_tools::Keeper};
 use super::client_tools;
 use super::conversation::{History, ToolCallRecord};
 use super::recorder::{Recorder, RunAbort};
@@ -106,7 +108,12 @@ pub(super) async fn run_tools<S: Store>(
                 }
             }
         };
-        record_result(deps, recorder, call, content).await?;
+        // An MCP tool's images and resources become attachments of the session.
+        let (content, files) = match deps.tools.mcp().has(&call.name) {
+            true => keeper(deps, recorder, context).keep(content).await,
+            false => (content, Vec::new()),
+        };
+        record_result_with(deps, recorder, call, content, files).await?;
     }
     if for_client.is_empty() {
         return Ok(Ok(None));
@@ -128,27 +135,54 @@ fn error_content(message: &str) -> String {
     json!({ "error": message }).to_string()
 }
 
-/// Records a call's result, truncated to `--max-tool-result-bytes` with a marker if
-/// longer; an error result of an MCP tool whose server is down comes after the notice
-/// that says so (`CUSTOM tandem.mcp_server_unavailable`), in the same commit.
+/// Where an MCP tool's files are kept: the session's, its owner's, under the upload limits.
+fn keeper<'a, S: Store>(
+    deps: &'a RunDeps<S>,
+    recorder: &Recorder,
+    context: &ToolContext,
+) -> Keeper<'a, S> {
+    Keeper {
+        store: &*deps.store,
+        owner: context.owner,
+        session: recorder.session(),
+        limits: deps.attachment_limits,
+    }
+}
+
+/// Records a call's result (see [`record_result_with`]).
 async fn record_result<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     call: &ToolCallRecord,
     content: String,
 ) -> Result<(), RunAbort> {
+    record_result_with(deps, recorder, call, content, Vec::new()).await
+}
+
+/// Records a call's result, truncated to `--max-tool-result-bytes` with a marker if
+/// longer, then the files it returned (`CUSTOM tandem.attachments` with its `toolCallId`);
+/// an error result of an MCP tool whose server is down comes after the notice that says so
+/// (`CUSTOM tandem.mcp_server_unavailable`); all in the same commit.
+async fn record_result_with<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    call: &ToolCallRecord,
+    content: String,
+    files: Vec<Attachment>,
+) -> Result<(), RunAbort> {
     let failed = serde_json::from_str::<serde_json::Value>(&content)
         .is_ok_and(|value| value.get("error").is_some());
     let notice = failed
         .then(|| deps.tools.mcp().notice(&call.name, &call.id))
         .flatten();
+    let message_id = new_id("msg");
+    let kept = attached::tool_event(&message_id, &call.id, &files);
     let result = EventBody::ToolCallResult {
-        message_id: new_id("msg"),
+        message_id,
         tool_call_id: call.id.clone(),
         content: tools::truncate_result(content, deps.limits.max_tool_result_bytes),
         role: Some(ToolRole::Tool),
     };
-    recorder
-        .emit_all(notice.into_iter().chain([result]).collect())
-        .await
+    let events = notice.into_iter().chain([result]).chain(kept).collect();
+    recorder.emit_all(events).await
 }

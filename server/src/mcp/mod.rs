@@ -130,6 +130,11 @@ impl McpTools {
         }
     }
 
+    /// Whether `name` is one of the MCP servers' tools.
+    pub fn has(&self, name: &str) -> bool {
+        self.server_of(name).is_some()
+    }
+
     /// Calls a tool on checked arguments; every failure is an `Err` for the model.
     pub async fn call(&self, name: &str, arguments: Value) -> Result<Value, String> {
         let (server, _) = self

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool};
 use serde_json::{json, Map, Value};
 
 use super::config::{Approval, ServerConfig};
@@ -104,21 +104,36 @@ pub fn arguments(value: Value) -> Map<String, Value> {
 }
 
 /// A call's result as the model reads it: the text blocks joined (`text`), the
-/// structured result if the server gave one, other blocks described without their
-/// bytes. A result the server marks as an error is an error result.
+/// structured result if the server gave one, other blocks in `otherContent` (images and
+/// embedded resources with their bytes, which the run keeps as attachments and replaces by
+/// their ids; audio and links described). A result the server marks as an error is an
+/// error result.
 pub fn result_value(result: CallToolResult) -> Result<Value, String> {
     let mut texts = Vec::new();
     let mut others = Vec::new();
     for block in &result.content {
         match block {
             ContentBlock::Text(text) => texts.push(text.text.as_str()),
-            ContentBlock::Image(image) => {
-                others.push(json!({"type": "image", "mimeType": image.mime_type}))
-            }
+            // Images and embedded resources carry their bytes on to the run, which keeps
+            // them as attachments (`agent::attached::from_tools`) before the result is logged.
+            ContentBlock::Image(image) => others.push(json!({
+                "type": "image", "mimeType": image.mime_type, "data": image.data,
+            })),
             ContentBlock::Audio(audio) => {
                 others.push(json!({"type": "audio", "mimeType": audio.mime_type}))
             }
-            ContentBlock::Resource(_) => others.push(json!({"type": "resource"})),
+            ContentBlock::Resource(embedded) => others.push(match &embedded.resource {
+                ResourceContents::TextResourceContents {
+                    uri, mime_type, text, ..
+                } => json!({"type": "resource", "uri": uri,
+                            "mimeType": mime_type.as_deref().unwrap_or("text/plain"), "text": text}),
+                ResourceContents::BlobResourceContents {
+                    uri, mime_type, blob, ..
+                } => json!({"type": "resource", "uri": uri,
+                            "mimeType": mime_type.as_deref().unwrap_or("application/octet-stream"),
+                            "data": blob}),
+                _ => json!({"type": "resource"}),
+            }),
             ContentBlock::ResourceLink(link) => {
                 others.push(json!({"type": "resource_link", "uri": link.uri}))
             }

@@ -56,7 +56,7 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
         name::CLIENT_TOOLS_PENDING => runs::interrupt(value, visibility)?,
         name::ATTACHMENTS if visibility.shows_attachments() => {
             filter(fields, |key, value| match key {
-                "messageId" => scalar(value),
+                "messageId" | "toolCallId" => scalar(value),
                 "attachments" => items(value, |attachment| {
                     scalars_of(attachment, &["id", "name", "mediaType", "bytes", "sha256"])
                 }),

@@ -168,9 +168,11 @@ fn custom_value(name: &str) -> Value {
         custom::MODEL_SELECTED => json!({"model": "shown_model"}),
         custom::MCP_SERVER_UNAVAILABLE => json!({"server": "shown_server",
             "toolCallId": "shown_c1", "reason": "shown_died", "message": "shown_down"}),
-        custom::ATTACHMENTS => json!({"messageId": "files_m1", "attachments": [
+        custom::ATTACHMENTS => {
+            json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [
             {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",
-             "bytes": 17, "sha256": "files_abc"}]}),
+             "bytes": 17, "sha256": "files_abc"}]})
+        }
         other => panic!("no sample of CUSTOM {other}: decide what a share viewer sees of it"),
     }
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::attach::AttachedFiles;
 use crate::state::item::{pretty_json, ToolCall, ToolStatus};
 use crate::state::{use_session, Item, ItemBody};
 
@@ -33,6 +34,13 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
     let result = Memo::new(move |_| {
         item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
     });
+    let files = move || {
+        item.with(|item| {
+            call_of(item)
+                .map(|c| c.attachments.clone())
+                .filter(|files| !files.is_empty())
+        })
+    };
     // A share link's viewer is not the one asked.
     let status_label = move || match status.get() {
         ToolStatus::Awaiting if read_only => "waiting for approval",
@@ -56,6 +64,7 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 <div class="tool-label">"Result"</div>
                 <pre class="tool-pre" data-testid="tool-result">{result}</pre>
             })}
+            {move || files().map(|attachments| view! { <AttachedFiles attachments /> })}
         </div>
     }
 }

@@ -156,6 +156,8 @@ pub struct ToolCall {
     pub abandoned: bool,
     /// Set while the call waits for the person to approve or reject it.
     pub awaiting_approval: bool,
+    /// The files its result returned (an MCP tool's images and resources).
+    pub attachments: Vec<shared::attachments::Attachment>,
 }
 
 /// Where a tool call stands.

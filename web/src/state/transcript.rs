@@ -269,21 +269,25 @@ impl Transcript {
         touched
     }
 
-    /// The files and images of a message of the person's (`CUSTOM tandem.attachments`).
+    /// The files and images of a message of the person's, or of a tool's result (`CUSTOM
+    /// tandem.attachments`).
     fn attachments_recorded(&mut self, value: &serde_json::Value) -> Vec<usize> {
         let Ok(recorded) = serde_json::from_value::<MessageAttachments>(value.clone()) else {
             return Vec::new();
         };
-        let Some(&at) = self.index.get(&format!("msg:{}", recorded.message_id)) else {
+        let key = match &recorded.tool_call_id {
+            Some(call) => format!("tool:{call}"),
+            None => format!("msg:{}", recorded.message_id),
+        };
+        let Some(&at) = self.index.get(&key) else {
             return Vec::new();
         };
         match &mut self.items[at].body {
-            ItemBody::User { attachments, .. } => {
-                *attachments = recorded.attachments;
-                vec![at]
-            }
-            _ => Vec::new(),
+            ItemBody::User { attachments, .. } => *attachments = recorded.attachments,
+            ItemBody::ToolCall(call) => call.attachments = recorded.attachments,
+            _ => return Vec::new(),
         }
+        vec![at]
     }
 
     /// Marks the person's `n`-th message (0: the first) as where the model's view begins,

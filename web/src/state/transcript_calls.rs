@@ -44,6 +44,7 @@ impl Transcript {
             result: None,
             abandoned: false,
             awaiting_approval: false,
+            attachments: Vec::new(),
         });
         let at = self.push(key, body);
         self.open.push(at);
@@ -120,6 +121,7 @@ impl Transcript {
                 result: None,
                 abandoned: false,
                 awaiting_approval: false,
+                attachments: Vec::new(),
             };
             self.push(key.clone(), ItemBody::ToolCall(call));
         }

@@ -10,6 +10,7 @@
 //! take. Nothing of them is held once the run ends.
 
 pub mod content;
+pub mod from_tools;
 mod models;
 mod pdf;
 mod raster;
@@ -121,6 +122,24 @@ pub fn event(message_id: &str, attachments: &[Attachment]) -> Option<EventBody> 
     let value = MessageAttachments {
         message_id: message_id.to_string(),
         attachments: attachments.to_vec(),
+        tool_call_id: None,
+    };
+    Some(EventBody::Custom {
+        name: shared::custom::ATTACHMENTS.into(),
+        value: serde_json::to_value(value).expect("attachments serialise"),
+    })
+}
+
+/// The event that records the files a tool's result `message_id` (of call `tool_call_id`)
+/// returned (none when there are none).
+pub fn tool_event(message_id: &str, tool_call_id: &str, files: &[Attachment]) -> Option<EventBody> {
+    if files.is_empty() {
+        return None;
+    }
+    let value = MessageAttachments {
+        message_id: message_id.to_string(),
+        attachments: files.to_vec(),
+        tool_call_id: Some(tool_call_id.to_string()),
     };
     Some(EventBody::Custom {
         name: shared::custom::ATTACHMENTS.into(),

@@ -83,6 +83,7 @@ mod tests {
         let context = ToolContext {
             user: UserName::parse("ann").unwrap(),
             session: crate::domain::SessionId::generate(),
+            owner: crate::domain::UserId::LOCAL,
         };
         for line in ["one", "two"] {
             tool.call(json!({"path": "log.txt", "line": line}), &context)

@@ -52,6 +52,8 @@ pub struct ToolContext {
     pub user: UserName,
     /// The run's session (`read_attachment` reads its attachments).
     pub session: crate::domain::SessionId,
+    /// The session's owner (files a tool returns are theirs).
+    pub owner: crate::domain::UserId,
 }
 
 /// A callable tool.
@@ -320,6 +322,7 @@ mod tests {
         ToolContext {
             user: UserName::parse("tester").unwrap(),
             session: crate::domain::SessionId::generate(),
+            owner: crate::domain::UserId::LOCAL,
         }
     }
 

@@ -212,6 +212,7 @@ mod tests {
         let context = ToolContext {
             user: UserName::parse("ann").unwrap(),
             session,
+            owner: UserId::LOCAL,
         };
         let mut read = String::new();
         let mut offset = 0;

@@ -90,6 +90,7 @@ mod tests {
         let context = ToolContext {
             user: UserName::parse("ann").unwrap(),
             session: crate::domain::SessionId::generate(),
+            owner: crate::domain::UserId::LOCAL,
         };
         let result = tool
             .call(json!({"path": "n/note.txt", "content": "hi"}), &context)
