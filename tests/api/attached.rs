@@ -499,6 +499,11 @@ async fn a_url_from_an_unlisted_origin_is_never_fetched() {
         json!([{"type": "binary", "data": "AAAA"}]),
         json!([{"type": "binary", "mimeType": "image/png", "data": "not base64!"}]),
         json!([{"type": "binary", "mimeType": "image/png", "id": "att_missing"}]),
+        json!([{"type": "image", "source": {"type": "url", "value": format!("{origin}/cat.png")}}]),
+        json!([{"type": "document", "source": {"type": "file", "value": "file-abc", "provider": "openai"}}]),
+        json!([{"type": "image", "source": {"type": "data", "value": base64(PDF), "mimeType": "image/png"}}]),
+        json!([{"type": "image", "source": {"type": "data", "value": "AAAA"}}]),
+        json!([{"type": "image"}]),
     ] {
         let (status, _, body) = agui(&app, &agui_input(bad.clone())).await;
         assert!(matches!(status, 404 | 422), "{bad}: {status} {body}");

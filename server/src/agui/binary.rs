@@ -1,9 +1,13 @@
-//! An AG-UI client's files: the `binary` parts of a user message (`{type: "binary",
-//! mimeType, id | url | data, filename?}`). `data` (base64) is stored like an upload; `id`
-//! names an attachment uploaded to the thread (or a line it branched from); `url` is
-//! fetched only from an origin `--attachment-url-origins` lists (see
-//! [`crate::attachments::fetch`]). The run's recorded input then names each by its stored
-//! `id` instead of carrying its bytes, and the message's attachments are recorded as
+//! An AG-UI client's files in a user message, in either shape clients send: AG-UI 1.0's
+//! media parts (`{type: "image" | "document" | "audio" | "video", source: {type: "data",
+//! value, mimeType} | {type: "url", value, mimeType?} | {type: "file", value}}`, the file's
+//! name in `metadata.filename`) and the earlier draft's `binary` part (`{type: "binary",
+//! mimeType, data | url | id, filename?}`). Bytes (`data`) are stored like an upload; an id
+//! (`id`, a `file` source) names an attachment uploaded to the thread (or a line it
+//! branched from); a URL is fetched only from an origin `--attachment-url-origins` lists
+//! (see [`crate::attachments::fetch`]). The run's recorded input then names each by its
+//! stored id instead of carrying its bytes (a `binary` part by `id`, a media part by a
+//! `file` source with `provider: "tandem"`), and the message's attachments are recorded as
 //! `CUSTOM tandem.attachments` like any message's.
 
 use base64::Engine as _;
@@ -36,13 +40,16 @@ pub struct BinaryPart {
     source: Source,
 }
 
+/// The part types that carry a file.
+pub const FILE_PARTS: [&str; 5] = ["binary", "image", "document", "audio", "video"];
+
 /// The binary parts of a user message, checked (at most [`MAX_PER_MESSAGE`]; each a
 /// `mimeType` and one of `id`, `url` or base64 `data`).
 pub fn parts(message: &InputMessage) -> Result<Vec<BinaryPart>, ApiError> {
     let Some(Value::Array(parts)) = &message.content else {
         return Ok(Vec::new());
     };
-    let binary: Vec<&Value> = parts.iter().filter(|p| p["type"] == "binary").collect();
+    let binary: Vec<&Value> = parts.iter().filter(|p| is_file_part(p)).collect();
     if binary.len() > MAX_PER_MESSAGE {
         return Err(invalid(format!(
             "message {}: at most {MAX_PER_MESSAGE} binary parts",
@@ -55,7 +62,17 @@ pub fn parts(message: &InputMessage) -> Result<Vec<BinaryPart>, ApiError> {
         .collect()
 }
 
+/// Whether `part` carries a file.
+fn is_file_part(part: &Value) -> bool {
+    part["type"]
+        .as_str()
+        .is_some_and(|kind| FILE_PARTS.contains(&kind))
+}
+
 fn part_of(message: &str, part: &Value) -> Result<BinaryPart, ApiError> {
+    if part["type"] != "binary" {
+        return media_part_of(message, part);
+    }
     let text = |key: &str| part.get(key).and_then(Value::as_str);
     let mime_type = text("mimeType")
         .ok_or_else(|| invalid(format!("message {message}: a binary part needs a mimeType")))?;
@@ -76,6 +93,52 @@ fn part_of(message: &str, part: &Value) -> Result<BinaryPart, ApiError> {
     Ok(BinaryPart {
         mime_type: mime_type.to_string(),
         filename: text("filename").map(str::to_string),
+        source,
+    })
+}
+
+/// An AG-UI 1.0 media part (`image`, `document`, `audio`, `video`) and its `source`.
+fn media_part_of(message: &str, part: &Value) -> Result<BinaryPart, ApiError> {
+    let source = &part["source"];
+    let text = |key: &str| source.get(key).and_then(Value::as_str);
+    let kind = part["type"].as_str().unwrap_or_default();
+    let value = text("value").ok_or_else(|| {
+        invalid(format!(
+            "message {message}: a {kind} part needs a source with a value"
+        ))
+    })?;
+    let declared = text("mimeType").unwrap_or("application/octet-stream");
+    let source = match text("type") {
+        Some("data") => {
+            let mime_type = text("mimeType").ok_or_else(|| {
+                invalid(format!("message {message}: a data source needs a mimeType"))
+            })?;
+            Source::Data(checked_data(message, mime_type, value)?)
+        }
+        Some("url") => Source::Url(Url::parse(value).map_err(|e| {
+            invalid(format!(
+                "message {message}: a {kind} part's url does not parse ({e})"
+            ))
+        })?),
+        Some("file") if matches!(text("provider"), None | Some("tandem")) => {
+            Source::Id(value.to_string())
+        }
+        Some("file") => {
+            return Err(invalid(format!(
+                "message {message}: a file source of another provider cannot be read here; \
+                 send the bytes, or upload them and name the attachment"
+            )))
+        }
+        _ => {
+            return Err(invalid(format!(
+                "message {message}: a {kind} part's source is data, url or file"
+            )))
+        }
+    };
+    let filename = part["metadata"]["filename"].as_str().map(str::to_string);
+    Ok(BinaryPart {
+        mime_type: declared.to_string(),
+        filename,
         source,
     })
 }
@@ -178,17 +241,22 @@ pub fn recorded_with(mut recorded: Value, message_id: &str, stored: &[Attachment
     let parts = message
         .and_then(|m| m.get_mut("content"))
         .and_then(Value::as_array_mut);
-    let binary = parts
-        .into_iter()
-        .flatten()
-        .filter(|p| p["type"] == "binary");
-    for (part, attachment) in binary.zip(stored) {
-        *part = json!({
-            "type": "binary",
-            "mimeType": attachment.media_type,
-            "id": attachment.id,
-            "filename": attachment.name,
-        });
+    let files = parts.into_iter().flatten().filter(|p| is_file_part(p));
+    for (part, attachment) in files.zip(stored) {
+        *part = match part["type"].as_str() {
+            Some("binary") => json!({
+                "type": "binary",
+                "mimeType": attachment.media_type,
+                "id": attachment.id,
+                "filename": attachment.name,
+            }),
+            kind => json!({
+                "type": kind,
+                "source": {"type": "file", "value": attachment.id, "provider": "tandem",
+                           "mimeType": attachment.media_type},
+                "metadata": {"filename": attachment.name},
+            }),
+        };
     }
     recorded
 }

@@ -70,7 +70,8 @@ pub struct ResumeEntry {
 
 impl InputMessage {
     /// The text of a user or tool message: a string, or a user message's text parts
-    /// joined (its `binary` parts are files: [`super::binary`]). Other parts are refused.
+    /// joined (its `binary`, `image`, `document`, `audio` and `video` parts are files:
+    /// [`super::binary`]). Other parts are refused.
     pub fn text(&self) -> Result<String, ApiError> {
         match &self.content {
             None => Ok(String::new()),
@@ -80,10 +81,10 @@ impl InputMessage {
                 for part in parts {
                     match (part["type"].as_str(), part["text"].as_str()) {
                         (Some("text"), Some(piece)) => text.push_str(piece),
-                        (Some("binary"), _) => {}
+                        (Some(kind), _) if super::binary::FILE_PARTS.contains(&kind) => {}
                         _ => {
                             return Err(invalid(format!(
-                                "message {}: only text and binary parts are supported",
+                                "message {}: only text and file parts (binary, image, document, audio, video) are supported",
                                 self.id
                             )))
                         }
@@ -276,7 +277,8 @@ mod tests {
             let error = parsed(body.clone()).unwrap_err().to_string();
             assert!(error.contains(expected), "{body}: {error}");
         }
-        let audio = json!({"id": "m", "role": "user", "content": [{"type": "audio", "data": "x"}]});
+        let audio =
+            json!({"id": "m", "role": "user", "content": [{"type": "sticker", "data": "x"}]});
         let message: InputMessage = serde_json::from_value(audio).unwrap();
         assert!(message.text().is_err());
         let image = json!({"id": "m", "role": "user", "content": [
