@@ -7,7 +7,12 @@ use sha2::{Digest, Sha256};
 
 use super::media;
 use crate::domain::{now_ms, UserId};
-use crate::store::{AttachmentRow, FinishedUpload, Store, StoreError, CHUNK_BYTES};
+use crate::store::{AttachmentRow, Counted, FinishedUpload, Store, StoreError, CHUNK_BYTES};
+
+/// Chunks between two counts of an upload's bytes (2 MiB).
+const COUNT_EVERY: u32 = 8;
+/// The longest an upload that moves goes without a count (far below the purge's stall).
+const COUNT_AFTER_MS: i64 = 5_000;
 
 /// How big an upload and a user's attachments together may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +49,10 @@ pub struct Upload<'a, S> {
     pending: Vec<u8>,
     chunks: u32,
     bytes: u64,
+    /// Bytes stored in chunks so far.
+    stored: u64,
+    /// When they were last counted in the store.
+    counted_at: i64,
     hash: Sha256,
     used_before: u64,
     limits: UploadLimits,
@@ -74,6 +83,8 @@ impl<'a, S: Store> Upload<'a, S> {
             pending: Vec::with_capacity(CHUNK_BYTES),
             chunks: 0,
             bytes: 0,
+            stored: 0,
+            counted_at: 0,
             hash: Sha256::new(),
             used_before,
             limits,
@@ -115,8 +126,21 @@ impl<'a, S: Store> Upload<'a, S> {
             self.media_type = Some(found);
         }
         self.hash.update(&self.pending);
+        self.stored += self.pending.len() as u64;
+        // The first chunk, every [`COUNT_EVERY`]th after it, and any after a pause of
+        // [`COUNT_AFTER_MS`] count the bytes (for the quota of uploads running side by side,
+        // and so that a slow upload never looks stalled to the purge).
+        let now = now_ms();
+        let due = self.chunks % COUNT_EVERY == 0 || now - self.counted_at >= COUNT_AFTER_MS;
+        let counted = due.then(|| {
+            self.counted_at = now;
+            Counted {
+                bytes: self.stored,
+                at_ms: now,
+            }
+        });
         self.store
-            .put_chunk(&self.blob, self.chunks, &self.pending, now_ms())
+            .put_chunk(&self.blob, self.chunks, &self.pending, counted)
             .await?;
         self.chunks += 1;
         self.pending.clear();

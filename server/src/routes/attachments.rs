@@ -7,7 +7,7 @@ use actix_web::http::header::{self, ContentDisposition, DispositionParam, Dispos
 use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures_util::StreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use shared::api::ErrorBody;
 use shared::attachments::Attachment;
@@ -23,7 +23,7 @@ use crate::store::{AttachmentRow, Store, CHUNK_BYTES};
 /// Longest attachment name, in characters.
 const MAX_NAME: usize = 255;
 /// Chunks read from the store per query while a download streams.
-const CHUNKS_PER_READ: u32 = 4;
+const CHUNKS_PER_READ: u32 = 8;
 
 /// `?name=` of an upload (a multipart upload's part may name the file instead).
 #[derive(Debug, Deserialize)]
@@ -387,18 +387,22 @@ fn bytes_of<S: Store>(
                     "the attachment's bytes are missing".into(),
                 ));
             }
-            let mut out = Vec::with_capacity(chunks.len() * CHUNK_BYTES);
-            for (i, data) in chunks.iter().enumerate() {
-                let begins = at + i as u64 * chunk;
-                let from = first.saturating_sub(begins).min(data.len() as u64) as usize;
-                let to = (last + 1).saturating_sub(begins).min(data.len() as u64) as usize;
-                if from < to {
-                    out.extend_from_slice(&data[from..to]);
-                }
-            }
-            Ok(Some((Bytes::from(out), next + chunks.len() as u32)))
+            let read = chunks.len() as u32;
+            // Each chunk goes out as it was read (no copy), cut to the range at its ends.
+            let pieces: Vec<Result<Bytes, ApiError>> = chunks
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, data)| {
+                    let begins = at + i as u64 * chunk;
+                    let from = first.saturating_sub(begins).min(data.len() as u64) as usize;
+                    let to = (last + 1).saturating_sub(begins).min(data.len() as u64) as usize;
+                    (from < to).then(|| Ok(Bytes::from(data).slice(from..to)))
+                })
+                .collect();
+            Ok(Some((futures_util::stream::iter(pieces), next + read)))
         }
     })
+    .try_flatten()
 }
 
 /// An attachment's name: 1–255 characters, none of them a path separator or a control.

@@ -13,6 +13,13 @@ use crate::domain::{SessionId, UserId};
 /// Bytes per stored chunk.
 pub const CHUNK_BYTES: usize = 256 * 1024;
 
+/// How far an upload has come: its bytes stored so far, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub bytes: u64,
+    pub at_ms: i64,
+}
+
 /// An attachment with what its blob says of the bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttachmentRow {
@@ -57,13 +64,15 @@ pub trait Attachments: Send + Sync + 'static {
         async { kept_nowhere() }
     }
 
-    /// Stores chunk `n` (0, 1, 2, …) of a blob being uploaded.
+    /// Stores chunk `n` (0, 1, 2, …) of a blob being uploaded; with `counted`, also records
+    /// that the blob now holds `counted.bytes` and moved at `counted.at_ms` (what the quota
+    /// and the purge of stalled uploads read: an upload counts every few chunks, not each).
     fn put_chunk(
         &self,
         _blob: &str,
         _n: u32,
         _data: &[u8],
-        _now_ms: i64,
+        _counted: Option<Counted>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send {
         async { kept_nowhere() }
     }

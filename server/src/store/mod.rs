@@ -51,7 +51,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 
 use std::future::Future;
 
-pub use attachments::{AttachmentRow, Attachments, FinishedUpload, CHUNK_BYTES};
+pub use attachments::{AttachmentRow, Attachments, Counted, FinishedUpload, CHUNK_BYTES};
 pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};

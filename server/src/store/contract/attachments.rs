@@ -20,7 +20,14 @@ async fn attach<S: Store>(
         .await
         .unwrap();
     for (n, chunk) in text.chunks(4).enumerate() {
-        store.put_chunk(&blob, n as u32, chunk, 0).await.unwrap();
+        let counted = crate::store::Counted {
+            bytes: (4 * n + chunk.len()) as u64,
+            at_ms: 0,
+        };
+        store
+            .put_chunk(&blob, n as u32, chunk, Some(counted))
+            .await
+            .unwrap();
     }
     let upload = crate::store::FinishedUpload {
         blob,
@@ -76,7 +83,14 @@ pub async fn attachments_are_stored_once_and_freed<S: Store>(store: &S) {
         .begin_blob(alice, "blb_cut", "text/plain", 0)
         .await
         .unwrap();
-    store.put_chunk("blb_cut", 0, b"half", 10).await.unwrap();
+    let counted = crate::store::Counted {
+        bytes: 4,
+        at_ms: 10,
+    };
+    store
+        .put_chunk("blb_cut", 0, b"half", Some(counted))
+        .await
+        .unwrap();
     assert_eq!(
         store.stored_bytes(alice).await.unwrap(),
         text.len() as u64 + 4

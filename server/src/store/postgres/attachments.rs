@@ -2,4 +2,4 @@
 
 use sqlx::PgPool;
 
-crate::store::sql::attachments::attachments_on!(PgPool, super::PostgresStore, pool, pool);
+crate::store::sql::attachments::attachments_on!(PgPool, super::PostgresStore, pool, pool, |_| ());

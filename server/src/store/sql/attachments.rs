@@ -8,10 +8,10 @@ pub(crate) const ATTACHMENT_COLUMNS: &str = "a.id, a.owner_id, a.session_id, a.n
 
 /// Defines the attachment functions for one backend and implements
 /// [`crate::store::Attachments`] for its store with them (`$conn`: its pool type, `$store`:
-/// the store, `$writes` and `$reads`: the store's pools for each); see [`super::users`] for
-/// why a macro.
+/// the store, `$writes` and `$reads`: the store's pools for each, `$wrote`: what the store
+/// does after each write, a function of it); see [`super::users`] for why a macro.
 macro_rules! attachments_on {
-    ($conn:ty, $store:ty, $writes:ident, $reads:ident) => {
+    ($conn:ty, $store:ty, $writes:ident, $reads:ident, $wrote:expr) => {
         impl crate::store::Attachments for $store {
             async fn begin_blob(
                 &self,
@@ -28,16 +28,20 @@ macro_rules! attachments_on {
                 blob: &str,
                 n: u32,
                 data: &[u8],
-                now_ms: i64,
+                counted: Option<crate::store::Counted>,
             ) -> Result<(), crate::store::StoreError> {
-                put_chunk(&self.$writes, blob, n, data, now_ms).await
+                put_chunk(&self.$writes, blob, n, data, counted).await?;
+                ($wrote)(self);
+                Ok(())
             }
 
             async fn finish_upload(
                 &self,
                 upload: &crate::store::FinishedUpload,
             ) -> Result<String, crate::store::StoreError> {
-                finish_upload(&self.$writes, upload).await
+                let finished = finish_upload(&self.$writes, upload).await?;
+                ($wrote)(self);
+                Ok(finished)
             }
 
             async fn drop_blob(&self, blob: &str) -> Result<(), crate::store::StoreError> {
@@ -138,23 +142,25 @@ macro_rules! attachments_on {
             blob: &str,
             n: u32,
             data: &[u8],
-            now_ms: i64,
+            counted: Option<crate::store::Counted>,
         ) -> Result<(), crate::store::StoreError> {
-            // Two single writes, no transaction around them: each waits for the database's
-            // write lock like any write, and the count they keep (the bytes, for the quota)
-            // may lag a chunk at worst.
+            // Single writes, no transaction around them: each waits for the database's
+            // write lock like any write, and the count (the bytes, for the quota) lags what
+            // is stored by the few chunks between two counts at most.
             sqlx::query("INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)")
                 .bind(blob)
                 .bind(i64::from(n))
                 .bind(data)
                 .execute(pool)
                 .await?;
-            sqlx::query("UPDATE blobs SET bytes = bytes + $1, touched_at = $2 WHERE id = $3")
-                .bind(data.len() as i64)
-                .bind(now_ms)
-                .bind(blob)
-                .execute(pool)
-                .await?;
+            if let Some(counted) = counted {
+                sqlx::query("UPDATE blobs SET bytes = $1, touched_at = $2 WHERE id = $3")
+                    .bind(counted.bytes as i64)
+                    .bind(counted.at_ms)
+                    .bind(blob)
+                    .execute(pool)
+                    .await?;
+            }
             Ok(())
         }
 

@@ -1,6 +1,13 @@
 //! Attachments ([`crate::store::sql::attachments`]) on SQLite: written through the records'
-//! pool (never the log's writer), read through the read-only one.
+//! pool (never the log's writer), read through the read-only one. Each write counts as a
+//! commit for the checkpointer, so uploads alone still get their WAL checkpointed.
 
 use sqlx::SqlitePool;
 
-crate::store::sql::attachments::attachments_on!(SqlitePool, super::SqliteStore, pool, reads);
+crate::store::sql::attachments::attachments_on!(
+    SqlitePool,
+    super::SqliteStore,
+    pool,
+    reads,
+    |store: &super::SqliteStore| store.wal.committed()
+);
