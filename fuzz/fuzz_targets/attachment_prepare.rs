@@ -34,7 +34,13 @@ fuzz_target!(|data: &[u8]| {
         max_image_edge: 64,
         max_image_bytes: 64 * 1024,
     };
-    if let Content::Image { width, height, base64, .. } = prepare(&attachment, bytes, &accepts) {
+    if let Content::Image {
+        width,
+        height,
+        base64,
+        ..
+    } = prepare(&attachment, bytes, &accepts)
+    {
         assert!(width.max(height) <= 64, "{width}×{height}");
         assert!(base64.len() / 4 * 3 <= 64 * 1024 + 3);
     }
