@@ -131,7 +131,8 @@ impl<'a, S: Store> Upload<'a, S> {
         // [`COUNT_AFTER_MS`] count the bytes (for the quota of uploads running side by side,
         // and so that a slow upload never looks stalled to the purge).
         let now = now_ms();
-        let due = self.chunks % COUNT_EVERY == 0 || now - self.counted_at >= COUNT_AFTER_MS;
+        let due =
+            self.chunks.is_multiple_of(COUNT_EVERY) || now - self.counted_at >= COUNT_AFTER_MS;
         let counted = due.then(|| {
             self.counted_at = now;
             Counted {
