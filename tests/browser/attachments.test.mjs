@@ -32,7 +32,8 @@ const errors = [];
 before(async () => {
   tandem = await startTandem({
     port: await freePort(),
-    args: ['--engine', 'demo', '--token-delay-ms', '0', '--web-dir', webDir()],
+    // Slow enough (a few seconds an answer) for a message to be queued while one streams.
+    args: ['--engine', 'demo', '--token-delay-ms', '60', '--web-dir', webDir()],
   });
   browser = await launchBrowser();
   let context;
@@ -123,6 +124,21 @@ describe('files and images in the conversation', () => {
       assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
     }
     await page.emulateMedia({ colorScheme: null });
+  });
+
+  it('shows the files of a message queued while the agent answers', async () => {
+    await hand('paste', [['first.png', 'image/png', PICTURE]]);
+    await chip('first.png').getByText('18 KB').waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await byId(page, 'stop').waitFor();
+    await hand('drop', [['later.pdf', 'application/pdf', PDF]]);
+    await chip('later.pdf').getByText('1 KB').waitFor();
+    await composer().press('Enter');
+    const queued = byId(page, 'queued-message');
+    await queued.getByRole('link', { name: /later\.pdf \(1 KB\)/ }).waitFor();
+    await assistantSaying(page, 'later.pdf: a PDF, 3 pages');
+    await idle(page);
+    await queued.waitFor({ state: 'detached' });
     assert.deepEqual(errors.flat(), []);
   });
 });

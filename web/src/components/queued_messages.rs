@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 use shared::queue::QueuedMessage;
 
+use super::attach::AttachedFiles;
 use crate::state::{use_session, RunState};
 
 /// The queued messages of the open session, if any wait.
@@ -39,6 +40,8 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
     let field = NodeRef::<leptos::html::Textarea>::new();
     let id = StoredValue::new(queued.id.clone());
     let text = queued.text.clone();
+    // The files it carries: shown with it (a message of files alone has no text).
+    let files = queued.attachments.clone();
     let steer = queued.steer;
     let what = move || match (steer, session.run().get()) {
         (true, _) => "Steering · the agent reads it at its next step",
@@ -81,8 +84,14 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
                 when=move || editing.get()
                 fallback={
                     let text = text.clone();
-                    move || view! {
-                        <div class="bubble bubble-queued">{text.clone()}</div>
+                    move || {
+                        let files = (!files.is_empty()).then(|| files.clone());
+                        view! {
+                            <div class="bubble bubble-queued">
+                                {text.clone()}
+                                {files.map(|attachments| view! { <AttachedFiles attachments /> })}
+                            </div>
+                        }
                     }
                 }
             >
