@@ -4,7 +4,7 @@
 //! as chips that download).
 
 use leptos::prelude::*;
-use shared::attachments::{Attachment, MAX_PER_MESSAGE};
+use shared::attachments::{human_size as size, Attachment, MAX_PER_MESSAGE};
 use wasm_bindgen::JsCast;
 
 use crate::state::attachments::{Pending, Tray, Upload};
@@ -12,19 +12,6 @@ use crate::state::use_session;
 
 /// The raster types the page shows in place (what the server serves inline).
 const SHOWN_INLINE: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-
-/// Bytes as people read them (`12 KB`, `3.4 MB`).
-pub fn size(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
-        format!("{bytes} B")
-    } else if b < KB * KB {
-        format!("{:.0} KB", b / KB)
-    } else {
-        format!("{:.1} MB", b / KB / KB)
-    }
-}
 
 /// The files of a `FileList` (an input's, a drop's, a paste's).
 pub fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {

@@ -177,15 +177,7 @@ pub fn estimated_tokens(attachment: &Attachment) -> usize {
 
 /// Bytes as people read them (`12 KB`, `3.4 MB`).
 pub fn size(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
-        format!("{bytes} bytes")
-    } else if b < KB * KB {
-        format!("{:.0} KB", b / KB)
-    } else {
-        format!("{:.1} MB", b / KB / KB)
-    }
+    shared::attachments::human_size(bytes)
 }
 
 fn base64(bytes: &[u8]) -> String {
