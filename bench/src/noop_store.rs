@@ -345,6 +345,7 @@ mod tests {
             session,
             guard,
             entries,
+            state: None,
         }
     }
 

@@ -157,6 +157,7 @@ fn command(session: SessionId, bodies: Vec<EventBody>) -> Command {
             .into_iter()
             .map(|body| LogEntry::new(Event::at(body, now)))
             .collect(),
+        state: None,
     }
 }
 

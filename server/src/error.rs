@@ -96,6 +96,10 @@ pub enum ApiError {
     AttachmentQuota(Value),
     #[error("the range asked for lies outside the file's {0} bytes")]
     RangeNotSatisfiable(u64),
+    /// A change of the shared state that does not apply or breaks its rules; the details
+    /// say where (`{operation?, path}`).
+    #[error("the state was not changed: {message}")]
+    InvalidState { message: String, details: Value },
 }
 
 impl ApiError {
@@ -135,6 +139,7 @@ impl ApiError {
             Self::InvalidAttachment(_) => "invalid_attachment",
             Self::AttachmentQuota(_) => "attachment_quota_exceeded",
             Self::RangeNotSatisfiable(_) => "range_not_satisfiable",
+            Self::InvalidState { .. } => "invalid_state",
         }
     }
 
@@ -145,7 +150,8 @@ impl ApiError {
             | Self::InterruptExpired(state)
             | Self::RunActiveOnThread(state)
             | Self::AlreadyStarted(state)
-            | Self::AttachmentQuota(state) => Some(state.clone()),
+            | Self::AttachmentQuota(state)
+            | Self::InvalidState { details: state, .. } => Some(state.clone()),
             _ => None,
         }
     }
@@ -218,6 +224,16 @@ impl From<Refusal> for ApiError {
             }
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
+            Refusal::InvalidState(problem) => {
+                let mut details = serde_json::json!({ "path": problem.path });
+                if let Some(operation) = problem.operation {
+                    details["operation"] = operation.into();
+                }
+                Self::InvalidState {
+                    message: problem.to_string(),
+                    details,
+                }
+            }
             Refusal::Internal(what) => {
                 tracing::error!(what, "the runner refused for an internal reason");
                 Self::Internal
@@ -245,7 +261,8 @@ impl ResponseError for ApiError {
             Self::InvalidMessage(_)
             | Self::InvalidPayload(_)
             | Self::NotAForkPoint(_)
-            | Self::InvalidAttachment(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            | Self::InvalidAttachment(_)
+            | Self::InvalidState { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RunActive
             | Self::AwaitingInput

@@ -115,6 +115,7 @@ impl Application {
                 max_bytes: limits.max_attachment_bytes,
                 quota_bytes: limits.attachment_quota_bytes,
             },
+            state_rules: Arc::new(config.state_rules()?),
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

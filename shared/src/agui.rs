@@ -122,6 +122,10 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         role: Option<ToolRole>,
     },
+    /// The whole shared state document: what a viewer joining here starts from.
+    StateSnapshot { snapshot: Value },
+    /// A change of the shared state: a JSON Patch (RFC 6902), the array of operations.
+    StateDelta { delta: Vec<Value> },
     /// Anything else, named.
     Custom { name: String, value: Value },
     /// An event type this version does not know (read only; Tandem never writes it).
@@ -151,6 +155,8 @@ impl EventBody {
             Self::ToolCallArgs { .. } => "TOOL_CALL_ARGS",
             Self::ToolCallEnd { .. } => "TOOL_CALL_END",
             Self::ToolCallResult { .. } => "TOOL_CALL_RESULT",
+            Self::StateSnapshot { .. } => "STATE_SNAPSHOT",
+            Self::StateDelta { .. } => "STATE_DELTA",
             Self::Custom { .. } => "CUSTOM",
             Self::Unknown => "UNKNOWN",
         }
@@ -159,6 +165,11 @@ impl EventBody {
     /// Whether this event ends a run (`RUN_FINISHED` or `RUN_ERROR`).
     pub fn is_run_end(&self) -> bool {
         matches!(self, Self::RunFinished { .. } | Self::RunError { .. })
+    }
+
+    /// Whether this event sets or changes the shared state.
+    pub fn is_state(&self) -> bool {
+        matches!(self, Self::StateSnapshot { .. } | Self::StateDelta { .. })
     }
 }
 

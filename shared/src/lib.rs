@@ -4,7 +4,7 @@
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
 //! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]), the messages
 //! an AG-UI client's input brought to a run ([`run_input`]) and model-call usage
-//! ([`usage`]). It must stay free of
+//! ([`usage`]), and the shared state's fold ([`state`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
 
 pub mod agui;
@@ -16,6 +16,7 @@ pub mod input;
 pub mod queue;
 pub mod run_input;
 pub mod sharing;
+pub mod state;
 pub mod usage;
 
 pub use agui::{

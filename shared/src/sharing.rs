@@ -32,6 +32,9 @@ pub struct CreateShare {
     /// through `GET /api/shared/{token}/attachments/{id}`); true when absent.
     #[serde(default = "shown")]
     pub attachments: bool,
+    /// Show the shared state (`STATE_SNAPSHOT`, `STATE_DELTA`); true when absent.
+    #[serde(default = "shown")]
+    pub state: bool,
 }
 
 impl Default for CreateShare {
@@ -40,6 +43,7 @@ impl Default for CreateShare {
             hide_reasoning: false,
             hide_tool_arguments: false,
             attachments: true,
+            state: true,
         }
     }
 }
@@ -58,6 +62,8 @@ pub struct Share {
     pub hide_tool_arguments: bool,
     /// The link shows the files and images attached.
     pub attachments: bool,
+    /// The link shows the shared state.
+    pub state: bool,
     pub created_at: i64,
 }
 
@@ -94,4 +100,7 @@ pub struct SharedSession {
     /// The link shows the files and images attached.
     #[serde(default)]
     pub attachments: bool,
+    /// The link shows the shared state.
+    #[serde(default)]
+    pub state: bool,
 }

@@ -31,6 +31,7 @@ mod secrets;
 mod session_list;
 mod sharing;
 mod startup;
+mod state;
 mod stop;
 mod storage;
 mod streaming;

@@ -340,7 +340,10 @@ async fn a_link_that_hides_arguments_sends_none_nor_what_an_ag_ui_client_sent_be
     let first = client_input(&thread, said.clone());
     let paused = agui_run(&app, &first).await;
     let interrupt = paused["outcome"]["interrupts"][0]["id"].clone();
-    let share = create_share(&app, &thread, json!({"hideToolArguments": true})).await;
+    // The client's state becomes the session's shared state (`STATE_SNAPSHOT`), which a
+    // link shows unless it hides it, as this one does; the input itself never shows it.
+    let hide = json!({"hideToolArguments": true, "state": false});
+    let share = create_share(&app, &thread, hide).await;
     let token = share["token"].as_str().unwrap();
     let mut live = app.anonymous().try_shared_socket(token, 0).await.unwrap();
     let mut seen = raw_until(&mut live, |frame| frame["kind"] == "caught_up").await;

@@ -97,6 +97,7 @@ pub(super) async fn store_rate<S: Store>(
                     session: id,
                     guard: Guard::Append,
                     entries,
+                    state: None,
                 };
                 writer.submit(command).await?;
                 committed.fetch_add(1, Ordering::Relaxed);

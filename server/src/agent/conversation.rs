@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use shared::run_input::{input_messages, InputMessage};
+use shared::state::SharedState;
 use shared::{Event, EventBody, TextRole};
 
 use self::calls::{answer_every_call, pending_calls};
@@ -100,6 +101,13 @@ pub struct History {
     pub view_start: usize,
     /// The latest summary of the turns before the view (`CUSTOM tandem.context_summary`).
     pub summary: Option<ContextSummary>,
+    /// The shared state (folded by [`Folded`] only, which knows the seqs).
+    pub state: SharedState,
+    /// The latest run has not yet said what the state is (no `STATE_SNAPSHOT` and no model
+    /// call since its `RUN_STARTED`).
+    pub snapshot_due: bool,
+    /// The state an AG-UI client sent with the latest run's input, when not empty.
+    pub input_state: Option<serde_json::Value>,
 }
 
 /// A recorded summary of the conversation before the person's `first_user`-th message.
@@ -125,6 +133,9 @@ pub fn rebuild<'a>(events: impl IntoIterator<Item = &'a Event>) -> History {
 pub struct Folded {
     fold: Fold,
     last_seq: u64,
+    state: SharedState,
+    snapshot_due: bool,
+    input_state: Option<serde_json::Value>,
 }
 
 impl Folded {
@@ -137,13 +148,34 @@ impl Folded {
     pub fn observe(&mut self, seq: u64, event: Option<&Event>) {
         if let Some(event) = event {
             self.fold.observe(&event.body);
+            self.state.observe(seq, &event.body);
+            match &event.body {
+                EventBody::RunStarted { input, .. } => {
+                    self.snapshot_due = true;
+                    self.input_state = input
+                        .as_ref()
+                        .and_then(|input| input.get("state"))
+                        .filter(|state| !shared::state::is_empty(state))
+                        .cloned();
+                }
+                EventBody::StateSnapshot { .. } => self.snapshot_due = false,
+                EventBody::StepStarted { step_name } if step_name == MODEL_CALL_STEP => {
+                    self.snapshot_due = false
+                }
+                _ => {}
+            }
         }
         self.last_seq = seq;
     }
 
-    /// The conversation so far, as [`rebuild`] would make it from the same events.
+    /// The conversation so far, as [`rebuild`] would make it from the same events, with
+    /// the shared state.
     pub fn history(&self) -> History {
-        self.fold.clone().into_history()
+        let mut history = self.fold.clone().into_history();
+        history.state = self.state.clone();
+        history.snapshot_due = self.snapshot_due;
+        history.input_state = self.input_state.clone();
+        history
     }
 }
 

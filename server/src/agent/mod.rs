@@ -23,6 +23,7 @@ mod refusal;
 mod run_loop;
 mod run_setup;
 mod runner;
+pub mod shared_state;
 pub mod slots;
 mod tool_phase;
 pub mod tools;
@@ -75,6 +76,8 @@ pub struct RunDeps<S> {
     pub image_models: attached::ImageModels,
     /// What files a tool returns may take (the upload limits).
     pub attachment_limits: crate::attachments::UploadLimits,
+    /// What the shared state may hold (`--state-schema`, `--max-state-bytes`).
+    pub state_rules: Arc<shared_state::StateRules>,
 }
 
 /// What one run, and the input that starts it, may amount to.

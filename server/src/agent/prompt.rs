@@ -36,9 +36,14 @@ pub fn configured(setting: crate::config::SystemPrompt) -> Option<std::sync::Arc
     }
 }
 
-/// The system prompt of one model call: the configured one, then the client's context
-/// entries (`[{description, value}]` from a run's AG-UI input), if any.
-pub fn for_call(configured: Option<&str>, context: Option<&Value>) -> Option<String> {
+/// The system prompt of one model call: the configured one, the client's context
+/// entries (`[{description, value}]` from a run's AG-UI input), if any, then the shared
+/// state when it is not empty.
+pub fn for_call(
+    configured: Option<&str>,
+    context: Option<&Value>,
+    state: &Value,
+) -> Option<String> {
     let mut prompt = configured.unwrap_or_default().to_string();
     let entries = context.and_then(Value::as_array).into_iter().flatten();
     let lines: Vec<String> = entries
@@ -55,6 +60,17 @@ pub fn for_call(configured: Option<&str>, context: Option<&Value>) -> Option<Str
         prompt.push_str("Context from the application the person is using:\n");
         prompt.push_str(&lines.join("\n"));
     }
+    if !shared::state::is_empty(state) {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str(
+            "The shared state, which the person sees beside the conversation and may change \
+             (change it with `update_state`):\n```json\n",
+        );
+        prompt.push_str(&serde_json::to_string_pretty(state).unwrap_or_default());
+        prompt.push_str("\n```");
+    }
     (!prompt.trim().is_empty()).then_some(prompt)
 }
 
@@ -67,14 +83,33 @@ mod tests {
     #[test]
     fn the_clients_context_follows_the_configured_prompt() {
         let context = json!([{"description": "The page", "value": "Trip planner"}, {"bad": 1}]);
-        let prompt = for_call(Some("Be brief."), Some(&context)).unwrap();
+        let empty = json!({});
+        let prompt = for_call(Some("Be brief."), Some(&context), &empty).unwrap();
         assert_eq!(
             prompt,
             "Be brief.\n\nContext from the application the person is using:\n- The page: Trip planner"
         );
-        assert_eq!(for_call(Some(""), None), None, "an empty prompt sends none");
-        assert!(for_call(None, Some(&context))
+        assert_eq!(
+            for_call(Some(""), None, &empty),
+            None,
+            "an empty prompt sends none"
+        );
+        assert!(for_call(None, Some(&context), &empty)
             .unwrap()
             .starts_with("Context"));
+    }
+
+    #[test]
+    fn a_state_that_is_not_empty_comes_last() {
+        let state = json!({"plan": [{"step": "Pack", "status": "done"}]});
+        let prompt = for_call(Some("Be brief."), None, &state).unwrap();
+        assert!(
+            prompt.starts_with("Be brief.\n\nThe shared state"),
+            "{prompt}"
+        );
+        assert!(
+            prompt.ends_with("\"status\": \"done\"\n    }\n  ]\n}\n```"),
+            "{prompt}"
+        );
     }
 }

@@ -20,7 +20,7 @@ use super::conversation::REDACTED_PREFIX;
 use super::open_items::OpenItems;
 use crate::domain::{new_id, now_ms, SessionId};
 use crate::eventlog::{InFlight, StreamId, WriteError, Writer};
-use crate::store::{Applied, Command, Guard, LogEntry, Rejection};
+use crate::store::{Applied, Command, Guard, LogEntry, Rejection, StateRead};
 
 /// Why a run stops writing.
 #[derive(Debug, thiserror::Error)]
@@ -178,6 +178,7 @@ impl Recorder {
             session: self.session,
             guard: Guard::Append,
             entries,
+            state: None,
         };
         let outcome = match self.writer.send(command, self.stream).await {
             Ok(outcome) => outcome,
@@ -237,6 +238,26 @@ impl Recorder {
         guard: Guard,
         bodies: Vec<EventBody>,
     ) -> Result<bool, RunAbort> {
+        self.emit_checked(guard, None, bodies).await
+    }
+
+    /// Appends events that change the shared state (nothing open among them), made from
+    /// the state `read`, after everything sent so far is committed; false if a state
+    /// event was appended since that state was read (the change is to be made again).
+    pub async fn emit_state_change(
+        &mut self,
+        read: StateRead,
+        bodies: Vec<EventBody>,
+    ) -> Result<bool, RunAbort> {
+        self.emit_checked(Guard::Append, Some(read), bodies).await
+    }
+
+    async fn emit_checked(
+        &mut self,
+        guard: Guard,
+        state: Option<StateRead>,
+        bodies: Vec<EventBody>,
+    ) -> Result<bool, RunAbort> {
         self.settle().await?;
         let count = bodies.len() as u64;
         if let Some(max) = self.max_events.filter(|max| self.emitted + count > *max) {
@@ -244,17 +265,23 @@ impl Recorder {
         }
         let now = now_ms();
         let entries = bodies
-            .into_iter()
-            .map(|b| LogEntry::new(Event::at(b, now)))
+            .iter()
+            .map(|b| LogEntry::new(Event::at(b.clone(), now)))
             .collect();
         let command = Command {
             session: self.session,
             guard,
             entries,
+            state,
         };
         match self.writer.submit(command).await {
             Ok(Applied::Committed { .. }) => {
                 self.emitted += count;
+                // A tool call's result among them closes the call.
+                for body in &bodies {
+                    self.open.observe(body);
+                    self.committed.observe(body);
+                }
                 Ok(true)
             }
             Ok(Applied::Rejected(Rejection::LeaseLost)) => Err(self.broken(RunAbort::LeaseLost)),

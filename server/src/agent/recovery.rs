@@ -112,6 +112,7 @@ impl<S: Store> Recovery<'_, S> {
                 session,
                 guard: Guard::Append,
                 entries,
+                state: None,
             };
             self.runner.deps.writer.submit(command).await?;
         }

@@ -54,6 +54,9 @@ pub enum Refusal {
     /// This user already has this many runs waiting for a slot.
     #[error("{0} runs already wait for a slot")]
     TooManyQueuedRuns(usize),
+    /// A change of the shared state does not apply, or leaves a state the rules refuse.
+    #[error("the state change was refused: {0}")]
+    InvalidState(super::shared_state::StateProblem),
     /// Something that cannot happen did (logged where it was found).
     #[error("{0}")]
     Internal(&'static str),

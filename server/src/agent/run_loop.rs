@@ -27,6 +27,7 @@ use super::engines::{EngineError, EngineEvent, ModelRequest};
 use super::prompt;
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
+use super::shared_state;
 use super::slots::Admission;
 use super::tool_phase::{self, Pause};
 use super::view;
@@ -163,6 +164,9 @@ async fn run<S: Store>(
             return stop_here(recorder).await;
         }
         let history = load_history(deps, recorder, &mut folded).await?;
+        if shared_state::in_run::announce(deps, recorder, &history).await? {
+            continue;
+        }
         if !history.pending.is_empty() {
             match tool_phase::run_tools(deps, recorder, &history, &context, cancel).await? {
                 Ok(None) => continue,
@@ -194,6 +198,7 @@ async fn run<S: Store>(
         let system = prompt::for_call(
             deps.system_prompt.as_deref(),
             history.client_context.as_ref(),
+            history.state.document(),
         );
         // A model picked earlier that is no longer configured falls back to the default.
         let model = history.model.clone().filter(|m| deps.models.contains(m));

@@ -204,6 +204,16 @@ impl<S: Store> Runner<S> {
         super::queue::Queue { runner: self }
     }
 
+    /// What a shared state may hold.
+    pub fn state_rules(&self) -> &super::shared_state::StateRules {
+        &self.deps.state_rules
+    }
+
+    /// Reading and changing the sessions' shared state.
+    pub fn shared_state(&self) -> super::shared_state::edit::SharedStates<'_, S> {
+        super::shared_state::edit::SharedStates { runner: self }
+    }
+
     /// Taking over runs nobody executes any more.
     pub fn recovery(&self) -> super::recovery::Recovery<'_, S> {
         super::recovery::Recovery { runner: self }
@@ -224,9 +234,12 @@ impl<S: Store> Runner<S> {
         self.deps.tools.mcp().statuses()
     }
 
-    /// Whether the model has a server tool (or `request_input`) of this name.
+    /// Whether the model has a server tool (or `request_input`, `update_state`) of this
+    /// name.
     pub fn is_server_tool(&self, name: &str) -> bool {
-        name == super::tools::request_input::NAME || self.deps.tools.spec(name).is_some()
+        name == super::tools::request_input::NAME
+            || name == super::tools::update_state::NAME
+            || self.deps.tools.spec(name).is_some()
     }
 
     /// Creates a session of `owner` (through the log writer, like every write).
@@ -352,6 +365,7 @@ impl<S: Store> Runner<S> {
                 session,
                 guard,
                 entries,
+                state: None,
             })
             .await?)
     }
@@ -449,6 +463,8 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
         Rejection::RunEnded => Refusal::Idle,
         // Only run appends carry this guard; a person's command never meets it.
         Rejection::LeaseLost => Refusal::Internal("a person's command met a run lease"),
+        // Only state changes carry a state read, and they make theirs again.
+        Rejection::StateMoved => Refusal::Internal("a run's start met a state check"),
         Rejection::InterruptAnswered {
             interrupt_id,
             state,

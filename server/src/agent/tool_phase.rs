@@ -19,7 +19,8 @@ use super::client_tools;
 use super::conversation::{History, ToolCallRecord};
 use super::recorder::{Recorder, RunAbort};
 use super::run_loop::{Halt, STOPPED};
-use super::tools::{self, request_input, ToolContext};
+use super::shared_state;
+use super::tools::{self, request_input, update_state, ToolContext};
 use super::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
@@ -69,6 +70,11 @@ pub(super) async fn run_tools<S: Store>(
                     }
                     Err(message) => error_content(&message),
                 }
+            }
+        } else if call.name == update_state::NAME {
+            match shared_state::in_run::update(deps, recorder, call, history).await? {
+                Ok(()) => continue,
+                Err(content) => content,
             }
         } else {
             let arguments = match deps.tools.check(&call.name, &call.arguments) {
@@ -127,6 +133,7 @@ pub(super) async fn run_tools<S: Store>(
 /// it reused one).
 fn is_client_tool<S: Store>(deps: &RunDeps<S>, history: &History, name: &str) -> bool {
     name != request_input::NAME
+        && name != update_state::NAME
         && deps.tools.spec(name).is_none()
         && history.client_tools.iter().any(|tool| tool.name == name)
 }

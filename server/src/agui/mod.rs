@@ -66,6 +66,23 @@ pub struct Started {
     pub live: Subscription,
 }
 
+/// Checks the shared state a client sent (as the person's edits are checked), before
+/// anything is written: an object within the state's rules, or nothing (`{}`, `null`:
+/// the session's state stands).
+fn check_state<S: Store>(state: &AppState<S>, raw: &Map<String, Value>) -> Result<(), ApiError> {
+    let Some(sent) = raw.get("state").filter(|sent| !sent.is_null()) else {
+        return Ok(());
+    };
+    if shared::state::is_empty(sent) {
+        return Ok(());
+    }
+    state
+        .runner
+        .state_rules()
+        .check(sent)
+        .map_err(|problem| crate::agent::Refusal::InvalidState(problem).into())
+}
+
 /// Acts on an input for `caller`: starts or resumes the run the input asks for, making
 /// the thread's session first if it is new.
 pub async fn start<S: Store>(
@@ -83,6 +100,7 @@ pub async fn start<S: Store>(
         }
     }
     state.limits.agui.check(&raw)?;
+    check_state(state, &raw)?;
     let thread = session::find(state, caller, &input.thread_id).await?;
     let session = thread.id();
     let live = state.hub.subscribe(session);

@@ -5,8 +5,10 @@
 //! Kept: `threadId` and `runId` (a retry finds its run by them), the messages new to the
 //! log (the conversation reads them, `shared::run_input`), `tools` (the client's tools,
 //! `agent::client_tools`), `context` (appended to the system prompt,
-//! `agent::conversation`) and `resume` if present. `state` and `forwardedProps` are
-//! written as `{}` so the record stays a valid `RunAgentInput` (a model picked in
+//! `agent::conversation`), `state` (the client's shared state, which the run adopts
+//! when it differs from the session's: `agent::shared_state`) and `resume` if present.
+//! `forwardedProps` is written as `{}` so the record stays a valid `RunAgentInput`, as is
+//! a `state` that is not an object (a model picked in
 //! `forwardedProps.model` is recorded as `CUSTOM tandem.model_selected`); any other
 //! top-level key is dropped, and no field is `null` (AG-UI clients refuse them).
 
@@ -37,7 +39,8 @@ pub fn recorded_input(raw: &Map<String, Value>, new_messages: &[InputMessage]) -
     recorded.insert("messages".into(), Value::Array(messages));
     recorded.insert("tools".into(), kept("tools", json!([])));
     recorded.insert("context".into(), kept("context", json!([])));
-    recorded.insert("state".into(), json!({}));
+    let state = raw.get("state").filter(|state| state.is_object());
+    recorded.insert("state".into(), state.cloned().unwrap_or_else(|| json!({})));
     recorded.insert("forwardedProps".into(), json!({}));
     if let Some(resume) = raw.get("resume").filter(|value| !value.is_null()) {
         recorded.insert("resume".into(), resume.clone());
@@ -71,7 +74,7 @@ mod tests {
                 "threadId": "t", "runId": "r",
                 "messages": [{"id": "new", "role": "user", "content": "Hi"}],
                 "tools": [{"name": "show_card"}], "context": [{"description": "d", "value": "v"}],
-                "state": {}, "forwardedProps": {},
+                "state": {"secret": "s"}, "forwardedProps": {},
                 "resume": [{"interruptId": "int_1", "status": "resolved"}],
             })
         );

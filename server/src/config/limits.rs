@@ -105,10 +105,15 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_MAX_AGUI_CONTEXT_BYTES", default_value_t = 32 * 1024,
           value_parser = clap::value_parser!(u32).range(2..))]
     pub max_agui_context_bytes: u32,
-    /// Largest `state` of an AG-UI input, as JSON bytes (422 beyond; it is not logged).
+    /// Largest `state` of an AG-UI input, as JSON bytes (422 beyond; an object is logged
+    /// and becomes the session's shared state).
     #[arg(long, env = "TANDEM_MAX_AGUI_STATE_BYTES", default_value_t = 64 * 1024,
           value_parser = clap::value_parser!(u32).range(2..))]
     pub max_agui_state_bytes: u32,
+    /// Largest shared state, as JSON bytes: a change that would make it larger is refused.
+    #[arg(long, env = "TANDEM_MAX_STATE_BYTES", default_value_t = 64 * 1024,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_state_bytes: u32,
     /// Largest `forwardedProps` of an AG-UI input, as JSON bytes (422 beyond; it is not
     /// logged).
     #[arg(long, env = "TANDEM_MAX_AGUI_FORWARDED_PROPS_BYTES", default_value_t = 16 * 1024,

@@ -185,6 +185,10 @@ pub struct Config {
     /// The context window: budgets and what becomes of the turns that no longer fit.
     #[command(flatten)]
     pub context: ContextArgs,
+    /// A JSON Schema file every shared state must be valid against (a change that breaks
+    /// it is refused: 422 for a person, an error result for the model).
+    #[arg(long, env = "TANDEM_STATE_SCHEMA")]
+    pub state_schema: Option<PathBuf>,
     /// A file holding the system prompt.
     #[arg(
         long,
@@ -228,6 +232,8 @@ pub enum ConfigError {
     Webhooks(#[from] WebhookError),
     #[error("--attachment-url-origins: {0}")]
     UrlOrigins(String),
+    #[error("--state-schema {path}: {message}")]
+    StateSchema { path: String, message: String },
     #[error("cannot read the system prompt file {path}: {source}")]
     SystemPrompt {
         path: String,
@@ -311,6 +317,24 @@ impl Config {
             .map_err(ConfigError::UrlOrigins)
     }
 
+    /// What a shared state may hold: `--state-schema` (read and compiled here) and
+    /// `--max-state-bytes`.
+    pub fn state_rules(&self) -> Result<crate::agent::shared_state::StateRules, ConfigError> {
+        let max_bytes = self.limits.max_state_bytes as usize;
+        let Some(path) = &self.state_schema else {
+            return Ok(crate::agent::shared_state::StateRules::new(None, max_bytes)
+                .expect("no schema to compile"));
+        };
+        let failed = |message: String| ConfigError::StateSchema {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
+        let schema: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| failed(format!("not JSON: {e}")))?;
+        crate::agent::shared_state::StateRules::new(Some(&schema), max_bytes).map_err(failed)
+    }
+
     /// Which models take images and PDFs (`--models-without-images`).
     pub fn image_models(&self) -> crate::agent::attached::ImageModels {
         crate::agent::attached::ImageModels::configured(self.models_without_images.as_deref())
@@ -334,6 +358,7 @@ impl Config {
         self.system_prompt()?;
         self.webhooks.config(&self.bind)?;
         self.url_origins()?;
+        self.state_rules()?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

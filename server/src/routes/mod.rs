@@ -23,6 +23,7 @@ mod queue;
 mod runs;
 mod sessions;
 mod shares;
+mod state;
 mod usage;
 mod webhooks;
 
@@ -121,6 +122,8 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/queue", Access::User),
+    route("GET", "/api/sessions/{id}/state", Access::User),
+    route("PATCH", "/api/sessions/{id}/state", Access::User),
     route("GET", "/api/sessions/{id}/usage", Access::User),
     route("POST", "/api/sessions/{id}/attachments", Access::User).taking(&["name"]),
     route("GET", "/api/attachments/{attachment}", Access::User),
@@ -175,6 +178,8 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
         ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
+        ("GET", "/api/sessions/{id}/state") => web::get().to(state::get::<S>),
+        ("PATCH", "/api/sessions/{id}/state") => web::patch().to(state::patch::<S>),
         ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
         ("POST", "/api/sessions/{id}/attachments") => web::post().to(attachments::upload::<S>),
         ("GET", "/api/attachments/{attachment}") => web::get().to(attachments::download::<S>),

@@ -14,6 +14,7 @@ use shared::api::{
 use shared::attachments::Attachment;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
+use shared::state::{PatchOperation, StateBody};
 use shared::usage::{SessionUsage, UsageTotals};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -68,6 +69,8 @@ use super::{auth, health, runs, sessions};
         super::queue::list,
         super::queue::edit,
         super::queue::withdraw,
+        super::state::get,
+        super::state::patch,
         super::usage::usage,
         super::attachments::upload,
         super::attachments::download,
@@ -81,7 +84,7 @@ use super::{auth, health, runs, sessions};
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
-        SessionUsage, UsageTotals, Attachment
+        SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),

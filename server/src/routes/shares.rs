@@ -58,6 +58,7 @@ pub async fn create<S: Store>(
         hide_reasoning: wanted.hide_reasoning,
         hide_tool_arguments: wanted.hide_tool_arguments,
         hide_attachments: !wanted.attachments,
+        hide_state: !wanted.state,
         created_at: now_ms(),
     };
     state.store.create_share(&share, token.hash()).await?;
@@ -154,6 +155,7 @@ pub async fn shared<S: Store>(
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
         attachments: !share.hide_attachments,
+        state: !share.hide_state,
     }))
 }
 
@@ -203,6 +205,7 @@ pub(crate) fn visibility(share: &ShareRow) -> Visibility {
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
         hide_attachments: share.hide_attachments,
+        hide_state: share.hide_state,
     }
 }
 
@@ -212,6 +215,7 @@ fn listed(share: ShareRow) -> Share {
         hide_reasoning: share.hide_reasoning,
         hide_tool_arguments: share.hide_tool_arguments,
         attachments: !share.hide_attachments,
+        state: !share.hide_state,
         created_at: share.created_at,
     }
 }

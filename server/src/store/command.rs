@@ -54,6 +54,11 @@ pub enum Guard {
     /// Events about a run from outside it (a stop request): the run must still be the
     /// session's active one, so nothing lands after its terminal event.
     InRun { run_id: String },
+    /// A person changes the shared state. `run_id: Some`: the events go into that run,
+    /// which must still be the session's active one (as [`Guard::InRun`]); `None`: they
+    /// are a short run of their own (`RUN_STARTED`, the change, `RUN_FINISHED`), so the
+    /// session must be idle with nothing queued.
+    EditState { run_id: Option<String> },
     /// An answer to a pending interrupt; the answer is recorded with the events.
     Resume {
         interrupt_id: String,
@@ -85,6 +90,26 @@ pub struct Command {
     pub session: SessionId,
     pub guard: Guard,
     pub entries: Vec<LogEntry>,
+    /// Set when the entries hold state events (`STATE_SNAPSHOT`, `STATE_DELTA`): the state
+    /// they were made from, which must still be the session's.
+    pub state: Option<StateRead>,
+}
+
+impl Command {
+    /// Whether this is a plain append of a run (the token path): no guard of its own and
+    /// no state to check.
+    pub fn is_plain_append(&self) -> bool {
+        matches!(self.guard, Guard::Append) && self.state.is_none()
+    }
+}
+
+/// The shared state a change was computed from: the seq of the last state event in the
+/// session's line when it was read (`None`: there was none). A change applies only if no
+/// state event was appended since, so two changes made at once never undo each other:
+/// the later one is refused ([`Rejection::StateMoved`]) and made again from the new state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateRead {
+    pub last_seq: Option<u64>,
 }
 
 /// What became of one command.
@@ -125,6 +150,8 @@ pub enum Rejection {
     /// Another instance holds the lease of the session's run (it took the run over):
     /// this instance's appends for it are fenced off.
     LeaseLost,
+    /// A state event was appended since the change's state was read.
+    StateMoved,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
         interrupt_id: String,

@@ -12,7 +12,9 @@ pub use attachments::attachments_are_stored_once_and_freed;
 pub use queue::queued_messages_run_once_in_order;
 
 use super::test_support::append;
-use super::{Applied, Command, Fork, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
+use super::{
+    Applied, Command, Fork, FramePage, Guard, LogEntry, Rejection, ShareRow, StateRead, Store,
+};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
 fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
@@ -24,6 +26,7 @@ fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command 
         session,
         guard,
         entries,
+        state: None,
     }
 }
 
@@ -209,6 +212,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         hide_reasoning: true,
         hide_tool_arguments: false,
         hide_attachments: true,
+        hide_state: true,
         created_at: 5,
     };
     let token = TokenHash::of("tds_secret");
@@ -225,6 +229,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         hide_reasoning: false,
         hide_tool_arguments: true,
         hide_attachments: false,
+        hide_state: false,
         created_at: 6,
     };
     store.create_share(&again, token).await.unwrap();
@@ -493,5 +498,75 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
     assert_eq!(
         gone, None,
         "the hidden parent was purged with its last branch"
+    );
+}
+
+/// A state change applies only to the state it was made from: the second of two made
+/// from the same state is refused, in one batch or two; a branch without changes of its
+/// own takes one made from its prefix's; the session row keeps the seq of the last one.
+pub async fn state_changes_apply_to_the_state_they_were_made_from<S: Store>(store: &S) {
+    let owner = user(store, "ada").await;
+    let root = SessionId::generate();
+    store.create_session(owner, root, None, 0).await.unwrap();
+    let change = |session: SessionId, read: Option<u64>, key: &str| {
+        let delta = vec![serde_json::json!({"op": "add", "path": format!("/{key}"), "value": 1})];
+        let mut command = command(
+            session,
+            Guard::Append,
+            vec![EventBody::StateDelta { delta }],
+        );
+        command.state = Some(StateRead { last_seq: read });
+        command
+    };
+    let applied = store
+        .apply(&[change(root, None, "a"), change(root, None, "b")], 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        applied,
+        [
+            Applied::Committed { first_seq: 1 },
+            Applied::Rejected(Rejection::StateMoved)
+        ],
+        "the second was made from the state before the first"
+    );
+    let applied = store.apply(&[change(root, Some(1), "b")], 2).await;
+    assert_eq!(applied.unwrap(), [Applied::Committed { first_seq: 2 }]);
+    let stale = store.apply(&[change(root, Some(1), "c")], 3).await;
+    assert_eq!(stale.unwrap(), [Applied::Rejected(Rejection::StateMoved)]);
+    store.apply(&[append(root, &["x"])], 4).await.unwrap();
+
+    // A branch parting after both: changes made from its prefix's last one apply once.
+    let branch = SessionId::generate();
+    let fork = Fork {
+        parent: root,
+        at_seq: 3,
+    };
+    store
+        .fork_session(branch, fork, None, None, 5)
+        .await
+        .unwrap()
+        .unwrap();
+    let applied = store
+        .apply(
+            &[change(branch, Some(2), "c"), change(branch, Some(2), "d")],
+            6,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        applied,
+        [
+            Applied::Committed { first_seq: 4 },
+            Applied::Rejected(Rejection::StateMoved)
+        ]
+    );
+    let applied = store.apply(&[change(branch, Some(4), "d")], 7).await;
+    assert_eq!(applied.unwrap(), [Applied::Committed { first_seq: 5 }]);
+    let parent = store.apply(&[change(root, Some(2), "e")], 8).await;
+    assert_eq!(
+        parent.unwrap(),
+        [Applied::Committed { first_seq: 4 }],
+        "the parent goes on from its own"
     );
 }

@@ -18,6 +18,8 @@ pub struct Effects {
     pub stop_run: Option<String>,
     /// Runs ended by these entries (`RUN_FINISHED`, `RUN_ERROR`), for the webhook outbox.
     pub run_ends: Vec<RunEnd>,
+    /// Which of the entries is the last state event (`STATE_SNAPSHOT`, `STATE_DELTA`).
+    pub last_state: Option<usize>,
 }
 
 /// A run's end, recorded with the event that ends it so that a webhook announcing it is
@@ -50,6 +52,17 @@ pub fn run_outcome(body: &EventBody) -> Option<&'static str> {
     }
 }
 
+/// Whether `entries` are a whole run that only changes the shared state.
+fn is_state_edit(entries: &[LogEntry]) -> bool {
+    let bodies: Vec<&EventBody> = entries.iter().map(|entry| &entry.event.body).collect();
+    match bodies.as_slice() {
+        [EventBody::RunStarted { .. }, middle @ .., EventBody::RunFinished { .. }] => {
+            !middle.is_empty() && middle.iter().all(|body| body.is_state())
+        }
+        _ => false,
+    }
+}
+
 /// Derives the effects of `entries`, in order.
 pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut effects = Effects::default();
@@ -57,8 +70,14 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut client_tools: Option<Interrupt> = None;
     // The run these entries are about, once they name it.
     let mut current_run: Option<&str> = None;
+    // A person's change of the state while the session is idle is a short run of its own
+    // (start, the change, end): not a run anyone awaits the end of.
+    let state_edit = is_state_edit(entries);
     for (index, entry) in entries.iter().enumerate() {
-        if let Some(outcome) = run_outcome(&entry.event.body) {
+        if entry.event.body.is_state() {
+            effects.last_state = Some(index);
+        }
+        if let Some(outcome) = run_outcome(&entry.event.body).filter(|_| !state_edit) {
             let (run_id, error) = match &entry.event.body {
                 EventBody::RunFinished { run_id, .. } => (Some(run_id.as_str()), None),
                 EventBody::RunError { message, code } => (
@@ -219,6 +238,40 @@ mod tests {
             code: None,
         })]);
         assert_eq!(alone.run_ends[0].run_id, None, "the store finds the run");
+    }
+
+    #[test]
+    fn a_person_s_state_edit_is_a_run_that_owes_no_webhook() {
+        let started = || {
+            entry(EventBody::RunStarted {
+                thread_id: "t".into(),
+                run_id: "r".into(),
+                parent_run_id: None,
+                input: None,
+            })
+        };
+        let finished = || {
+            entry(EventBody::RunFinished {
+                thread_id: "t".into(),
+                run_id: "r".into(),
+                result: None,
+                outcome: None,
+                usage: None,
+            })
+        };
+        let delta = || entry(EventBody::StateDelta { delta: Vec::new() });
+        let edit = derive_effects(&[started(), delta(), finished()]);
+        assert_eq!(edit.status, Some((SessionStatus::Idle, None)));
+        assert_eq!((edit.run_ends.len(), edit.last_state), (0, Some(1)));
+        let step = entry(EventBody::StepStarted {
+            step_name: "s".into(),
+        });
+        let run = derive_effects(&[started(), delta(), step, finished()]);
+        assert_eq!(
+            run.run_ends.len(),
+            1,
+            "a run that did more than change the state"
+        );
     }
 
     #[test]

@@ -199,6 +199,25 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
                 Verdict::Refuse(Rejection::RunEnded)
             }
         }),
+        Guard::EditState {
+            run_id: Some(run_id),
+        } => with_session(&|session| {
+            let active = session.status == SessionStatus::Running
+                && session.active_run_id.as_deref() == Some(run_id.as_str());
+            match active {
+                true => Verdict::Proceed(Vec::new()),
+                false => Verdict::Refuse(Rejection::RunEnded),
+            }
+        }),
+        Guard::EditState { run_id: None } => with_session(&|session| {
+            if session.status != SessionStatus::Idle {
+                return Verdict::Refuse(Rejection::Busy(session.status));
+            }
+            match facts.queue_head {
+                Some(_) => Verdict::Refuse(Rejection::QueueWaiting),
+                None => Verdict::Proceed(Vec::new()),
+            }
+        }),
         Guard::Resume {
             interrupt_id,
             response,
@@ -332,6 +351,7 @@ mod tests {
             session: SessionId::generate(),
             guard,
             entries: Vec::new(),
+            state: None,
         }
     }
 

@@ -53,7 +53,7 @@ use std::future::Future;
 
 pub use attachments::{AttachmentRow, Attachments, Counted, FinishedUpload, CHUNK_BYTES};
 pub use changes::{Change, Ending};
-pub use command::{Applied, Command, Guard, LogEntry, Rejection};
+pub use command::{Applied, Command, Guard, LogEntry, Rejection, StateRead};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
 pub(crate) use frame_page::event_frame_pieces;

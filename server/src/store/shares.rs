@@ -14,6 +14,8 @@ pub struct ShareRow {
     pub hide_tool_arguments: bool,
     /// The viewer sees no files or images attached (neither their names nor their bytes).
     pub hide_attachments: bool,
+    /// The viewer sees no shared state.
+    pub hide_state: bool,
     pub created_at: i64,
 }
 

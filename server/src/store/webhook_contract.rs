@@ -17,6 +17,7 @@ fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command 
         session,
         guard,
         entries,
+        state: None,
     }
 }
 

@@ -53,3 +53,11 @@ pub(super) fn scalars(object: &Object, keys: &[&str]) -> Object {
 pub(super) fn scalars_of(value: &Value, keys: &[&str]) -> Option<Value> {
     Some(Value::Object(scalars(value.as_object()?, keys)))
 }
+
+/// The fields of `object` named in `keys`, whole, whatever they hold: for documents that
+/// are shown entire (the shared state), never for fields a rule must look into.
+pub(super) fn documents(object: &Object, keys: &[&str]) -> Object {
+    filter(object, |key, value| {
+        keys.contains(&key).then(|| value.clone())
+    })
+}

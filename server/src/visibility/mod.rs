@@ -11,7 +11,8 @@
 //! calls (`TOOL_CALL_ARGS`, the arguments an approval question, a client-tools wait or a
 //! recorded decision carries, and the person's edited arguments Tandem hands the model
 //! with the call's result) and the files and images attached (`tandem.attachments`; their
-//! bytes are served to a link only when it shows them). A link that hides any of them
+//! bytes are served to a link only when it shows them) and the shared state
+//! (`STATE_SNAPSHOT`, `STATE_DELTA`: shown whole, as the session's own data). A link that hides any of them
 //! also hides the model's summaries of earlier turns (`tandem.context_summary`), which may retell them. Whatever a link
 //! hides, a viewer never gets encrypted reasoning (provider signatures), nor the
 //! `context`, `state`, `forwardedProps`, tool definitions or answers an AG-UI client
@@ -34,7 +35,7 @@ use bytestring::ByteString;
 use serde_json::Value;
 
 use crate::store::FramePage;
-use fields::{scalar, scalars, Object};
+use fields::{documents, scalar, scalars, Object};
 
 /// What one share link hides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +43,7 @@ pub struct Visibility {
     pub hide_reasoning: bool,
     pub hide_tool_arguments: bool,
     pub hide_attachments: bool,
+    pub hide_state: bool,
 }
 
 impl Visibility {
@@ -60,9 +62,17 @@ impl Visibility {
         !self.hide_attachments
     }
 
+    /// Whether the link shows the shared state.
+    fn shows_state(&self) -> bool {
+        !self.hide_state
+    }
+
     /// Whether the link hides nothing a link can hide.
     fn hides_nothing(&self) -> bool {
-        self.shows_reasoning() && self.shows_arguments() && self.shows_attachments()
+        self.shows_reasoning()
+            && self.shows_arguments()
+            && self.shows_attachments()
+            && self.shows_state()
     }
 
     /// An event (its JSON) as the viewer may see it, or `None` when it is hidden
@@ -88,6 +98,8 @@ impl Visibility {
             "TOOL_CALL_ARGS" if self.shows_arguments() => scalars(event, &["toolCallId", "delta"]),
             "TOOL_CALL_END" => scalars(event, &["toolCallId"]),
             "TOOL_CALL_RESULT" => results::tool_result(event, self),
+            "STATE_SNAPSHOT" if self.shows_state() => documents(event, &["snapshot"]),
+            "STATE_DELTA" if self.shows_state() => documents(event, &["delta"]),
             "CUSTOM" => custom::custom(event, self)?,
             // REASONING_ENCRYPTED_VALUE (a provider's signature: it means nothing outside
             // the model's conversation), what the link hides, and every type not above.

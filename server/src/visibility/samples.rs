@@ -3,19 +3,27 @@
 //! Their strings are markers that say who may see them: `shown_…` (and numbers from 7000
 //! to 7999) leave for every link, `args_…` only for links that show tool arguments,
 //! `thought_…` only for links that show reasoning, `files_…` only for links that show
-//! attachments, `recap_…` only for links that hide nothing, `canary_…` for none. [`planted`] adds a `canary_…` field to every object
+//! attachments, `state_…` only for links that show the shared state, `recap_…` only for links that hide nothing, `canary_…` for none. [`planted`] adds a `canary_…` field to every object
 //! but the free-form ones (schemas, arguments), which a viewer gets whole or not at all.
 
 use serde_json::{json, Value};
 use shared::custom;
 
 /// Objects a viewer gets whole when shown: nothing is planted in them.
-const FREE_FORM: &[&str] = &["responseSchema", "argumentsSchema", "schema", "arguments"];
+const FREE_FORM: &[&str] = &[
+    "responseSchema",
+    "argumentsSchema",
+    "schema",
+    "arguments",
+    "snapshot",
+    "delta",
+];
 
 /// Every sample, with canaries planted.
 pub(super) fn all() -> Vec<Value> {
     let mut samples = runs();
     samples.extend(messages_and_tools());
+    samples.extend(state());
     samples.extend(
         custom::ALL
             .iter()
@@ -175,6 +183,16 @@ fn custom_value(name: &str) -> Value {
         }
         other => panic!("no sample of CUSTOM {other}: decide what a share viewer sees of it"),
     }
+}
+
+/// The shared state's events: documents a link shows whole, or not at all.
+fn state() -> Vec<Value> {
+    vec![
+        json!({"type": "STATE_SNAPSHOT", "timestamp": 1,
+               "snapshot": {"plan": [{"step": "state_step", "status": "state_done"}]}}),
+        json!({"type": "STATE_DELTA", "timestamp": 1,
+               "delta": [{"op": "add", "path": "/state_key", "value": "state_value"}]}),
+    ]
 }
 
 /// What nobody decided on, or what breaks the shape a rule expects.

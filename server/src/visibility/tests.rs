@@ -10,11 +10,12 @@ use crate::store::FramePage;
 
 /// Every setting a link can have.
 fn links() -> Vec<Visibility> {
-    (0..8)
+    (0..16)
         .map(|bits| Visibility {
             hide_reasoning: bits & 1 != 0,
             hide_tool_arguments: bits & 2 != 0,
             hide_attachments: bits & 4 != 0,
+            hide_state: bits & 8 != 0,
         })
         .collect()
 }
@@ -23,10 +24,11 @@ const HIDES_ARGUMENTS: Visibility = Visibility {
     hide_reasoning: false,
     hide_tool_arguments: true,
     hide_attachments: false,
+    hide_state: false,
 };
 
 /// How many variants `EventBody` has.
-const VARIANTS: usize = 20;
+const VARIANTS: usize = 22;
 
 /// A number for each `EventBody` variant. No wildcard: a new variant does not compile
 /// until it has a number here, and then fails `every_kind_of_event_has_a_sample` until
@@ -52,7 +54,9 @@ fn variant(body: &EventBody) -> usize {
         EventBody::ToolCallEnd { .. } => 16,
         EventBody::ToolCallResult { .. } => 17,
         EventBody::Custom { .. } => 18,
-        EventBody::Unknown => 19,
+        EventBody::StateSnapshot { .. } => 19,
+        EventBody::StateDelta { .. } => 20,
+        EventBody::Unknown => 21,
     }
 }
 
@@ -71,6 +75,7 @@ fn may_leave(word: &str, link: &Visibility) -> Option<bool> {
         "args" => Some(!link.hide_tool_arguments),
         "thought" => Some(!link.hide_reasoning),
         "files" => Some(!link.hide_attachments),
+        "state" => Some(!link.hide_state),
         "recap" => Some(link.hides_nothing()),
         "canary" => Some(false),
         "" if (7000..8000).contains(&word.parse::<u32>().unwrap_or(0)) => Some(true),

@@ -86,6 +86,11 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/ws"), none()),
         (("GET", "/api/sessions/{id}/queue"), none()),
         (("GET", "/api/sessions/{id}/usage"), none()),
+        (("GET", "/api/sessions/{id}/state"), none()),
+        (
+            ("PATCH", "/api/sessions/{id}/state"),
+            body(json!([{"op": "add", "path": "/x", "value": 1}])),
+        ),
         (
             ("POST", "/api/sessions/{id}/attachments"),
             Case {

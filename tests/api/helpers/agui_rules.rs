@@ -124,7 +124,10 @@ impl Rules {
             }
             EventBody::StepStarted { step_name } => open(&mut self.steps, step_name, "step")?,
             EventBody::StepFinished { step_name } => close(&mut self.steps, step_name, "step")?,
-            EventBody::ToolCallResult { .. } | EventBody::Custom { .. } => {}
+            EventBody::ToolCallResult { .. }
+            | EventBody::Custom { .. }
+            | EventBody::StateSnapshot { .. }
+            | EventBody::StateDelta { .. } => {}
             EventBody::Unknown => return Err("an event type Tandem does not write".into()),
         }
         Ok(())

@@ -212,6 +212,15 @@ pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMes
     json(send(Request::patch(&url).json(&body)).await?).await
 }
 
+/// `PATCH /api/sessions/{id}/state`: a JSON Patch of the shared state; the state it made.
+pub async fn patch_state(
+    id: &str,
+    delta: &[serde_json::Value],
+) -> Result<shared::state::StateBody, ApiError> {
+    let url = format!("/api/sessions/{id}/state");
+    json(send(Request::patch(&url).json(&delta)).await?).await
+}
+
 /// `DELETE /api/sessions/{id}/queue/{queuedId}`: a queued message will not run.
 pub async fn withdraw_queued(id: &str, queued: &str) -> Result<(), ApiError> {
     send(Request::delete(&format!("/api/sessions/{id}/queue/{queued}")).build()).await?;

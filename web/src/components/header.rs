@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 use super::info_dialog::ModelChip;
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareButton;
+use super::state_panel::StateButton;
 use super::theme_picker::ThemePicker;
 use crate::api::{rest, ConnState};
 use crate::state::{usage, use_auth, use_layout, use_session, AuthState, RunState};
@@ -65,6 +66,7 @@ pub fn Header() -> impl IntoView {
                 <Connection />
                 <ExportMenu />
                 <ShareButton />
+                <StateButton />
             </Show>
             {move || {
                 let totals = session.usage().get();

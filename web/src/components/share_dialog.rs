@@ -30,6 +30,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
     let hide_reasoning = RwSignal::new(false);
     let hide_arguments = RwSignal::new(false);
     let hide_attachments = RwSignal::new(false);
+    let hide_state = RwSignal::new(false);
     let created = RwSignal::new(None::<String>);
     let links = RwSignal::new(Vec::<Share>::new());
     let error = RwSignal::new(None::<String>);
@@ -48,6 +49,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
             hide_reasoning: hide_reasoning.get_untracked(),
             hide_tool_arguments: hide_arguments.get_untracked(),
             attachments: !hide_attachments.get_untracked(),
+            state: !hide_state.get_untracked(),
         };
         spawn_local(async move {
             match rest::create_share(&id.get_value(), hide).await {
@@ -82,6 +84,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 <HideOption value=hide_reasoning test_id="hide-reasoning" label="Hide the agent's reasoning" />
                 <HideOption value=hide_arguments test_id="hide-arguments" label="Hide the arguments of tool calls" />
                 <HideOption value=hide_attachments test_id="hide-attachments" label="Hide attached files and images" />
+                <HideOption value=hide_state test_id="hide-state" label="Hide the shared state" />
                 <button class="btn btn-primary" data-testid="create-link" on:click=create>
                     "Create link"
                 </button>
@@ -157,6 +160,7 @@ fn describe(share: &Share) -> String {
         (share.hide_reasoning, "reasoning"),
         (share.hide_tool_arguments, "tool arguments"),
         (!share.attachments, "attachments"),
+        (!share.state, "the shared state"),
     ]
     .into_iter()
     .filter_map(|(hidden, what)| hidden.then_some(what))

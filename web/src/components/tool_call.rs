@@ -21,6 +21,8 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
     let name =
         item.with_untracked(|item| call_of(item).map(|c| c.name.clone()).unwrap_or_default());
     let tool_name = name.clone();
+    let args_label = format!("Arguments of {name}");
+    let result_label = format!("Result of {name}");
     let status = Memo::new(move |_| {
         item.with(|item| call_of(item).map_or(ToolStatus::Running, ToolCall::status))
     });
@@ -59,10 +61,11 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 <span class=move || format!("pill pill-{}", status.get().as_str())>{status_label}</span>
             </div>
             <div class="tool-label">"Arguments"</div>
-            <pre class="tool-pre" data-testid="tool-args">{args}</pre>
+            // Long arguments and results scroll in their box; a keyboard reaches them too.
+            <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label>{args}</pre>
             {move || result.get().map(|result| view! {
                 <div class="tool-label">"Result"</div>
-                <pre class="tool-pre" data-testid="tool-result">{result}</pre>
+                <pre class="tool-pre" data-testid="tool-result" tabindex="0" aria-label=result_label.clone()>{result}</pre>
             })}
             {move || files().map(|attachments| view! { <AttachedFiles attachments /> })}
         </div>

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::session::SessionPage;
 use super::shared::SharedPage;
-use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn, UndoDelete};
+use crate::components::{Header, NeedsYou, Shortcuts, Sidebar, SignIn, StatePanel, UndoDelete};
 use crate::state::route::shared_link;
 use crate::state::route::use_route;
 use crate::state::{
@@ -56,6 +56,7 @@ fn Workspace() -> impl IntoView {
                 <Header />
                 <SessionPage />
             </main>
+            <StatePanel />
             <Shortcuts />
             <NeedsYou />
             <UndoDelete />

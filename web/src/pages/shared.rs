@@ -9,7 +9,7 @@ use shared::sharing::SharedSession;
 use crate::api::rest;
 use crate::components::header::Connection;
 use crate::components::theme_picker::ThemePicker;
-use crate::components::Transcript;
+use crate::components::{StatePanel, Transcript};
 use crate::state::provide_shared_session;
 
 /// The shared session, or why the link opens nothing.
@@ -35,11 +35,18 @@ pub fn SharedPage(token: String) -> impl IntoView {
         let parts: Vec<&str> = [
             shared.hide_reasoning.then_some("reasoning"),
             shared.hide_tool_arguments.then_some("tool arguments"),
+            (!shared.attachments).then_some("attachments"),
+            (!shared.state).then_some("the shared state"),
         ]
         .into_iter()
         .flatten()
         .collect();
-        (!parts.is_empty()).then(|| format!("Hidden by the owner: {}", parts.join(" and ")))
+        let listed = match parts.as_slice() {
+            [] => return None,
+            [one] => one.to_string(),
+            [first @ .., last] => format!("{} and {last}", first.join(", ")),
+        };
+        Some(format!("Hidden by the owner: {listed}"))
     };
     view! {
         <div class="app shared-view">
@@ -60,6 +67,7 @@ pub fn SharedPage(token: String) -> impl IntoView {
                     <Transcript />
                 </Show>
             </main>
+            <StatePanel />
         </div>
     }
 }

@@ -19,6 +19,7 @@ pub mod refusal;
 pub mod route;
 pub mod session;
 pub mod sessions;
+pub mod shared_state;
 pub mod theme;
 pub mod transcript;
 pub mod usage;

@@ -75,6 +75,8 @@ pub struct Session {
     run_usage: RwSignal<Option<UsageTotals>>,
     /// The model the person last picked for the session (`None`: the server's default).
     model: RwSignal<Option<String>>,
+    /// The shared state (`{}` until something sets it).
+    shared_state: RwSignal<serde_json::Value>,
     /// What waits is an AG-UI client's own tool calls, not a question for the person.
     waiting_for_client: RwSignal<bool>,
     /// Bumped after every applied event; the transcript scrolls on it.
@@ -127,6 +129,7 @@ fn provide(read_only: bool) -> Session {
         usage: RwSignal::new(UsageTotals::default()),
         run_usage: RwSignal::new(None),
         model: RwSignal::new(None),
+        shared_state: RwSignal::new(shared::state::empty()),
         waiting_for_client: RwSignal::new(false),
         tick: RwSignal::new(0),
         history: RwSignal::new(History::Loaded),
@@ -190,6 +193,11 @@ impl Session {
     /// Usage of every model call in the session.
     pub fn usage(&self) -> ReadSignal<UsageTotals> {
         self.usage.read_only()
+    }
+
+    /// The shared state (`{}` until something sets it).
+    pub fn shared_state(&self) -> ReadSignal<serde_json::Value> {
+        self.shared_state.read_only()
     }
 
     /// The active run's usage so far (`None` between runs).
@@ -507,6 +515,7 @@ impl Session {
         self.usage.set(UsageTotals::default());
         self.run_usage.set(None);
         self.model.set(None);
+        self.shared_state.set(shared::state::empty());
         self.waiting_for_client.set(false);
         self.notice.set(None);
         self.refusal.set(None);
@@ -627,10 +636,12 @@ impl Session {
     fn show(self, mut touched: Vec<usize>) {
         touched.sort_unstable();
         touched.dedup();
-        let (model, client) = self
-            .transcript
-            .with_value(|t| (t.model().map(str::to_string), t.waiting_for_client()));
+        let (model, client, state) = self.transcript.with_value(|t| {
+            let state = t.shared_state().clone();
+            (t.model().map(str::to_string), t.waiting_for_client(), state)
+        });
         set_if_changed(self.model, model);
+        set_if_changed(self.shared_state, state);
         set_if_changed(self.waiting_for_client, client);
         let (items, state, queued, usage, run_usage) = self.transcript.with_value(|t| {
             let items: Vec<(usize, Item)> = touched

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use shared::attachments::MessageAttachments;
 
 use shared::run_input::{input_messages, InputMessage};
+use shared::state::SharedState;
 use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
 
@@ -60,6 +61,8 @@ pub struct Transcript {
     /// The latest summary of the turns before the model's view
     /// (`CUSTOM tandem.context_summary`): the person's message it stands before, and it.
     summary: Option<(usize, String)>,
+    /// The shared state (`STATE_SNAPSHOT`, `STATE_DELTA`).
+    state: SharedState,
 }
 
 impl Transcript {
@@ -71,6 +74,11 @@ impl Transcript {
     /// The run the answer with this item key belongs to.
     pub fn run_of(&self, key: &str) -> Option<&str> {
         self.answer_runs.get(key).map(String::as_str)
+    }
+
+    /// The shared state as the log has it so far.
+    pub fn shared_state(&self) -> &serde_json::Value {
+        self.state.document()
     }
 
     /// The model the person last picked for the session, if any.
@@ -127,6 +135,7 @@ impl Transcript {
             return Vec::new();
         }
         self.last_seq = seq;
+        self.state.observe(seq, &event.body);
         self.queued = match &event.body {
             EventBody::Custom { name, value } if name == shared::custom::RUN_QUEUED => {
                 Some(value.get("position").and_then(|p| p.as_u64()).unwrap_or(1))

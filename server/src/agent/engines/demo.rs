@@ -19,6 +19,7 @@ use crate::agent::conversation::ChatMessage;
 
 mod described;
 mod notes;
+mod plan;
 mod scenarios;
 
 /// The demo assistant.

@@ -13,6 +13,7 @@ pub mod read_attachment;
 mod replace_file;
 pub mod request_input;
 pub mod schema;
+pub mod update_state;
 pub mod workspace;
 mod write_file;
 
@@ -181,11 +182,12 @@ impl ToolRegistry {
         }
     }
 
-    /// Every tool offered to the model, `request_input` included.
+    /// Every tool offered to the model, `request_input` and `update_state` included.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.values().map(|r| r.tool.spec()).collect();
         specs.extend(self.mcp.specs());
         specs.push(request_input::spec());
+        specs.push(update_state::spec());
         specs
     }
 

@@ -12,6 +12,7 @@ use super::CHANGES_CHANNEL;
 use crate::domain::SessionId;
 use crate::store::advances::advances;
 use crate::store::leases::LeaseTerms;
+use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::sessions::{HIDE, PURGE_HIDDEN};
 use crate::store::{
     derive_effects, Applied, Change, Command, Effects, Guard, Rejection, StoreError,
@@ -107,7 +108,7 @@ pub(super) async fn apply_in_transaction(
 ) -> Result<Vec<Applied>, StoreError> {
     let mut rows = EventRows::default();
     let mut touched = Touched::default();
-    let applied = if batch.iter().all(|c| matches!(c.guard, Guard::Append)) {
+    let applied = if batch.iter().all(Command::is_plain_append) {
         // The token path: its one UPDATE locks the sessions itself, in id order.
         apply_appends(conn, lease, batch, now_ms, &mut rows, &mut touched).await?
     } else {
@@ -275,6 +276,13 @@ async fn apply_guarded<'a>(
             continue;
         };
         let first_seq = last - count + 1;
+        if let Some(index) = effects.last_state {
+            sqlx::query(SET_STATE_SEQ)
+                .bind(first_seq + index as i64)
+                .bind(&session)
+                .execute(&mut *conn)
+                .await?;
+        }
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
         insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
         rows.push(&session, first_seq, command);

@@ -68,3 +68,9 @@ async fn the_webhook_outbox_owes_claims_and_settles() {
     let (_database, store) = temp_store().await;
     crate::store::webhook_contract::the_outbox_owes_claims_and_settles(&store).await;
 }
+
+#[tokio::test]
+async fn state_changes_apply_to_the_state_they_were_made_from() {
+    let (_database, store) = temp_store().await;
+    contract::state_changes_apply_to_the_state_they_were_made_from(&store).await;
+}

@@ -7,7 +7,7 @@
 
 use crate::store::guards::{decide, Facts, GuardWrite, InterruptFacts, SessionFacts, Verdict};
 use crate::store::leases::LeaseTerms;
-use crate::store::{Command, Guard, Rejection, StoreError};
+use crate::store::{Command, Guard, Rejection, StateRead, StoreError};
 
 /// A session's status and active run.
 pub(crate) const SESSION_FACTS: &str =
@@ -15,6 +15,12 @@ pub(crate) const SESSION_FACTS: &str =
 /// The run a client message id already started.
 pub(crate) const EARLIER_RUN: &str =
     "SELECT run_id FROM client_messages WHERE session_id = $1 AND client_message_id = $2";
+/// The seq of a session's last state event in its own rows (-1: none) and its fork seq
+/// (0: none), as `own:fork` (see `state_unmoved`).
+pub(crate) const STATE_FACTS: &str = "SELECT CAST(coalesce(state_seq, -1) AS TEXT) || ':' || \
+     CAST(coalesce(fork_seq, 0) AS TEXT) FROM sessions WHERE id = $1 AND NOT deleted";
+/// Records the seq of the session's last state event: seq, session.
+pub(crate) const SET_STATE_SEQ: &str = "UPDATE sessions SET state_seq = $1 WHERE id = $2";
 /// Who holds a session's run lease.
 pub(crate) const LEASE_OWNER: &str = "SELECT owner FROM run_leases WHERE session_id = $1";
 /// An interrupt's state and answer.
@@ -107,6 +113,12 @@ pub(crate) async fn check_guard<R: GuardRows>(
     session: &str,
     now_ms: i64,
 ) -> Result<Option<Rejection>, StoreError> {
+    if let Some(read) = command.state {
+        let row = rows.text_row(STATE_FACTS, &[Param::Text(session)]).await?;
+        if row.is_some_and(|row| !state_unmoved(&row, read)) {
+            return Ok(Some(Rejection::StateMoved));
+        }
+    }
     let facts = read_facts(rows, lease, command, session).await?;
     match decide(command, &facts) {
         Verdict::Refuse(rejection) => Ok(Some(rejection)),
@@ -179,6 +191,9 @@ async fn read_facts<R: GuardRows>(
                 })
                 .transpose()?;
         }
+        Guard::EditState { run_id: None } => {
+            facts.queue_head = rows.text_row(QUEUE_HEAD, &[Param::Text(session)]).await?;
+        }
         Guard::Append => {
             let owner = rows.text_row(LEASE_OWNER, &[Param::Text(session)]).await?;
             facts.lease = lease.holder(owner.as_deref());
@@ -186,6 +201,21 @@ async fn read_facts<R: GuardRows>(
         _ => {}
     }
     Ok(facts)
+}
+
+/// Whether the state a change was made from is still the session's, given its
+/// [`STATE_FACTS`] row (`<own last state seq, -1 for none>:<fork seq, 0 for none>`): no
+/// state event since in its own rows, and one read from the prefix a branch shares is
+/// still the latest when the branch has none of its own (the prefix never changes).
+fn state_unmoved(row: &str, read: StateRead) -> bool {
+    let mut parts = row.split(':').map(|part| part.parse::<i64>().unwrap_or(-1));
+    let (own, fork) = (parts.next().unwrap_or(-1), parts.next().unwrap_or(0));
+    match (own, read.last_seq) {
+        (-1, None) => true,
+        (-1, Some(read)) => read as i64 <= fork,
+        (own, Some(read)) => own == read as i64,
+        (_, None) => false,
+    }
 }
 
 /// The parameters of a read by session and one id.

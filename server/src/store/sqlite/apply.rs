@@ -15,6 +15,7 @@ use super::log::{LogState, NewRows};
 use super::tail::{Tail, TailRow};
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
+use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
 use crate::store::{
     derive_effects, Applied, Change, Command, Guard, Rejection, RunEnd, StoreError,
@@ -222,10 +223,7 @@ fn apply_in_transaction<'a>(
     now_ms: i64,
     appended: &mut Appended<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
-    if batch
-        .iter()
-        .all(|command| matches!(command.guard, Guard::Append))
-    {
+    if batch.iter().all(Command::is_plain_append) {
         return super::appends::apply_appends(conn, lease, batch, now_ms, appended);
     }
     let mut applied = Vec::with_capacity(batch.len());
@@ -276,6 +274,10 @@ fn advance_session<'a>(
                 .execute(params![last, now_ms, session])?;
         }
         None => {}
+    }
+    if let Some(index) = effects.last_state {
+        conn.prepare_cached(SET_STATE_SEQ)?
+            .execute(params![first_seq as i64 + index as i64, session])?;
     }
     insert_interrupts(conn, session, &effects.interrupts, now_ms)?;
     insert_run_ends(conn, session, first_seq as i64, &effects.run_ends, now_ms)?;

@@ -38,5 +38,6 @@ pub fn append(session: SessionId, deltas: &[&str]) -> Command {
         session,
         guard: Guard::Append,
         entries,
+        state: None,
     }
 }

@@ -11,6 +11,8 @@ pub(super) fn play(s: &Situation<'_>) -> Turn {
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
     if has(&["trip", "travel", "vacation", "holiday"]) {
         trip(s)
+    } else if has(&["make a plan", "a checklist", "to-do list", "todo list"]) {
+        super::plan::make_plan(s)
     } else if has(&["save a note", "write a note", "take a note", "note that"]) {
         super::notes::save_note(s)
     } else if has(&["delete", "remove", "erase"]) {
@@ -37,6 +39,7 @@ pub(super) fn greeting() -> Turn {
          • \"what is 12 * (3 + 4)\" — I use the calculator tool\n\
          • \"what time is it\" — I use the clock tool\n\
          • \"plan a trip\" — I ask you to pick a destination, then for approval\n\
+         • \"make a plan\" — I keep a checklist beside the conversation and tick it off\n\
          • \"delete my old files\" — I ask for your approval first\n\
          • \"save a note that …\" — I write a file, which needs your approval\n\
          • \"sign me up\" — I ask you to fill in a form\n\

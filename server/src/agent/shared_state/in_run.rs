@@ -1,0 +1,109 @@
+//! The shared state inside a run: the `STATE_SNAPSHOT` a run begins with, and the
+//! model's `update_state` calls (a `STATE_DELTA` committed with the call's result).
+
+use serde_json::json;
+use shared::state::SharedState;
+use shared::{EventBody, ToolRole};
+
+use super::{once_was, read};
+use crate::agent::conversation::{History, ToolCallRecord};
+use crate::agent::recorder::{Recorder, RunAbort};
+use crate::agent::tools::{self, update_state};
+use crate::agent::RunDeps;
+use crate::domain::new_id;
+use crate::store::{StateRead, Store};
+
+/// How often a change is made again when another landed first.
+const ATTEMPTS: usize = 8;
+
+/// Begins the run with what the state is, once, before its first model call: the state an
+/// AG-UI client sent with the run's input when the session never held it (the client's
+/// edit, adopted; one it held is only stale), else the session's when it is not empty.
+/// True when it appended one (the history is then to be read again).
+pub(in crate::agent) async fn announce<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    history: &History,
+) -> Result<bool, RunAbort> {
+    if !history.snapshot_due {
+        return Ok(false);
+    }
+    let sent = match &history.input_state {
+        Some(sent) if deps.state_rules.check(sent).is_ok() => {
+            let stale = once_was(&*deps.store, recorder.session(), sent).await;
+            let stale = stale.map_err(|e| RunAbort::Write(e.into()))?;
+            (!stale).then_some(sent)
+        }
+        _ => None,
+    };
+    let mut current = history.state.clone();
+    for _ in 0..ATTEMPTS {
+        let snapshot = match sent {
+            Some(sent) => sent.clone(),
+            None if current.is_empty() => return Ok(false),
+            None => current.document().clone(),
+        };
+        let read = StateRead {
+            last_seq: current.last_seq(),
+        };
+        let events = vec![EventBody::StateSnapshot { snapshot }];
+        if recorder.emit_state_change(read, events).await? {
+            return Ok(true);
+        }
+        current = reread(deps, recorder).await?;
+    }
+    tracing::warn!(
+        run = recorder.run_id(),
+        "the state kept changing; no snapshot"
+    );
+    Ok(false)
+}
+
+/// Runs an `update_state` call: its `STATE_DELTA` and its result in one commit. `Err`: the
+/// call failed, with the error result to record.
+pub(in crate::agent) async fn update<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    call: &ToolCallRecord,
+    history: &History,
+) -> Result<Result<(), String>, RunAbort> {
+    let error = |message: String| Ok(Err(json!({ "error": message }).to_string()));
+    let patch = match update_state::parse(&call.arguments) {
+        Ok(patch) => patch,
+        Err(message) => return error(message),
+    };
+    let mut current = history.state.clone();
+    for _ in 0..ATTEMPTS {
+        if let Err(problem) = deps.state_rules.change(current.document(), &patch) {
+            return error(format!("the patch was not applied: {problem}"));
+        }
+        // The model reads the state itself in its next call's system prompt.
+        let content = json!({ "applied": patch.len() }).to_string();
+        let events = vec![
+            EventBody::StateDelta {
+                delta: patch.clone(),
+            },
+            EventBody::ToolCallResult {
+                message_id: new_id("msg"),
+                tool_call_id: call.id.clone(),
+                content: tools::truncate_result(content, deps.limits.max_tool_result_bytes),
+                role: Some(ToolRole::Tool),
+            },
+        ];
+        let read = StateRead {
+            last_seq: current.last_seq(),
+        };
+        if recorder.emit_state_change(read, events).await? {
+            return Ok(Ok(()));
+        }
+        current = reread(deps, recorder).await?;
+    }
+    error("the state kept changing while the patch was applied; try again".into())
+}
+
+/// The state as the log holds it now.
+async fn reread<S: Store>(deps: &RunDeps<S>, recorder: &Recorder) -> Result<SharedState, RunAbort> {
+    read(&*deps.store, recorder.session())
+        .await
+        .map_err(|e| RunAbort::Write(e.into()))
+}

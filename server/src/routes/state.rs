@@ -1,0 +1,81 @@
+//! A session's shared state, from HTTP: read whole, or changed with a JSON Patch. The
+//! work is in `agent::shared_state`.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde_json::Value;
+use shared::api::ErrorBody;
+use shared::state::{PatchOperation, StateBody};
+
+use super::{owned_session, read_json};
+use crate::agent::shared_state::edit::StateNow;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// `GET /api/sessions/{id}/state` → the document and the seq of its last change.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/state",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The shared state (`{}` until something sets it)", body = StateBody),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn get<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let now = state.runner.shared_state().current(row.id).await?;
+    Ok(HttpResponse::Ok().json(body(now)))
+}
+
+/// `PATCH /api/sessions/{id}/state` with a JSON Patch (the array of operations) → the
+/// state it made.
+#[utoipa::path(
+    patch,
+    path = "/api/sessions/{id}/state",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    request_body(content = Vec<PatchOperation>, content_type = "application/json-patch+json",
+        description = "A JSON Patch (RFC 6902): every operation applies, or none does. \
+                       `application/json` is taken too."),
+    responses(
+        (status = 200, description = "Changed: logged as a `STATE_DELTA` (inside the active run, or as a short run of its own while the session is idle); the next model call sees it", body = StateBody),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 409, description = "`awaiting_input`: the agent waits for an answer; answer (or stop) first", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "`invalid_state`: an operation does not apply, or the state it makes breaks `--state-schema` or `--max-state-bytes`; `details` has the failing `path` (and `operation`, its index); nothing changed", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn patch<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<String>,
+    body_bytes: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let max = state.limits.max_body_bytes;
+    let delta: Vec<Value> = read_json(&request, body_bytes, max, None).await?;
+    let now = state.runner.shared_state().edit(row.id, delta).await?;
+    Ok(HttpResponse::Ok().json(body(now)))
+}
+
+fn body(now: StateNow) -> StateBody {
+    StateBody {
+        state: now.state,
+        seq: now.seq,
+    }
+}

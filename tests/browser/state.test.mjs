@@ -1,0 +1,121 @@
+// Proves, in headless Chromium against the real binary on the demo model, that the shared
+// state is a person's to watch and change: "make a plan" fills the panel beside the
+// conversation with a checklist that the agent ticks off live, step by step; the person
+// unticks a step by hand (the header's button follows), replaces the whole state as JSON
+// (a tree shows what is not a plan), is told why JSON that is not an object is refused, and
+// a share link's viewer sees the same state read-only. Driven by roles and visible text;
+// axe-core checks both colour schemes. Screenshots:
+// target/browser/87-*-<light|dark>-<desktop|phone>.png.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { seriousViolations } from '../support/axe.mjs';
+import { byId, idle, launchBrowser, newContext, sessionIdOf, shots, startSession } from '../support/browser.mjs';
+import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+
+let tandem;
+let browser;
+let page;
+const errors = [];
+
+before(async () => {
+  tandem = await startTandem({
+    port: await freePort(),
+    // Slow enough (a second or so per model call) to see the plan change while it runs.
+    args: ['--engine', 'demo', '--token-delay-ms', '40', '--web-dir', webDir()],
+  });
+  browser = await launchBrowser();
+  let context;
+  let contextErrors;
+  ({ context, errors: contextErrors } = await newContext(browser));
+  errors.push(contextErrors);
+  page = await context.newPage();
+  await page.goto(tandem.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await tandem?.stop('SIGKILL');
+});
+
+const panel = () => page.getByRole('complementary', { name: 'Shared state' });
+const plan = () => panel().getByRole('region', { name: 'Plan' });
+const step = (name) => plan().getByRole('checkbox', { name });
+
+async function axeBothSchemes() {
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
+describe('the shared state beside the conversation', () => {
+  it('shows the agent’s plan as a checklist that fills and ticks off live', async () => {
+    await startSession(page, 'make a plan');
+    await step('Gather what is needed').waitFor();
+    // Ticked off while the run still works: the panel follows the log live.
+    await plan().getByText('1 of 3 done').waitFor();
+    assert.ok(await byId(page, 'stop').isVisible(), 'the run is still going');
+    await plan().getByText('3 of 3 done').waitFor();
+    await idle(page);
+    for (const name of ['Gather what is needed', 'Do the work', 'Check the result']) {
+      assert.equal(await step(name).isChecked(), true, name);
+    }
+    assert.equal(await byId(page, 'state-button').textContent(), 'Plan 3/3');
+    await shots(page, '87-plan-done');
+    await axeBothSchemes();
+  });
+
+  it('takes a step unticked by hand, and a whole new state as JSON', async () => {
+    await step('Check the result').uncheck();
+    await plan().getByText('2 of 3 done').waitFor();
+    await page.getByRole('button', { name: 'Plan 2/3' }).waitFor();
+
+    await panel().getByRole('button', { name: 'Edit as JSON' }).click();
+    const json = panel().getByRole('textbox', { name: 'The shared state as JSON' });
+    await json.fill('[1, 2]');
+    await panel().getByRole('button', { name: 'Save' }).click();
+    await panel().getByRole('alert').getByText('The state must be a JSON object').waitFor();
+    const state = {
+      plan: [{ step: 'Book the flight', status: 'in_progress' }, { step: 'Pack', status: 'pending' }],
+      destination: 'Lisbon',
+      travellers: ['Ada', 'Grace'],
+    };
+    await json.fill(JSON.stringify(state, null, 2));
+    await panel().getByRole('button', { name: 'Save' }).click();
+    await step('Book the flight').waitFor();
+    await plan().getByText('in progress').waitFor();
+    await panel().getByRole('region', { name: 'State' }).getByText('Lisbon').waitFor();
+    await panel().getByText('Grace').waitFor();
+    await page.getByRole('button', { name: 'Plan 0/2' }).waitFor();
+    await shots(page, '88-state-edited');
+    await axeBothSchemes();
+
+    const id = await sessionIdOf(page);
+    const server = await (await page.request.get(`${tandem.url}/api/sessions/${id}/state`)).json();
+    assert.deepEqual(server.state, state);
+  });
+
+  it('hides and shows the panel from the header, and a share viewer sees it read-only', async () => {
+    await page.getByRole('button', { name: 'Hide the shared state' }).click();
+    await panel().waitFor({ state: 'detached' });
+    const toggle = page.getByRole('button', { name: 'Plan 0/2' });
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    await panel().waitFor();
+
+    const id = await sessionIdOf(page);
+    const created = await page.request.post(`${tandem.url}/api/sessions/${id}/shares`, { data: {} });
+    const { token } = await created.json();
+    const viewer = await page.context().newPage();
+    await viewer.goto(`${tandem.url}/#/shared/${token}`);
+    const shared = viewer.getByRole('complementary', { name: 'Shared state' });
+    await shared.getByRole('checkbox', { name: 'Book the flight' }).waitFor();
+    assert.equal(await shared.getByRole('checkbox', { name: 'Pack' }).isDisabled(), true);
+    assert.equal(await shared.getByRole('button', { name: 'Edit as JSON' }).count(), 0);
+    await viewer.close();
+    assert.deepEqual(errors.flat(), []);
+  });
+});
