@@ -58,6 +58,8 @@ impl tandem::store::WebhookOutbox for NoopStore {}
 
 impl tandem::store::Attachments for NoopStore {}
 
+impl tandem::store::FeedbackReads for NoopStore {}
+
 impl EventLog for NoopStore {
     /// The benchmark makes no branches.
     async fn fork_session(

@@ -96,6 +96,8 @@ pub enum ApiError {
     AttachmentQuota(Value),
     #[error("the range asked for lies outside the file's {0} bytes")]
     RangeNotSatisfiable(u64),
+    #[error("only an operator (`--operators`) may read everyone's feedback")]
+    NotAnOperator,
     /// A change of the shared state that does not apply or breaks its rules; the details
     /// say where (`{operation?, path}`).
     #[error("the state was not changed: {message}")]
@@ -140,6 +142,7 @@ impl ApiError {
             Self::AttachmentQuota(_) => "attachment_quota_exceeded",
             Self::RangeNotSatisfiable(_) => "range_not_satisfiable",
             Self::InvalidState { .. } => "invalid_state",
+            Self::NotAnOperator => "not_an_operator",
         }
     }
 
@@ -278,7 +281,7 @@ impl ResponseError for ApiError {
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,
             Self::Unauthorized | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
-            Self::OriginNotAllowed(_) => StatusCode::FORBIDDEN,
+            Self::OriginNotAllowed(_) | Self::NotAnOperator => StatusCode::FORBIDDEN,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. }
             | Self::TooManySockets(_)

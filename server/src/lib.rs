@@ -30,6 +30,7 @@ pub mod edge;
 pub mod error;
 pub mod eventlog;
 pub mod export;
+pub mod feedback_cli;
 pub mod http_server;
 pub mod lifecycle;
 pub mod limits;

@@ -1,5 +1,5 @@
 //! The `tandem` binary: read the configuration, start logging, serve until SIGTERM or
-//! Ctrl-C and stop cleanly (or run `tandem users …` and exit).
+//! Ctrl-C and stop cleanly (or run `tandem users …` or `tandem feedback` and exit).
 
 use tandem::config::{Command, LoadError};
 use tandem::{telemetry, Application};
@@ -32,6 +32,11 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("tandem: {error}");
             std::process::exit(1);
         }
+        return Ok(());
+    }
+    if let Some(Command::Feedback(command)) = config.command.clone() {
+        let listing = tandem::feedback_cli::FeedbackOn(command);
+        tandem::store::open(&config.database_url, &config.store_options(), listing).await??;
         return Ok(());
     }
     let app = Application::build(config).await?;

@@ -28,6 +28,13 @@ pub struct OutcomeLabel {
     pub outcome: String,
 }
 
+/// A rating of answers.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RatingLabel {
+    /// `up` or `down`.
+    pub rating: String,
+}
+
 /// A provider and model.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ModelLabels {
@@ -86,6 +93,8 @@ pub struct Metrics {
     pub interrupts_waiting: Gauge,
     /// Bytes of attachments stored, on every instance (read from the database).
     pub attachment_bytes_stored: Gauge,
+    /// Ratings of answers standing, by rating (read from the database).
+    pub feedback: Family<RatingLabel, Gauge>,
     pub answers: Family<OutcomeLabel, Counter>,
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
@@ -114,6 +123,7 @@ impl Metrics {
             model_tokens: Family::default(),
             interrupts_waiting: Gauge::default(),
             attachment_bytes_stored: Gauge::default(),
+            feedback: Family::default(),
             answers: Family::default(),
             provider_errors: Family::default(),
             provider_retries: Family::default(),
@@ -203,6 +213,11 @@ impl Metrics {
             "attachment_bytes_stored",
             "Bytes the attachments of every user take in the database, each content once per user (read from the database when scraped)",
             self.attachment_bytes_stored.clone(),
+        );
+        r.register(
+            "feedback",
+            "Ratings of answers standing, by rating (up, down), every user's, each user's latest per answer (read from the database when scraped)",
+            self.feedback.clone(),
         );
         r.register(
             "answers",

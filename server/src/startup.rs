@@ -194,6 +194,10 @@ impl Application {
                 viewers_per_owner: limits.viewer_sockets_per_owner,
             }),
             max_shares_per_session: limits.max_shares_per_session,
+            operators: match config.access.auth {
+                crate::auth::AuthMode::None => vec![crate::domain::UserName::LOCAL.to_string()],
+                crate::auth::AuthMode::Token => config.access.operators.clone(),
+            },
             endings,
             lists,
             lifecycle: lifecycle.clone(),

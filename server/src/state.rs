@@ -30,6 +30,9 @@ pub struct AppState<S> {
     pub sockets: SocketCounts,
     /// Share links one session may have.
     pub max_shares_per_session: u32,
+    /// The users who may read everyone's feedback (`--operators`; `local` under
+    /// `--auth none`).
+    pub operators: Vec<String>,
     /// Where credentials that ended are announced to this instance's connections.
     pub endings: Endings,
     /// The session lists open on this instance, told of each change the relay hears.

@@ -12,6 +12,7 @@
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
 //! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
 //! | [`ATTACHMENTS`] | `{messageId, attachments: [Attachment…], toolCallId?}`: the files and images the person's message carries, or a tool's result returned |
+//! | [`FEEDBACK`] | `{runId, rating, comment?, user}`: a person rated an answer (`up` or `down`) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 //!
 //! [`ALL`] lists every name, for code that must decide about each one (what a share
@@ -66,6 +67,12 @@ pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";
 /// result returned, right after that `TOOL_CALL_RESULT` (whose `messageId` it names).
 pub const ATTACHMENTS: &str = "tandem.attachments";
 
+/// A person's rating of an answer (the run that made it): the value is a
+/// [`crate::feedback::FeedbackEvent`], `{runId, rating, comment?, user}`. The latest one
+/// of a user for a run stands. Recorded like a person's change of the shared state: in the
+/// active run, else as a short run of its own.
+pub const FEEDBACK: &str = "tandem.feedback";
+
 /// Every name above, once. A name added to this file belongs here too (a test counts
 /// them), so that whatever must decide about each name (a share link's filter) meets it.
 pub const ALL: &[&str] = &[
@@ -80,6 +87,7 @@ pub const ALL: &[&str] = &[
     MODEL_SELECTED,
     MCP_SERVER_UNAVAILABLE,
     ATTACHMENTS,
+    FEEDBACK,
 ];
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod api;
 pub mod attachments;
 pub mod custom;
 pub mod envelope;
+pub mod feedback;
 pub mod input;
 pub mod queue;
 pub mod run_input;

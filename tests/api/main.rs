@@ -13,6 +13,7 @@ mod branches;
 mod clean_stop;
 mod expiry;
 mod faults;
+mod feedback;
 mod frames;
 mod instances;
 mod interrupts;

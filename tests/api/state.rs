@@ -261,7 +261,7 @@ async fn changes_made_at_once_never_undo_each_other() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_person_s_change_during_a_run_goes_into_it_and_a_question_holds_it_off() {
+async fn a_person_s_change_during_a_run_goes_into_it_and_a_question_still_waits_after_one() {
     let slow = Reply::Sse {
         body: crate::helpers::provider::fixture("openai/text.sse"),
         split_every: None,
@@ -305,11 +305,13 @@ async fn a_person_s_change_during_a_run_goes_into_it_and_a_question_holds_it_off
         json!([{"op": "add", "path": "/x", "value": 1}]),
     )
     .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, summary) = app.get(&format!("/api/sessions/{session}")).await;
     assert_eq!(
-        (status, &body["error"]["code"]),
-        (409, &json!("awaiting_input")),
-        "{body}"
+        summary["status"], "awaiting_input",
+        "the question still waits: {summary}"
     );
+    assert_eq!(summary["pendingInterrupts"].as_array().unwrap().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

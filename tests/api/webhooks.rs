@@ -12,6 +12,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
+mod feedback;
 mod instances;
 mod run_ends;
 

@@ -3,7 +3,8 @@
 // conversation with a checklist that the agent ticks off live, step by step; the person
 // unticks a step by hand (the header's button follows), replaces the whole state as JSON
 // (a tree shows what is not a plan), is told why JSON that is not an object is refused, and
-// a share link's viewer sees the same state read-only. Driven by roles and visible text;
+// a share link's viewer sees the same state read-only; the last answer is rated up, then down
+// with what was wrong. Driven by roles and visible text;
 // axe-core checks both colour schemes. Screenshots:
 // target/browser/87-*-<light|dark>-<desktop|phone>.png.
 
@@ -96,6 +97,28 @@ describe('the shared state beside the conversation', () => {
     const id = await sessionIdOf(page);
     const server = await (await page.request.get(`${tandem.url}/api/sessions/${id}/state`)).json();
     assert.deepEqual(server.state, state);
+  });
+
+  it('rates an answer up, then down with what was wrong, and the operator’s list has it', async () => {
+    const answer = page.locator('.answer', {
+      has: page.getByTestId('assistant-message').filter({ hasText: 'All three steps are done' }),
+    });
+    const good = answer.getByRole('button', { name: 'Good answer' });
+    const bad = answer.getByRole('button', { name: 'Bad answer' });
+    await good.click();
+    await answer.locator('button[aria-label="Good answer"][aria-pressed="true"]').waitFor();
+    await bad.click();
+    const why = page.getByRole('textbox', { name: 'What was wrong with this answer? (optional)' });
+    await why.fill('It never asked what the plan was for.');
+    await shots(page, '89-rating-comment');
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    await why.waitFor({ state: 'detached' });
+    await answer.locator('button[aria-label="Bad answer"][aria-pressed="true"]').waitFor();
+    assert.equal(await good.getAttribute('aria-pressed'), 'false');
+    await axeBothSchemes();
+    const listed = await (await page.request.get(`${tandem.url}/api/feedback`)).json();
+    assert.equal(listed.feedback[0].rating, 'down');
+    assert.equal(listed.feedback[0].comment, 'It never asked what the plan was for.');
   });
 
   it('hides and shows the panel from the header, and a share viewer sees it read-only', async () => {

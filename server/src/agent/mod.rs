@@ -4,6 +4,7 @@
 //! and closes runs a crash left open. A running loop is a task owned by the runner's
 //! registry; a paused session has no task at all, only rows.
 
+mod annotations;
 mod answers;
 mod approval;
 pub mod attached;
@@ -13,6 +14,7 @@ pub mod context;
 pub mod conversation;
 pub mod engines;
 mod expiry;
+mod feedback;
 mod new_message;
 mod open_items;
 pub mod prompt;
@@ -33,6 +35,7 @@ use std::sync::Arc;
 
 pub use answers::Answers;
 pub use expiry::Expiry;
+pub use feedback::Feedback;
 pub use new_message::NewMessage;
 pub use open_items::OpenItems;
 pub use queue::Queue;

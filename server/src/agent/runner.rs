@@ -204,6 +204,11 @@ impl<S: Store> Runner<S> {
         super::queue::Queue { runner: self }
     }
 
+    /// Ratings of the sessions' answers.
+    pub fn feedback(&self) -> super::feedback::Feedback<'_, S> {
+        super::feedback::Feedback { runner: self }
+    }
+
     /// What a shared state may hold.
     pub fn state_rules(&self) -> &super::shared_state::StateRules {
         &self.deps.state_rules

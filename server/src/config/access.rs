@@ -26,6 +26,10 @@ pub struct AccessArgs {
     #[arg(long, env = "TANDEM_SIGN_IN_TTL_HOURS", default_value_t = 168,
           value_parser = clap::value_parser!(u64).range(1..=8784))]
     pub sign_in_ttl_hours: u64,
+    /// Users who may read everyone's feedback (`GET /api/feedback`), by name
+    /// (comma-separated). Under `--auth none` the `local` user is one.
+    #[arg(long, env = "TANDEM_OPERATORS", value_delimiter = ',')]
+    pub operators: Vec<String>,
 }
 
 /// An access setting that cannot work.

@@ -31,6 +31,8 @@ pub enum Command {
     /// `revoke NAME`.
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Lists everyone's ratings of answers, one JSON object a line, newest change first.
+    Feedback(crate::feedback_cli::FeedbackCommand),
 }
 
 /// Which engine answers.

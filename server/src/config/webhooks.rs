@@ -21,6 +21,8 @@ pub enum WebhookEvent {
     ClientTools,
     /// A run ends: finished, paused, stopped or failed (`run.ended`).
     RunEnded,
+    /// A person rates an answer (`feedback`).
+    Feedback,
 }
 
 /// Webhooks (off without a URL).
@@ -34,7 +36,8 @@ pub struct WebhookArgs {
     )]
     pub webhook_urls: Vec<String>,
     /// What is announced (comma-separated): `waiting` (a person is needed), `client-tools`
-    /// (an AG-UI client's own tools are awaited), `run-ended`.
+    /// (an AG-UI client's own tools are awaited), `run-ended`, `feedback` (a person rated
+    /// an answer).
     #[arg(
         long,
         env = "TANDEM_WEBHOOK_EVENTS",
@@ -140,6 +143,7 @@ impl WebhookArgs {
             waiting: has(WebhookEvent::Waiting),
             client_tools: has(WebhookEvent::ClientTools),
             run_ends: has(WebhookEvent::RunEnded),
+            feedback: has(WebhookEvent::Feedback),
         }
     }
 }

@@ -69,6 +69,65 @@ pub fn markdown(
             }
         }
     }
+    out.push_str(&feedback_section(events));
+    out
+}
+
+/// The ratings the session's answers got (each user's latest per answer), as a closing
+/// section: which way, on which answer (its first words), with the comment.
+fn feedback_section(events: &[Event]) -> String {
+    use shared::feedback::{FeedbackEvent, Rating};
+    use shared::{EventBody, TextRole};
+    let mut answers: Vec<(String, String)> = Vec::new();
+    let mut ratings: Vec<FeedbackEvent> = Vec::new();
+    let mut run = String::new();
+    let mut assistant: Vec<String> = Vec::new();
+    for event in events {
+        match &event.body {
+            EventBody::RunStarted { run_id, .. } => run.clone_from(run_id),
+            EventBody::TextMessageStart {
+                message_id,
+                role: Some(TextRole::Assistant),
+                ..
+            } => assistant.push(message_id.clone()),
+            EventBody::TextMessageContent { message_id, delta }
+                if assistant.contains(message_id) =>
+            {
+                match answers.iter_mut().find(|(of, _)| *of == run) {
+                    Some((_, text)) => text.push_str(delta),
+                    None => answers.push((run.clone(), delta.clone())),
+                }
+            }
+            EventBody::Custom { name, value } if name == shared::custom::FEEDBACK => {
+                if let Ok(given) = serde_json::from_value::<FeedbackEvent>(value.clone()) {
+                    ratings.retain(|r| !(r.run_id == given.run_id && r.user == given.user));
+                    ratings.push(given);
+                }
+            }
+            _ => {}
+        }
+    }
+    if ratings.is_empty() {
+        return String::new();
+    }
+    let mut out = "## Feedback\n\n".to_string();
+    for given in ratings {
+        let way = match given.rating {
+            Rating::Up => "👍 Good answer",
+            Rating::Down => "👎 Bad answer",
+        };
+        let answer = answers
+            .iter()
+            .find(|(run, _)| *run == given.run_id)
+            .map(|(_, text)| one_line(&text.chars().take(80).collect::<String>()))
+            .unwrap_or_else(|| format!("run {}", given.run_id));
+        out.push_str(&format!("- {way} ({}): “{answer}…”", given.user));
+        if let Some(comment) = &given.comment {
+            out.push_str(&format!(" — {}", one_line(comment)));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
     out
 }
 

@@ -28,6 +28,16 @@ pub async fn metrics<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResp
     METRICS
         .interrupts_waiting
         .set(i64::try_from(waiting).unwrap_or(i64::MAX));
+    let (up, down) = state.store.feedback_counts().await?;
+    for (rating, count) in [("up", up), ("down", down)] {
+        let label = crate::metrics::RatingLabel {
+            rating: rating.into(),
+        };
+        METRICS
+            .feedback
+            .get_or_create(&label)
+            .set(i64::try_from(count).unwrap_or(i64::MAX));
+    }
     let stored = state.store.all_stored_bytes().await?;
     METRICS
         .attachment_bytes_stored

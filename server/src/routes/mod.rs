@@ -14,6 +14,7 @@ mod auth;
 mod body;
 mod branches;
 mod export;
+mod feedback;
 mod health;
 mod metrics;
 pub mod openapi;
@@ -117,6 +118,12 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route(
         "POST",
+        "/api/sessions/{id}/runs/{run}/feedback",
+        Access::User,
+    ),
+    route("GET", "/api/feedback", Access::User).taking(&["since", "rating", "limit"]),
+    route(
+        "POST",
         "/api/sessions/{id}/interrupts/{interrupt}",
         Access::User,
     ),
@@ -166,6 +173,8 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/runs/{run}/regenerate") => {
             web::post().to(branches::regenerate::<S>)
         }
+        ("POST", "/api/sessions/{id}/runs/{run}/feedback") => web::post().to(feedback::give::<S>),
+        ("GET", "/api/feedback") => web::get().to(feedback::list::<S>),
         ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
         ("GET", "/api/sessions/{id}/export") => web::get().to(export::export::<S>),
         ("GET", "/api/sessions/{id}/webhooks") => web::get().to(webhooks::deliveries::<S>),

@@ -12,6 +12,7 @@ use shared::api::{
     SessionStatus, SessionSummary,
 };
 use shared::attachments::Attachment;
+use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::state::{PatchOperation, StateBody};
@@ -71,6 +72,8 @@ use super::{auth, health, runs, sessions};
         super::queue::withdraw,
         super::state::get,
         super::state::patch,
+        super::feedback::give,
+        super::feedback::list,
         super::usage::usage,
         super::attachments::upload,
         super::attachments::download,
@@ -84,7 +87,8 @@ use super::{auth, health, runs, sessions};
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
-        SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation
+        SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
+        FeedbackEvent, FeedbackList, ListedFeedback, Rating
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),

@@ -48,11 +48,10 @@ pub async fn get<S: Store>(
         description = "A JSON Patch (RFC 6902): every operation applies, or none does. \
                        `application/json` is taken too."),
     responses(
-        (status = 200, description = "Changed: logged as a `STATE_DELTA` (inside the active run, or as a short run of its own while the session is idle); the next model call sees it", body = StateBody),
+        (status = 200, description = "Changed: logged as a `STATE_DELTA` (inside the active run, or as a short run of its own that leaves the session's status and questions as they were); the next model call sees it", body = StateBody),
         (status = 400, description = "Malformed body or id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 409, description = "`awaiting_input`: the agent waits for an answer; answer (or stop) first", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "`invalid_state`: an operation does not apply, or the state it makes breaks `--state-schema` or `--max-state-bytes`; `details` has the failing `path` (and `operation`, its index); nothing changed", body = ErrorBody),

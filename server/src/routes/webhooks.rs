@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::scrub::origin;
 use crate::state::AppState;
-use crate::store::{DeliveryRow, Store, RUN_ENDED};
+use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
 
 /// `GET /api/sessions/{id}/webhooks` → `{deliveries: [...]}`, oldest first.
 #[utoipa::path(
@@ -19,7 +19,7 @@ use crate::store::{DeliveryRow, Store, RUN_ENDED};
     tag = "sessions",
     params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
-        (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended, interruptId? (session.waiting), runId? (run.ended), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
+        (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended|feedback, interruptId? (session.waiting), runId? (run.ended, feedback), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
         (status = 400, description = "Not a session id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
@@ -48,7 +48,7 @@ fn delivery(row: &DeliveryRow) -> Value {
         "nextAttemptAt": row.next_attempt_at,
         "createdAt": row.created_at,
     });
-    if row.event == RUN_ENDED {
+    if row.event == RUN_ENDED || row.event == FEEDBACK {
         let run = row.payload.as_deref().and_then(|p| {
             let payload: Value = serde_json::from_str(p).ok()?;
             payload["runId"].as_str().map(str::to_string)

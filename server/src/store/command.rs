@@ -54,11 +54,17 @@ pub enum Guard {
     /// Events about a run from outside it (a stop request): the run must still be the
     /// session's active one, so nothing lands after its terminal event.
     InRun { run_id: String },
-    /// A person changes the shared state. `run_id: Some`: the events go into that run,
+    /// A person's note on the session that is no turn of its conversation: a change of the
+    /// shared state, a rating of an answer. `run_id: Some`: the events go into that run,
     /// which must still be the session's active one (as [`Guard::InRun`]); `None`: they
-    /// are a short run of their own (`RUN_STARTED`, the change, `RUN_FINISHED`), so the
-    /// session must be idle with nothing queued.
-    EditState { run_id: Option<String> },
+    /// are a short run of their own (`RUN_STARTED`, the note, `RUN_FINISHED`) that changes
+    /// neither the session's status nor its questions, so no run may be active, and an
+    /// idle session must hold nothing queued (its next run starts first). `feedback`: the
+    /// rating the events record, written with them.
+    Annotate {
+        run_id: Option<String>,
+        feedback: Option<Box<super::FeedbackRow>>,
+    },
     /// An answer to a pending interrupt; the answer is recorded with the events.
     Resume {
         interrupt_id: String,

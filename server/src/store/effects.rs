@@ -52,12 +52,17 @@ pub fn run_outcome(body: &EventBody) -> Option<&'static str> {
     }
 }
 
-/// Whether `entries` are a whole run that only changes the shared state.
-fn is_state_edit(entries: &[LogEntry]) -> bool {
+/// Whether `entries` are a whole run of a person's notes: changes of the shared state and
+/// ratings of answers, nothing else.
+pub fn is_annotation(entries: &[LogEntry]) -> bool {
     let bodies: Vec<&EventBody> = entries.iter().map(|entry| &entry.event.body).collect();
+    let note = |body: &&EventBody| match body {
+        EventBody::Custom { name, .. } => name == shared::custom::FEEDBACK,
+        other => other.is_state(),
+    };
     match bodies.as_slice() {
         [EventBody::RunStarted { .. }, middle @ .., EventBody::RunFinished { .. }] => {
-            !middle.is_empty() && middle.iter().all(|body| body.is_state())
+            !middle.is_empty() && middle.iter().all(note)
         }
         _ => false,
     }
@@ -70,14 +75,19 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut client_tools: Option<Interrupt> = None;
     // The run these entries are about, once they name it.
     let mut current_run: Option<&str> = None;
-    // A person's change of the state while the session is idle is a short run of its own
-    // (start, the change, end): not a run anyone awaits the end of.
-    let state_edit = is_state_edit(entries);
     for (index, entry) in entries.iter().enumerate() {
         if entry.event.body.is_state() {
             effects.last_state = Some(index);
         }
-        if let Some(outcome) = run_outcome(&entry.event.body).filter(|_| !state_edit) {
+    }
+    // A person's note while no run is active (a change of the state, a rating) is a short
+    // run of its own: it changes neither the session's status nor its questions, and
+    // nobody awaits its end.
+    if is_annotation(entries) {
+        return effects;
+    }
+    for (index, entry) in entries.iter().enumerate() {
+        if let Some(outcome) = run_outcome(&entry.event.body) {
             let (run_id, error) = match &entry.event.body {
                 EventBody::RunFinished { run_id, .. } => (Some(run_id.as_str()), None),
                 EventBody::RunError { message, code } => (
@@ -241,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn a_person_s_state_edit_is_a_run_that_owes_no_webhook() {
+    fn a_person_s_note_is_a_run_that_changes_no_status_and_owes_no_webhook() {
         let started = || {
             entry(EventBody::RunStarted {
                 thread_id: "t".into(),
@@ -261,7 +271,7 @@ mod tests {
         };
         let delta = || entry(EventBody::StateDelta { delta: Vec::new() });
         let edit = derive_effects(&[started(), delta(), finished()]);
-        assert_eq!(edit.status, Some((SessionStatus::Idle, None)));
+        assert_eq!(edit.status, None, "a paused session stays paused");
         assert_eq!((edit.run_ends.len(), edit.last_state), (0, Some(1)));
         let step = entry(EventBody::StepStarted {
             step_name: "s".into(),

@@ -119,6 +119,8 @@ pub enum GuardWrite {
     DeleteQueued { id: String },
     /// Change a queued message's text.
     EditQueued { id: String, text: String },
+    /// Record (or change) a user's rating of a run, and owe its webhook.
+    RecordFeedback(Box<super::FeedbackRow>),
 }
 
 /// What became of a command's guard.
@@ -199,23 +201,23 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
                 Verdict::Refuse(Rejection::RunEnded)
             }
         }),
-        Guard::EditState {
-            run_id: Some(run_id),
-        } => with_session(&|session| {
-            let active = session.status == SessionStatus::Running
-                && session.active_run_id.as_deref() == Some(run_id.as_str());
-            match active {
-                true => Verdict::Proceed(Vec::new()),
-                false => Verdict::Refuse(Rejection::RunEnded),
-            }
-        }),
-        Guard::EditState { run_id: None } => with_session(&|session| {
-            if session.status != SessionStatus::Idle {
-                return Verdict::Refuse(Rejection::Busy(session.status));
-            }
-            match facts.queue_head {
-                Some(_) => Verdict::Refuse(Rejection::QueueWaiting),
-                None => Verdict::Proceed(Vec::new()),
+        Guard::Annotate { run_id, feedback } => with_session(&|session| {
+            let writes = || {
+                let recorded = feedback.clone().map(GuardWrite::RecordFeedback);
+                Verdict::Proceed(recorded.into_iter().collect())
+            };
+            let active = |run_id: &str| {
+                session.status == SessionStatus::Running
+                    && session.active_run_id.as_deref() == Some(run_id)
+            };
+            match (run_id, session.status) {
+                (Some(run_id), _) if active(run_id) => writes(),
+                (Some(_), _) => Verdict::Refuse(Rejection::RunEnded),
+                (None, SessionStatus::Idle) if facts.queue_head.is_some() => {
+                    Verdict::Refuse(Rejection::QueueWaiting)
+                }
+                (None, SessionStatus::Idle | SessionStatus::AwaitingInput) => writes(),
+                (None, status) => Verdict::Refuse(Rejection::Busy(status)),
             }
         }),
         Guard::Resume {

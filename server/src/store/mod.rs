@@ -27,6 +27,7 @@ mod command;
 pub(crate) mod contract;
 mod effects;
 mod errors;
+mod feedback;
 mod frame_page;
 pub mod guards;
 mod interrupts;
@@ -56,6 +57,7 @@ pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection, StateRead};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
 pub use errors::{ErrorKind, StoreError};
+pub use feedback::{FeedbackFilter, FeedbackReads, FeedbackRow, StoredFeedback};
 pub(crate) use frame_page::event_frame_pieces;
 pub use frame_page::FramePage;
 pub use interrupts::{InterruptRow, InterruptState};
@@ -68,7 +70,9 @@ pub use shares::ShareRow;
 pub(crate) use sqlite::test_support;
 pub use sqlite::SqliteStore;
 pub use users::{SignInMatch, UserRow};
-pub use webhooks::{Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, RUN_ENDED, WAITING};
+pub use webhooks::{
+    Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, FEEDBACK, RUN_ENDED, WAITING,
+};
 
 use shared::api::SessionStatus;
 
@@ -287,7 +291,7 @@ pub trait EventLog: Send + Sync + 'static {
 /// The records around the log: users, tokens and sign-ins, share links, the session
 /// list with search and rename, session rows and interrupt reads, retention, and the
 /// webhook outbox.
-pub trait Records: WebhookOutbox + Attachments + Send + Sync + 'static {
+pub trait Records: WebhookOutbox + Attachments + FeedbackReads + Send + Sync + 'static {
     /// The sessions of `owner`, most recently updated first.
     fn list_sessions(
         &self,

@@ -106,6 +106,7 @@ pub async fn the_outbox_owes_claims_and_settles<S: Store>(store: &S) {
         waiting: true,
         client_tools: false,
         run_ends: true,
+        feedback: false,
     };
     let added = store
         .enqueue_webhooks(&targets, wanted, 0, 100)

@@ -22,6 +22,8 @@ use super::StoreError;
 pub const WAITING: &str = "session.waiting";
 /// The event of a delivery about a run that ended.
 pub const RUN_ENDED: &str = "run.ended";
+/// The event of a delivery about a person's rating of an answer.
+pub const FEEDBACK: &str = "feedback";
 
 /// One delivery: to one URL, about one interrupt or run end.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +83,8 @@ pub struct Wanted {
     pub client_tools: bool,
     /// A run ended.
     pub run_ends: bool,
+    /// A person rated an answer.
+    pub feedback: bool,
 }
 
 /// Storage of webhook deliveries.

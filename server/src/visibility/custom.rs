@@ -54,6 +54,8 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
             scalars(fields, &["server", "toolCallId", "reason", "message"])
         }
         name::CLIENT_TOOLS_PENDING => runs::interrupt(value, visibility)?,
+        // Which way the owner rated an answer; never their comment or name.
+        name::FEEDBACK => scalars(fields, &["runId", "rating"]),
         name::ATTACHMENTS if visibility.shows_attachments() => {
             filter(fields, |key, value| match key {
                 "messageId" | "toolCallId" => scalar(value),

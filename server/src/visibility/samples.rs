@@ -176,6 +176,8 @@ fn custom_value(name: &str) -> Value {
         custom::MODEL_SELECTED => json!({"model": "shown_model"}),
         custom::MCP_SERVER_UNAVAILABLE => json!({"server": "shown_server",
             "toolCallId": "shown_c1", "reason": "shown_died", "message": "shown_down"}),
+        custom::FEEDBACK => json!({"runId": "shown_run", "rating": "shown_up",
+            "comment": "canary_private_comment", "user": "canary_owner"}),
         custom::ATTACHMENTS => {
             json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [
             {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",

@@ -9,7 +9,7 @@ use sha2::Sha256;
 use super::WebhookConfig;
 use crate::domain::now_ms;
 use crate::metrics::METRICS;
-use crate::store::{Attempt, DeliveryRow, RUN_ENDED};
+use crate::store::{Attempt, DeliveryRow, FEEDBACK, RUN_ENDED};
 
 /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
 pub const SIGNATURE_HEADER: &str = "X-Tandem-Signature";
@@ -51,6 +51,7 @@ fn body(config: &WebhookConfig, row: &DeliveryRow, title: Option<&str>) -> Value
     });
     match row.event.as_str() {
         RUN_ENDED => body["run"] = json(row.payload.as_deref()),
+        FEEDBACK => body["feedback"] = json(row.payload.as_deref()),
         _ => body["interrupt"] = json(row.interrupt.as_deref()),
     }
     body

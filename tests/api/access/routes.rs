@@ -88,6 +88,11 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/usage"), none()),
         (("GET", "/api/sessions/{id}/state"), none()),
         (
+            ("POST", "/api/sessions/{id}/runs/{run}/feedback"),
+            body(json!({"rating": "up"})),
+        ),
+        (("GET", "/api/feedback"), none()),
+        (
             ("PATCH", "/api/sessions/{id}/state"),
             body(json!([{"op": "add", "path": "/x", "value": 1}])),
         ),

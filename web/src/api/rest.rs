@@ -212,6 +212,16 @@ pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMes
     json(send(Request::patch(&url).json(&body)).await?).await
 }
 
+/// `POST /api/sessions/{id}/runs/{runId}/feedback`: a rating of the run's answer.
+pub async fn give_feedback(
+    id: &str,
+    run: &str,
+    given: &shared::feedback::GiveFeedback,
+) -> Result<shared::feedback::FeedbackEvent, ApiError> {
+    let url = format!("/api/sessions/{id}/runs/{run}/feedback");
+    json(send(Request::post(&url).json(given)).await?).await
+}
+
 /// `PATCH /api/sessions/{id}/state`: a JSON Patch of the shared state; the state it made.
 pub async fn patch_state(
     id: &str,

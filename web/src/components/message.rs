@@ -2,7 +2,7 @@
 //! reasoning spans, run errors, cancel markers, usage lines and notices.
 //!
 //! Each reads its one item signal, so a new token re-renders one text node. A finished
-//! answer has a Copy button (its Markdown source) and, when it is the last answer of a
+//! answer has a Copy button (its Markdown source), thumbs to rate it and, when it is the last answer of a
 //! stopped run and nothing runs, a Continue button: a new run, started by sending
 //! [`CONTINUE_PROMPT`] as the person's message (it shows in the transcript as theirs,
 //! which is what the model is told). An answer a restart cut off is shown collapsed and
@@ -14,6 +14,7 @@ use shared::ClientFrame;
 
 use super::attach::AttachedFiles;
 use super::copy_code::{copy_text, COPIED_FOR};
+use super::rating::RateAnswer;
 use crate::api::ConnState;
 use crate::markdown;
 use crate::state::{usage, use_models, use_session, Item, ItemBody, Models, RunState};
@@ -293,6 +294,7 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                 </button>
                 {model_menu.clone()}
             </Show>
+            {run_id.clone().filter(|_| !session.read_only).map(|run| view! { <RateAnswer item run /> })}
             <Show when=can_continue>
                 <button
                     type="button"

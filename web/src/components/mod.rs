@@ -15,6 +15,7 @@ pub mod message;
 pub mod needs_you;
 pub mod notice;
 pub mod queued_messages;
+pub mod rating;
 pub mod responder;
 pub mod session_title;
 pub mod share_dialog;

@@ -85,6 +85,14 @@ impl Item {
         )
     }
 
+    /// How the person rated this answer, if they did.
+    pub fn rating(&self) -> Option<shared::feedback::Rating> {
+        match self.body {
+            ItemBody::Assistant { rating, .. } => rating,
+            _ => None,
+        }
+    }
+
     /// Whether a message or reasoning span is still streaming.
     pub fn is_streaming(&self) -> bool {
         matches!(
@@ -122,6 +130,8 @@ pub enum ItemBody {
         streaming: bool,
         interrupted: bool,
         continuable: bool,
+        /// How the person rated the answer (`CUSTOM tandem.feedback`), if they did.
+        rating: Option<shared::feedback::Rating>,
     },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
     Reasoning { text: String, streaming: bool },

@@ -10,6 +10,7 @@ pub mod approval;
 pub mod attachments;
 pub mod auth;
 pub mod deadline;
+pub mod feedback;
 pub mod inbox;
 pub mod interrupt;
 pub mod item;

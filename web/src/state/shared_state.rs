@@ -70,14 +70,7 @@ impl StateEditor {
             let sent = rest::patch_state(&id, &delta).await;
             self.busy.set(false);
             if let Err(error) = sent {
-                let why = match error.code.as_str() {
-                    "awaiting_input" => {
-                        "The agent is waiting for your answer; answer it first, then change the state."
-                            .to_string()
-                    }
-                    _ => error.message,
-                };
-                self.error.set(Some(why));
+                self.error.set(Some(error.message));
             }
         });
     }

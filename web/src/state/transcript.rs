@@ -237,6 +237,9 @@ impl Transcript {
             EventBody::Custom { name, value } if name == shared::custom::ATTACHMENTS => {
                 self.attachments_recorded(value)
             }
+            EventBody::Custom { name, value } if name == shared::custom::FEEDBACK => {
+                self.rated(value)
+            }
             EventBody::Custom { name, value } if name == shared::custom::USAGE => {
                 if let Ok(call) = serde_json::from_value::<CallUsage>(value.clone()) {
                     self.usage.add(&call);
@@ -297,6 +300,23 @@ impl Transcript {
             _ => return Vec::new(),
         }
         vec![at]
+    }
+
+    /// A rating of a run's answers (`CUSTOM tandem.feedback`): the latest stands.
+    fn rated(&mut self, value: &serde_json::Value) -> Vec<usize> {
+        let Ok(given) = serde_json::from_value::<shared::feedback::FeedbackEvent>(value.clone())
+        else {
+            return Vec::new();
+        };
+        let mut touched = Vec::new();
+        for (at, item) in self.items.iter_mut().enumerate() {
+            let of_run = self.answer_runs.get(&item.key) == Some(&given.run_id);
+            if let (true, ItemBody::Assistant { rating, .. }) = (of_run, &mut item.body) {
+                *rating = Some(given.rating);
+                touched.push(at);
+            }
+        }
+        touched
     }
 
     /// Marks the person's `n`-th message (0: the first) as where the model's view begins,
@@ -362,6 +382,7 @@ impl Transcript {
                 streaming: true,
                 interrupted: false,
                 continuable: false,
+                rating: None,
             },
         };
         if let (ItemBody::Assistant { .. }, Some(run)) = (&body, &self.run_id) {

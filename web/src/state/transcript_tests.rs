@@ -94,7 +94,8 @@ fn streamed_text_accumulates_into_one_message() {
                 text: "Hello there".into(),
                 streaming: false,
                 interrupted: false,
-                continuable: false
+                continuable: false,
+                rating: None,
             },
         ]
     );
@@ -117,7 +118,8 @@ fn apply_reports_only_the_touched_item_and_skips_seen_seqs() {
             text: "Hello".into(),
             streaming: true,
             interrupted: false,
-            continuable: false
+            continuable: false,
+            rating: None,
         }
     );
     assert_eq!(transcript.last_seq(), 3);

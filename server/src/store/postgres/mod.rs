@@ -18,6 +18,7 @@ mod apply;
 mod attachments;
 mod branches;
 mod feed;
+mod feedback;
 mod guards;
 mod leases;
 mod reads;

@@ -19,6 +19,18 @@ pub(crate) const EARLIER_RUN: &str =
 /// (0: none), as `own:fork` (see `state_unmoved`).
 pub(crate) const STATE_FACTS: &str = "SELECT CAST(coalesce(state_seq, -1) AS TEXT) || ':' || \
      CAST(coalesce(fork_seq, 0) AS TEXT) FROM sessions WHERE id = $1 AND NOT deleted";
+/// Records a user's rating of a run, or changes it: session, run, user, rating, comment,
+/// time.
+pub(crate) const RECORD_FEEDBACK: &str = "INSERT INTO feedback \
+     (session_id, run_id, user_id, rating, comment, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $6) \
+     ON CONFLICT (session_id, run_id, user_id) DO UPDATE SET rating = excluded.rating, \
+       comment = excluded.comment, updated_at = excluded.updated_at";
+/// The webhook a rating owes, as a run end of outcome `feedback` whose `error` column
+/// holds the rating: id, session, run, the rating as JSON, time.
+pub(crate) const OWE_FEEDBACK_WEBHOOK: &str = "INSERT INTO run_ends \
+     (id, session_id, run_id, outcome, error, created_at) \
+     VALUES ($1, $2, $3, 'feedback', $4, $5) ON CONFLICT (id) DO NOTHING";
 /// Records the seq of the session's last state event: seq, session.
 pub(crate) const SET_STATE_SEQ: &str = "UPDATE sessions SET state_seq = $1 WHERE id = $2";
 /// Who holds a session's run lease.
@@ -191,7 +203,7 @@ async fn read_facts<R: GuardRows>(
                 })
                 .transpose()?;
         }
-        Guard::EditState { run_id: None } => {
+        Guard::Annotate { run_id: None, .. } => {
             facts.queue_head = rows.text_row(QUEUE_HEAD, &[Param::Text(session)]).await?;
         }
         Guard::Append => {
@@ -295,6 +307,32 @@ async fn apply_write<R: GuardRows>(
         GuardWrite::EditQueued { id, text } => {
             let params = [Param::Text(&text), Param::Text(session), Param::Text(&id)];
             rows.execute(EDIT_QUEUED, &params).await
+        }
+        GuardWrite::RecordFeedback(row) => {
+            let user = row.user.to_string();
+            let params = [
+                Param::Text(session),
+                Param::Text(&row.run_id),
+                Param::Text(&user),
+                Param::Text(row.rating.as_str()),
+                Param::MaybeText(row.comment.as_deref()),
+                Param::Int(row.at_ms),
+            ];
+            rows.execute(RECORD_FEEDBACK, &params).await?;
+            // The webhook it owes, as a run end of outcome `feedback` (see
+            // `store/sql/webhook_sources.rs`), one per rating given.
+            let id = format!("{session}:feedback:{}:{user}:{}", row.run_id, row.at_ms);
+            let note = serde_json::json!({"rating": row.rating.as_str(), "comment": row.comment,
+                                          "user": row.user_name})
+            .to_string();
+            let params = [
+                Param::Text(&id),
+                Param::Text(session),
+                Param::Text(&row.run_id),
+                Param::Text(&note),
+                Param::Int(row.at_ms),
+            ];
+            rows.execute(OWE_FEEDBACK_WEBHOOK, &params).await
         }
     }
 }

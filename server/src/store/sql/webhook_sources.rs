@@ -58,7 +58,7 @@ macro_rules! webhook_sources_on {
             since_ms: i64,
             now_ms: i64,
         ) -> Result<u64, crate::store::StoreError> {
-            if !wanted.run_ends {
+            if !wanted.run_ends && !wanted.feedback {
                 sqlx::query("DELETE FROM run_ends").execute(pool).await?;
                 return Ok(0);
             }
@@ -72,13 +72,33 @@ macro_rules! webhook_sources_on {
                 .await?;
             let mut added = 0;
             for (id, session, run_id, outcome, error, created_at) in ends {
-                if created_at >= since_ms {
+                // A rating owes its webhook as a run end of outcome `feedback` whose
+                // `error` holds the rating (`store/sql/guards.rs`).
+                let rating = outcome == "feedback";
+                let wanted_here = if rating { wanted.feedback } else { wanted.run_ends };
+                if created_at >= since_ms && wanted_here {
                     let error: Option<serde_json::Value> =
                         error.as_deref().and_then(|e| serde_json::from_str(e).ok());
-                    let mut payload = serde_json::json!({"runId": run_id, "outcome": outcome});
-                    if let Some(error) = error {
-                        payload["error"] = error;
-                    }
+                    let (event, payload) = match (rating, error) {
+                        (true, Some(mut note)) => {
+                            note["runId"] = serde_json::json!(run_id);
+                            if note["comment"].is_null() {
+                                note.as_object_mut().map(|note| note.remove("comment"));
+                            }
+                            (crate::store::webhooks::FEEDBACK, note)
+                        }
+                        (true, None) => {
+                            (crate::store::webhooks::FEEDBACK, serde_json::json!({"runId": run_id}))
+                        }
+                        (false, error) => {
+                            let mut payload =
+                                serde_json::json!({"runId": run_id, "outcome": outcome});
+                            if let Some(error) = error {
+                                payload["error"] = error;
+                            }
+                            (crate::store::webhooks::RUN_ENDED, payload)
+                        }
+                    };
                     for target in targets {
                         let done = sqlx::query(
                             "INSERT INTO webhook_deliveries (id, event, interrupt_id, session_id, \
@@ -86,7 +106,7 @@ macro_rules! webhook_sources_on {
                              VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
                         )
                         .bind(format!("{id}@{}", target.key))
-                        .bind(crate::store::webhooks::RUN_ENDED)
+                        .bind(event)
                         .bind(&id)
                         .bind(&session)
                         .bind(&target.url)

@@ -24,6 +24,7 @@ mod branches;
 mod checkpoints;
 mod connect;
 mod direct;
+mod feedback;
 mod fold;
 mod guards;
 mod housekeeping;

@@ -1,0 +1,70 @@
+//! `tandem feedback [--since-hours N] [--rating up|down] [--limit N]`: an operator's list
+//! of everyone's ratings of answers, from the shell, one JSON object per line (newest
+//! change first), as `GET /api/feedback` gives them.
+
+use std::io::Write;
+
+use shared::feedback::{ListedFeedback, Rating};
+
+use crate::domain::now_ms;
+use crate::store::{FeedbackFilter, Store};
+
+/// What `tandem feedback` lists.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct FeedbackCommand {
+    /// Only ratings given or changed in the last this many hours.
+    #[arg(long)]
+    pub since_hours: Option<u64>,
+    /// Only `up` or only `down`.
+    #[arg(long, value_parser = rating)]
+    pub rating: Option<Rating>,
+    /// At most this many.
+    #[arg(long, default_value_t = 1000)]
+    pub limit: u32,
+}
+
+fn rating(text: &str) -> Result<Rating, String> {
+    Rating::parse(text).ok_or_else(|| "`up` or `down`".into())
+}
+
+/// A `feedback` command to run on whichever store the database URL opens, printing to
+/// standard output.
+pub struct FeedbackOn(pub FeedbackCommand);
+
+impl crate::store::UseStore for FeedbackOn {
+    type Output = anyhow::Result<()>;
+
+    async fn with<S: Store>(self, store: std::sync::Arc<S>) -> Self::Output {
+        run(&*store, &self.0, &mut std::io::stdout()).await
+    }
+}
+
+/// Lists the ratings `command` asks for to `out`, one JSON object a line.
+pub async fn run<S: Store>(
+    store: &S,
+    command: &FeedbackCommand,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let since_ms = command.since_hours.map_or(0, |hours| {
+        now_ms() - (hours as i64).saturating_mul(3_600_000)
+    });
+    let filter = FeedbackFilter {
+        since_ms,
+        rating: command.rating,
+        limit: command.limit,
+    };
+    for stored in store.list_feedback(filter).await? {
+        let listed = ListedFeedback {
+            session_id: stored.session.to_string(),
+            session_title: stored.session_title,
+            run_id: stored.run_id,
+            user: stored.user_name,
+            rating: stored.rating,
+            comment: stored.comment,
+            created_at: stored.created_at,
+            updated_at: stored.updated_at,
+        };
+        writeln!(out, "{}", serde_json::to_string(&listed)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! Feedback on answers, from HTTP: a person rates an answer of theirs, an operator lists
+//! everyone's. The work is in `agent::feedback`.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use shared::api::ErrorBody;
+use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
+
+use super::{owned_session, read_json};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{FeedbackFilter, Store};
+
+/// Most ratings one list returns.
+const MAX_LISTED: u32 = 1000;
+
+/// `POST /api/sessions/{id}/runs/{runId}/feedback` `{rating, comment?}` → the rating.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/runs/{run}/feedback",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("run" = String, Path, description = "The run whose answer is rated"),
+    ),
+    request_body(content = GiveFeedback, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Recorded as `CUSTOM tandem.feedback` (in the active run, or as a short run of its own) with the caller's earlier rating of that answer replaced; a `feedback` webhook is owed", body = FeedbackEvent),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's, or no answer of that run in it", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: a comment over 2,000 characters", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn give<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (id, run) = path.into_inner();
+    let row = owned_session(&state, &caller, &id).await?;
+    let given: GiveFeedback = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let who = (caller.user, &caller.name);
+    let recorded = state
+        .runner
+        .feedback()
+        .give(row.id, who, &run, given)
+        .await?;
+    Ok(HttpResponse::Ok().json(recorded))
+}
+
+/// `GET /api/feedback` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only ratings given or changed at or after this time (ms since the epoch).
+    since: Option<i64>,
+    rating: Option<Rating>,
+    /// At most this many (1 to 1,000; 100 when absent).
+    limit: Option<u32>,
+}
+
+/// `GET /api/feedback?since=&rating=&limit=` → everyone's ratings, newest change first.
+#[utoipa::path(
+    get,
+    path = "/api/feedback",
+    tag = "runs",
+    params(
+        ("since" = Option<i64>, Query, description = "Only ratings given or changed at or after this time (ms since the epoch)"),
+        ("rating" = Option<Rating>, Query, description = "Only `up` or only `down`"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "At most this many (100 when absent)"),
+    ),
+    responses(
+        (status = 200, description = "Every user's ratings, newest change first", body = FeedbackList),
+        (status = 400, description = "A malformed query", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 403, description = "`not_an_operator`: the caller is not one of `--operators`", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn list<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    if !state
+        .operators
+        .iter()
+        .any(|name| name == caller.name.as_str())
+    {
+        return Err(ApiError::NotAnOperator);
+    }
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=MAX_LISTED).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "`limit` must be 1 to {MAX_LISTED}"
+        )));
+    }
+    let filter = FeedbackFilter {
+        since_ms: query.since.unwrap_or(0),
+        rating: query.rating,
+        limit,
+    };
+    let feedback = state
+        .store
+        .list_feedback(filter)
+        .await?
+        .into_iter()
+        .map(|stored| ListedFeedback {
+            session_id: stored.session.to_string(),
+            session_title: stored.session_title,
+            run_id: stored.run_id,
+            user: stored.user_name,
+            rating: stored.rating,
+            comment: stored.comment,
+            created_at: stored.created_at,
+            updated_at: stored.updated_at,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(FeedbackList { feedback }))
+}

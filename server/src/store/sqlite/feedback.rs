@@ -1,0 +1,3 @@
+//! Feedback reads ([`crate::store::sql::feedback`]) on SQLite, through the read-only pool.
+
+crate::store::sql::feedback::feedback_on!(super::SqliteStore, reads);
