@@ -25,7 +25,9 @@ fn asking_script() -> Value {
 
 /// Alice and Bob on one app.
 async fn alice_and_bob() -> (TestApp, TestApp) {
-    let mut users = spawn_app_with_users(asking_script(), &[], &["alice", "bob"]).await;
+    // Alice may read everyone's feedback (`GET /api/feedback`), so every route has an owner.
+    let flags = ["--operators", "alice"];
+    let mut users = spawn_app_with_users(asking_script(), &flags, &["alice", "bob"]).await;
     let bob = users.pop().unwrap();
     (users.pop().unwrap(), bob)
 }

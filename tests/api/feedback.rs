@@ -165,15 +165,19 @@ async fn a_rating_while_a_question_waits_leaves_it_waiting() {
     assert_eq!(summary["status"], "awaiting_input", "{summary}");
     assert_eq!(summary["pendingInterrupts"].as_array().unwrap().len(), 1);
     let answer = json!({"status": "resolved", "payload": {"text": "Ada"}});
-    let (status, _) = app
+    let (status, accepted) = app
         .post(
             &format!("/api/sessions/{session}/interrupts/{interrupt}"),
             answer,
         )
         .await;
     assert_eq!(status, 202);
+    let resumed_run = accepted["runId"].as_str().unwrap().to_string();
+    // The notes' own short runs pass by first.
     let resumed = socket
-        .until(|e| matches!(e.body, EventBody::RunFinished { .. }))
+        .until(
+            |e| matches!(&e.body, EventBody::RunFinished { run_id, .. } if *run_id == resumed_run),
+        )
         .await;
     let text: String = resumed
         .iter()

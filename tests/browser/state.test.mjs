@@ -110,6 +110,8 @@ describe('the shared state beside the conversation', () => {
     await bad.click();
     const why = page.getByRole('textbox', { name: 'What was wrong with this answer? (optional)' });
     await why.fill('It never asked what the plan was for.');
+    // The panel stands over the transcript on a phone: out of the way for these shots.
+    await page.getByRole('button', { name: 'Hide the shared state' }).click();
     await shots(page, '89-rating-comment');
     await page.getByRole('button', { name: 'Send feedback' }).click();
     await why.waitFor({ state: 'detached' });
@@ -122,10 +124,12 @@ describe('the shared state beside the conversation', () => {
   });
 
   it('hides and shows the panel from the header, and a share viewer sees it read-only', async () => {
-    await page.getByRole('button', { name: 'Hide the shared state' }).click();
-    await panel().waitFor({ state: 'detached' });
     const toggle = page.getByRole('button', { name: 'Plan 0/2' });
     assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    await panel().waitFor();
+    await page.getByRole('button', { name: 'Hide the shared state' }).click();
+    await panel().waitFor({ state: 'detached' });
     await toggle.click();
     await panel().waitFor();
 

@@ -294,7 +294,10 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                 </button>
                 {model_menu.clone()}
             </Show>
-            {run_id.clone().filter(|_| !session.read_only).map(|run| view! { <RateAnswer item run /> })}
+            {move || {
+                let rated_here = !session.read_only && item.with(Item::is_last_of_run);
+                run_id.clone().filter(|_| rated_here).map(|run| view! { <RateAnswer item run /> })
+            }}
             <Show when=can_continue>
                 <button
                     type="button"

@@ -85,6 +85,17 @@ impl Item {
         )
     }
 
+    /// Whether this is the latest answer of its run (the one rated).
+    pub fn is_last_of_run(&self) -> bool {
+        matches!(
+            self.body,
+            ItemBody::Assistant {
+                last_of_run: true,
+                ..
+            }
+        )
+    }
+
     /// How the person rated this answer, if they did.
     pub fn rating(&self) -> Option<shared::feedback::Rating> {
         match self.body {
@@ -132,6 +143,8 @@ pub enum ItemBody {
         continuable: bool,
         /// How the person rated the answer (`CUSTOM tandem.feedback`), if they did.
         rating: Option<shared::feedback::Rating>,
+        /// The latest answer of its run: the one a rating is given under.
+        last_of_run: bool,
     },
     /// A reasoning span; its messages' text, `streaming` until `REASONING_END`.
     Reasoning { text: String, streaming: bool },

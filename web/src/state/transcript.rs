@@ -54,6 +54,8 @@ pub struct Transcript {
     run_id: Option<String>,
     /// The run each answer belongs to, by the answer's item key.
     answer_runs: HashMap<String, String>,
+    /// Each run's latest answer (its item index).
+    last_answers: HashMap<String, usize>,
     /// The active run's latest model call, for telling what a restart cut off.
     model_call: Option<ModelCall>,
     /// The answer marked continuable (the last of a stopped run), until a run starts.
@@ -308,15 +310,16 @@ impl Transcript {
         else {
             return Vec::new();
         };
-        let mut touched = Vec::new();
-        for (at, item) in self.items.iter_mut().enumerate() {
-            let of_run = self.answer_runs.get(&item.key) == Some(&given.run_id);
-            if let (true, ItemBody::Assistant { rating, .. }) = (of_run, &mut item.body) {
+        let Some(&at) = self.last_answers.get(&given.run_id) else {
+            return Vec::new();
+        };
+        match &mut self.items[at].body {
+            ItemBody::Assistant { rating, .. } => {
                 *rating = Some(given.rating);
-                touched.push(at);
+                vec![at]
             }
+            _ => Vec::new(),
         }
-        touched
     }
 
     /// Marks the person's `n`-th message (0: the first) as where the model's view begins,
@@ -383,14 +386,25 @@ impl Transcript {
                 interrupted: false,
                 continuable: false,
                 rating: None,
+                last_of_run: true,
             },
         };
+        let mut touched = Vec::new();
         if let (ItemBody::Assistant { .. }, Some(run)) = (&body, &self.run_id) {
             self.answer_runs.insert(key.clone(), run.clone());
+            // The run's earlier answer is no longer its last (nor the one rated).
+            let earlier = self.last_answers.insert(run.clone(), self.items.len());
+            if let Some(ItemBody::Assistant { last_of_run, .. }) =
+                earlier.map(|at| &mut self.items[at].body)
+            {
+                *last_of_run = false;
+                touched.extend(earlier);
+            }
         }
         let at = self.push(key, body);
         self.open.push(at);
-        vec![at]
+        touched.push(at);
+        touched
     }
 
     fn append_text(&mut self, message_id: &str, delta: &str) -> Vec<usize> {

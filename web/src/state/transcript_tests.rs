@@ -96,6 +96,7 @@ fn streamed_text_accumulates_into_one_message() {
                 interrupted: false,
                 continuable: false,
                 rating: None,
+                last_of_run: true,
             },
         ]
     );
@@ -120,6 +121,7 @@ fn apply_reports_only_the_touched_item_and_skips_seen_seqs() {
             interrupted: false,
             continuable: false,
             rating: None,
+            last_of_run: true,
         }
     );
     assert_eq!(transcript.last_seq(), 3);
@@ -408,4 +410,29 @@ fn a_message_s_attachments_hang_on_it() {
     };
     assert_eq!(attachments.len(), 1);
     assert_eq!(attachments[0].name, "cat.png");
+}
+
+#[test]
+fn a_rating_marks_the_last_answer_of_its_run_and_the_latest_rating_stands() {
+    let mut events = vec![started()];
+    events.extend(message("a1", "assistant", &["Let me check."]));
+    events.extend(message("a2", "assistant", &["Done."]));
+    events.push(finished(json!({"type": "success"})));
+    let rating = |rating: &str| {
+        json!({"type": "CUSTOM", "name": "tandem.feedback",
+               "value": {"runId": "r", "rating": rating, "user": "local"}})
+    };
+    events.push(rating("up"));
+    events.push(rating("down"));
+    let transcript = fold(&events);
+    let answers: Vec<(bool, Option<shared::feedback::Rating>)> = transcript
+        .items()
+        .iter()
+        .filter(|item| matches!(item.body, ItemBody::Assistant { .. }))
+        .map(|item| (item.is_last_of_run(), item.rating()))
+        .collect();
+    assert_eq!(
+        answers,
+        [(false, None), (true, Some(shared::feedback::Rating::Down))]
+    );
 }
