@@ -28,6 +28,13 @@ pub struct OutcomeLabel {
     pub outcome: String,
 }
 
+/// A model that kept failing and the one called instead.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FallbackLabels {
+    pub from: String,
+    pub to: String,
+}
+
 /// A rating of answers.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RatingLabel {
@@ -95,6 +102,7 @@ pub struct Metrics {
     pub attachment_bytes_stored: Gauge,
     /// Ratings of answers standing, by rating (read from the database).
     pub feedback: Family<RatingLabel, Gauge>,
+    pub model_fallbacks: Family<FallbackLabels, Counter>,
     pub answers: Family<OutcomeLabel, Counter>,
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
@@ -124,6 +132,7 @@ impl Metrics {
             interrupts_waiting: Gauge::default(),
             attachment_bytes_stored: Gauge::default(),
             feedback: Family::default(),
+            model_fallbacks: Family::default(),
             answers: Family::default(),
             provider_errors: Family::default(),
             provider_retries: Family::default(),
@@ -213,6 +222,11 @@ impl Metrics {
             "attachment_bytes_stored",
             "Bytes the attachments of every user take in the database, each content once per user (read from the database when scraped)",
             self.attachment_bytes_stored.clone(),
+        );
+        r.register(
+            "model_fallbacks",
+            "Model calls that moved on to the next of --fallback-models, by the model that kept failing and the one called instead",
+            self.model_fallbacks.clone(),
         );
         r.register(
             "feedback",
@@ -313,6 +327,15 @@ impl Metrics {
             code: code.into(),
         };
         self.provider_errors.get_or_create(&labels).inc();
+    }
+
+    /// Counts a model call that moved on from `from` to `to` (`--fallback-models`).
+    pub fn model_fallback(&self, from: &str, to: &str) {
+        let labels = FallbackLabels {
+            from: from.into(),
+            to: to.into(),
+        };
+        self.model_fallbacks.get_or_create(&labels).inc();
     }
 
     /// Counts a branch made `how` (`fork`, `edit`, `regenerate`).

@@ -116,6 +116,7 @@ impl Application {
                 quota_bytes: limits.attachment_quota_bytes,
             },
             state_rules: Arc::new(config.state_rules()?),
+            fallbacks: crate::agent::fallback::Fallbacks::configured(&config.fallback_models),
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

@@ -12,6 +12,7 @@
 //! | [`MODEL_SELECTED`] | `{model}`: this run and the session's later ones use this model |
 //! | [`MCP_SERVER_UNAVAILABLE`] | `{server, toolCallId, reason, message}`: a call found its MCP server down (failed to start, died, timed out and is being restarted) |
 //! | [`ATTACHMENTS`] | `{messageId, attachments: [Attachment…], toolCallId?}`: the files and images the person's message carries, or a tool's result returned |
+//! | [`MODEL_FALLBACK`] | `{from, to, code, message}`: a model call switched to the next fallback model |
 //! | [`FEEDBACK`] | `{runId, rating, comment?, user}`: a person rated an answer (`up` or `down`) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 //!
@@ -67,6 +68,11 @@ pub const MCP_SERVER_UNAVAILABLE: &str = "tandem.mcp_server_unavailable";
 /// result returned, right after that `TOOL_CALL_RESULT` (whose `messageId` it names).
 pub const ATTACHMENTS: &str = "tandem.attachments";
 
+/// A model call switched to the next model of `--fallback-models`: the value is
+/// `{from, to, code, message}`, the model that kept failing before its first token, the
+/// one called instead, and the failure. Appended before the call it announces.
+pub const MODEL_FALLBACK: &str = "tandem.model_fallback";
+
 /// A person's rating of an answer (the run that made it): the value is a
 /// [`crate::feedback::FeedbackEvent`], `{runId, rating, comment?, user}`. The latest one
 /// of a user for a run stands. Recorded like a person's change of the shared state: in the
@@ -88,6 +94,7 @@ pub const ALL: &[&str] = &[
     MCP_SERVER_UNAVAILABLE,
     ATTACHMENTS,
     FEEDBACK,
+    MODEL_FALLBACK,
 ];
 
 #[cfg(test)]

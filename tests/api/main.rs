@@ -12,6 +12,7 @@ mod attachments;
 mod branches;
 mod clean_stop;
 mod expiry;
+mod fallback;
 mod faults;
 mod feedback;
 mod frames;

@@ -14,6 +14,7 @@ pub mod context;
 pub mod conversation;
 pub mod engines;
 mod expiry;
+pub mod fallback;
 mod feedback;
 mod new_message;
 mod open_items;
@@ -79,6 +80,8 @@ pub struct RunDeps<S> {
     pub image_models: attached::ImageModels,
     /// What files a tool returns may take (the upload limits).
     pub attachment_limits: crate::attachments::UploadLimits,
+    /// The models a call falls back to when its own keeps failing (`--fallback-models`).
+    pub fallbacks: fallback::Fallbacks,
     /// What the shared state may hold (`--state-schema`, `--max-state-bytes`).
     pub state_rules: Arc<shared_state::StateRules>,
 }

@@ -24,6 +24,7 @@ use super::attached;
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
+use super::fallback;
 use super::prompt;
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
@@ -45,7 +46,11 @@ const INTERNAL: &str = "the run failed unexpectedly; the error has been logged";
 /// How a model call or tool phase ended when it did not simply complete.
 pub(super) enum Halt {
     Cancelled,
-    Failed(EngineError),
+    /// The call failed; `before_output`: before the model produced anything.
+    Failed {
+        error: EngineError,
+        before_output: bool,
+    },
     /// The process is stopping: the call is abandoned as a crash would abandon it.
     Stopping,
 }
@@ -232,14 +237,12 @@ async fn run<S: Store>(
             model: request.model.clone().unwrap_or(info.model),
             provider: info.kind,
         };
-        let started = std::time::Instant::now();
-        let called = stream_model_call(deps, recorder, request, (cancel, halting)).await?;
-        METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
+        let (called, labels) = call_model(deps, recorder, request, labels, (cancel, halting)).await?;
         let called_tools = match called {
             Ok(called_tools) => called_tools,
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
             Err(Halt::Stopping) => return stop_here(recorder).await,
-            Err(Halt::Failed(error)) => {
+            Err(Halt::Failed { error, .. }) => {
                 METRICS.provider_error(&labels.provider, error.code);
                 return fail(recorder, error.code, &error.message).await;
             }
@@ -275,6 +278,43 @@ async fn load_history<S: Store>(
     Ok(folded.history())
 }
 
+/// Makes one model call, falling back to the next of `--fallback-models` while the model
+/// called fails before its first token (recorded, see `agent/fallback.rs`); the outcome
+/// and the labels of the model that made the last attempt.
+async fn call_model<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    mut request: ModelRequest,
+    mut labels: ModelLabels,
+    stops: (&CancellationToken, &CancellationToken),
+) -> Result<(Result<bool, Halt>, ModelLabels), RunAbort> {
+    let mut tried = vec![labels.model.clone()];
+    loop {
+        let started = std::time::Instant::now();
+        let called = stream_model_call(deps, recorder, request.clone(), stops).await?;
+        METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
+        let Err(Halt::Failed {
+            error,
+            before_output: true,
+        }) = &called
+        else {
+            return Ok((called, labels));
+        };
+        let Some(next) = deps.fallbacks.next(error, &tried).map(str::to_string) else {
+            return Ok((called, labels));
+        };
+        METRICS.provider_error(&labels.provider, error.code);
+        METRICS.model_fallback(&labels.model, &next);
+        tracing::warn!(from = labels.model, to = next, code = error.code, "falling back to another model");
+        recorder
+            .emit(fallback::switched(&labels.model, &next, error))
+            .await?;
+        tried.push(next.clone());
+        request.model = Some(next.clone());
+        labels.model = next;
+    }
+}
+
 /// Streams one model call into the log; returns whether it called tools.
 async fn stream_model_call<S: Store>(
     deps: &RunDeps<S>,
@@ -284,6 +324,8 @@ async fn stream_model_call<S: Store>(
 ) -> Result<Result<bool, Halt>, RunAbort> {
     let mut stream = deps.engine.stream(request);
     let mut calls: Vec<String> = Vec::new();
+    // Whether the model produced anything yet (a failure before that may fall back).
+    let mut produced = false;
     // Waited on for the whole call, not made again for every token.
     let (stopped, halted) = (cancel.cancelled(), halting.cancelled());
     tokio::pin!(stopped, halted);
@@ -294,9 +336,24 @@ async fn stream_model_call<S: Store>(
             _ = &mut halted => return Ok(Err(Halt::Stopping)),
             item = stream.next() => item,
         };
+        if matches!(
+            item,
+            Some(Ok(EngineEvent::TextDelta(_)
+                | EngineEvent::ReasoningDelta(_)
+                | EngineEvent::ToolCallStart { .. }
+                | EngineEvent::RedactedReasoning { .. }))
+        ) {
+            produced = true;
+        }
         match item {
             None | Some(Ok(EngineEvent::Finish(_))) => break,
-            Some(Err(error)) => return Ok(Err(Halt::Failed(error))),
+            Some(Err(error)) => {
+                let before_output = !produced;
+                return Ok(Err(Halt::Failed {
+                    error,
+                    before_output,
+                }));
+            }
             Some(Ok(EngineEvent::TextDelta(delta))) => recorder.text(delta).await?,
             Some(Ok(EngineEvent::ReasoningDelta(delta))) => recorder.reasoning(delta).await?,
             Some(Ok(EngineEvent::ReasoningEnd { signature })) => {

@@ -184,6 +184,10 @@ pub struct Config {
     /// other models of the same provider.
     #[arg(long, env = "TANDEM_MODELS", value_delimiter = ',')]
     pub models: Vec<String>,
+    /// Models of the same provider that take a model call in turn when the one called keeps
+    /// failing before its first token (429 or 5xx after the retries), comma-separated.
+    #[arg(long, env = "TANDEM_FALLBACK_MODELS", value_delimiter = ',')]
+    pub fallback_models: Vec<String>,
     /// The context window: budgets and what becomes of the turns that no longer fit.
     #[command(flatten)]
     pub context: ContextArgs,

@@ -50,6 +50,7 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
             &["firstUserMessage", "summary", "summarisedMessages"],
         ),
         name::MODEL_SELECTED => scalars(fields, &["model"]),
+        name::MODEL_FALLBACK => scalars(fields, &["from", "to", "code", "message"]),
         name::MCP_SERVER_UNAVAILABLE => {
             scalars(fields, &["server", "toolCallId", "reason", "message"])
         }

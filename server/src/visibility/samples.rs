@@ -174,6 +174,8 @@ fn custom_value(name: &str) -> Value {
         custom::CONTEXT_SUMMARY => json!({"firstUserMessage": 2, "summary": "recap_wrote_it",
             "summarisedMessages": 3}),
         custom::MODEL_SELECTED => json!({"model": "shown_model"}),
+        custom::MODEL_FALLBACK => json!({"from": "shown_model_a", "to": "shown_model_b",
+            "code": "shown_rate_limited", "message": "shown_busy"}),
         custom::MCP_SERVER_UNAVAILABLE => json!({"server": "shown_server",
             "toolCallId": "shown_c1", "reason": "shown_died", "message": "shown_down"}),
         custom::FEEDBACK => json!({"runId": "shown_run", "rating": "shown_up",

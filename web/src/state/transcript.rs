@@ -218,6 +218,19 @@ impl Transcript {
                     .map(str::to_string);
                 Vec::new()
             }
+            EventBody::Custom { name, value } if name == shared::custom::MODEL_FALLBACK => {
+                let model = |key: &str| value.get(key).and_then(|m| m.as_str()).unwrap_or("?");
+                let text = format!(
+                    "{} kept failing ({}); {} answered instead.",
+                    model("from"),
+                    model("code").replace('_', " "),
+                    model("to")
+                );
+                vec![self.push(
+                    format!("notice:{}", self.last_seq),
+                    ItemBody::Notice { text },
+                )]
+            }
             EventBody::Custom { name, value } if name == shared::custom::MCP_SERVER_UNAVAILABLE => {
                 let text = value.get("message").and_then(|m| m.as_str());
                 let text = text.unwrap_or("An MCP server is down.").to_string();
