@@ -24,7 +24,7 @@ fn fallbacks(log: &[(u64, Event)]) -> Vec<Value> {
         .collect()
 }
 
-async fn app(engine: &str, server: &ProviderServer, extra: &[&str]) -> TestApp {
+async fn provider_app(engine: &str, server: &ProviderServer, extra: &[&str]) -> TestApp {
     let key = crate::helpers::key_file("sk-test-123");
     let base = match engine {
         "openai" => format!("{}/v1", server.url),
@@ -54,10 +54,16 @@ async fn run_once(app: &TestApp) -> (String, Vec<(u64, Event)>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_anthropic_model_that_stays_overloaded_hands_the_call_to_the_next() {
     let busy = || Reply::status(529, &[], "anthropic/overloaded_error.json");
-    let replies = vec![busy(), busy(), busy(), busy(), Reply::sse("anthropic/text.sse")];
+    let replies = vec![
+        busy(),
+        busy(),
+        busy(),
+        busy(),
+        Reply::sse("anthropic/text.sse"),
+    ];
     let server = ProviderServer::start(replies).await;
     let list = ["--fallback-models", "claude-b,claude-c"];
-    let app = app("anthropic", &server, &list).await;
+    let app = provider_app("anthropic", &server, &list).await;
     let (_, log) = run_once(&app).await;
     let models: Vec<Value> = server
         .requests()
@@ -66,16 +72,33 @@ async fn an_anthropic_model_that_stays_overloaded_hands_the_call_to_the_next() {
         .collect();
     assert_eq!(
         models,
-        [json!("claude-sonnet-4-5"), json!("claude-sonnet-4-5"), json!("claude-b"), json!("claude-b"), json!("claude-c")],
+        [
+            json!("claude-sonnet-4-5"),
+            json!("claude-sonnet-4-5"),
+            json!("claude-b"),
+            json!("claude-b"),
+            json!("claude-c")
+        ],
         "each model gets its retries, then the next takes over"
     );
     let switched = fallbacks(&log);
     assert_eq!(switched.len(), 2, "{switched:?}");
     assert_eq!(
-        (&switched[0]["from"], &switched[0]["to"], &switched[0]["code"]),
-        (&json!("claude-sonnet-4-5"), &json!("claude-b"), &json!("provider_unavailable"))
+        (
+            &switched[0]["from"],
+            &switched[0]["to"],
+            &switched[0]["code"]
+        ),
+        (
+            &json!("claude-sonnet-4-5"),
+            &json!("claude-b"),
+            &json!("provider_unavailable")
+        )
     );
-    assert_eq!((&switched[1]["from"], &switched[1]["to"]), (&json!("claude-b"), &json!("claude-c")));
+    assert_eq!(
+        (&switched[1]["from"], &switched[1]["to"]),
+        (&json!("claude-b"), &json!("claude-c"))
+    );
     assert!(matches!(
         log.last().unwrap().1.body,
         EventBody::RunFinished { .. }
@@ -84,7 +107,8 @@ async fn an_anthropic_model_that_stays_overloaded_hands_the_call_to_the_next() {
     let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
     let metrics = metrics.text().await.unwrap();
     assert!(
-        metrics.contains("tandem_model_fallbacks_total{from=\"claude-sonnet-4-5\",to=\"claude-b\"} 1"),
+        metrics
+            .contains("tandem_model_fallbacks_total{from=\"claude-sonnet-4-5\",to=\"claude-b\"} 1"),
         "{metrics}"
     );
 }
@@ -92,8 +116,9 @@ async fn an_anthropic_model_that_stays_overloaded_hands_the_call_to_the_next() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_openai_model_rate_limited_to_the_end_falls_back_and_the_last_failure_stands() {
     let limited = || Reply::status(429, &[("retry-after", "0")], "openai/rate_limit.json");
-    let server = ProviderServer::start(vec![limited(), limited(), Reply::sse("openai/text.sse")]).await;
-    let app = app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
+    let server =
+        ProviderServer::start(vec![limited(), limited(), Reply::sse("openai/text.sse")]).await;
+    let app = provider_app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
     let (_, log) = run_once(&app).await;
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
@@ -102,7 +127,7 @@ async fn an_openai_model_rate_limited_to_the_end_falls_back_and_the_last_failure
 
     // Every model of the list failing: the run ends with the last failure.
     let server = ProviderServer::start(vec![limited(); 4]).await;
-    let app = app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
+    let app = provider_app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
     let (_, log) = run_once(&app).await;
     assert_eq!(server.requests().len(), 4);
     match &log.last().unwrap().1.body {
@@ -115,7 +140,7 @@ async fn an_openai_model_rate_limited_to_the_end_falls_back_and_the_last_failure
 async fn a_refused_request_and_a_stream_cut_after_output_do_not_fall_back() {
     let refused = Reply::status(400, &[], "openai/invalid_key.json");
     let server = ProviderServer::start(vec![refused]).await;
-    let app = app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
+    let app = provider_app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
     let (_, log) = run_once(&app).await;
     assert_eq!(server.requests().len(), 1);
     assert!(fallbacks(&log).is_empty());
@@ -127,7 +152,7 @@ async fn a_refused_request_and_a_stream_cut_after_output_do_not_fall_back() {
         cut_after: Some(4),
     };
     let server = ProviderServer::start(vec![cut]).await;
-    let app = app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
+    let app = provider_app("openai", &server, &["--fallback-models", "gpt-4.1-nano"]).await;
     let (_, log) = run_once(&app).await;
     assert_eq!(server.requests().len(), 1, "what the person saw stays");
     assert!(fallbacks(&log).is_empty());

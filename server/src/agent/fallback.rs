@@ -65,11 +65,18 @@ mod tests {
         };
         assert_eq!(list.next(&busy, &["a".into()]), Some("b"));
         assert_eq!(list.next(&busy, &["a".into(), "b".into()]), Some("c"));
-        assert_eq!(list.next(&busy, &["a".into(), "b".into(), "c".into()]), None);
+        assert_eq!(
+            list.next(&busy, &["a".into(), "b".into(), "c".into()]),
+            None
+        );
         let refused = EngineError {
             code: "provider_rejected",
             message: "400".into(),
         };
-        assert_eq!(list.next(&refused, &["a".into()]), None, "the request itself is wrong");
+        assert_eq!(
+            list.next(&refused, &["a".into()]),
+            None,
+            "the request itself is wrong"
+        );
     }
 }

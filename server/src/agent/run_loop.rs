@@ -237,7 +237,8 @@ async fn run<S: Store>(
             model: request.model.clone().unwrap_or(info.model),
             provider: info.kind,
         };
-        let (called, labels) = call_model(deps, recorder, request, labels, (cancel, halting)).await?;
+        let (called, labels) =
+            call_model(deps, recorder, request, labels, (cancel, halting)).await?;
         let called_tools = match called {
             Ok(called_tools) => called_tools,
             Err(Halt::Cancelled) => return finish_cancelled(recorder).await,
@@ -305,7 +306,12 @@ async fn call_model<S: Store>(
         };
         METRICS.provider_error(&labels.provider, error.code);
         METRICS.model_fallback(&labels.model, &next);
-        tracing::warn!(from = labels.model, to = next, code = error.code, "falling back to another model");
+        tracing::warn!(
+            from = labels.model,
+            to = next,
+            code = error.code,
+            "falling back to another model"
+        );
         recorder
             .emit(fallback::switched(&labels.model, &next, error))
             .await?;
