@@ -1,7 +1,8 @@
 //! A shared state and a JSON Patch from outside (a person's `PATCH`, the model's
 //! `update_state`, an AG-UI client's state): checking never panics, a refused change names
 //! an operation or a path, and an accepted one is an object within the size limit that
-//! the page's fold (`shared::state`) reproduces from the same delta.
+//! the page's fold (`shared::state`) reproduces from the same delta; the page's own patch
+//! code (`apply_light`) agrees with the `json-patch` crate on every patch.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -22,6 +23,15 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
+    // The page's own patch (`apply_light`) makes what the crate makes, or fails too.
+    match (
+        shared::state::apply(&state, &patch),
+        shared::state::apply_light(&state, &patch),
+    ) {
+        (Ok(made), Ok(light)) => assert_eq!(made, light, "the page's patch differs"),
+        (Err(_), Err(_)) => {}
+        (made, light) => panic!("the crate: {made:?}, the page: {light:?}"),
+    }
     let rules = StateRules::new(None, MAX_BYTES).expect("no schema");
     if rules.check(&state).is_err() {
         return;

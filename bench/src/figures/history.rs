@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use shared::Event;
-use tandem::agent::conversation::{self, Folded, History};
+use tandem::agent::conversation::{Folded, History};
 use tandem::domain::SessionId;
 use tandem::store::{EventLog, SqliteStore, StoreOptions};
 
@@ -72,12 +72,12 @@ async fn measure(store: &SqliteStore, session: SessionId, events: u64) -> anyhow
 
 /// What every model call did before: read and fold the whole log.
 async fn whole_log(store: &SqliteStore, session: SessionId) -> anyhow::Result<History> {
-    let rows = store.events_after(session, 0, u32::MAX).await?;
-    let events: Vec<Event> = rows
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.json).ok())
-        .collect();
-    Ok(conversation::rebuild(&events))
+    let mut folded = Folded::default();
+    for row in store.events_after(session, 0, u32::MAX).await? {
+        let event: Option<Event> = serde_json::from_str(&row.json).ok();
+        folded.observe(row.seq, event.as_ref());
+    }
+    Ok(folded.history())
 }
 
 /// Folds in the events after `folded`'s last seq, up to `until`.

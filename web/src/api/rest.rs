@@ -212,23 +212,23 @@ pub async fn edit_queued(id: &str, queued: &str, text: &str) -> Result<QueuedMes
     json(send(Request::patch(&url).json(&body)).await?).await
 }
 
-/// `POST /api/sessions/{id}/runs/{runId}/feedback`: a rating of the run's answer.
+/// `POST /api/sessions/{id}/runs/{runId}/feedback`: a rating of the run's answer (what
+/// it recorded comes back over the socket).
 pub async fn give_feedback(
     id: &str,
     run: &str,
     given: &shared::feedback::GiveFeedback,
-) -> Result<shared::feedback::FeedbackEvent, ApiError> {
+) -> Result<(), ApiError> {
     let url = format!("/api/sessions/{id}/runs/{run}/feedback");
-    json(send(Request::post(&url).json(given)).await?).await
+    send(Request::post(&url).json(given)).await?;
+    Ok(())
 }
 
 /// `PATCH /api/sessions/{id}/state`: a JSON Patch of the shared state; the state it made.
-pub async fn patch_state(
-    id: &str,
-    delta: &[serde_json::Value],
-) -> Result<shared::state::StateBody, ApiError> {
+pub async fn patch_state(id: &str, delta: &[serde_json::Value]) -> Result<(), ApiError> {
     let url = format!("/api/sessions/{id}/state");
-    json(send(Request::patch(&url).json(&delta)).await?).await
+    send(Request::patch(&url).json(&delta)).await?;
+    Ok(())
 }
 
 /// `DELETE /api/sessions/{id}/queue/{queuedId}`: a queued message will not run.

@@ -19,7 +19,5 @@ pub async fn rate(
         return Ok(());
     };
     let comment = comment.filter(|comment| !comment.trim().is_empty());
-    rest::give_feedback(&id, &run, &GiveFeedback { rating, comment })
-        .await
-        .map(drop)
+    rest::give_feedback(&id, &run, &GiveFeedback { rating, comment }).await
 }

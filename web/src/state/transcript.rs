@@ -319,16 +319,18 @@ impl Transcript {
 
     /// A rating of a run's answers (`CUSTOM tandem.feedback`): the latest stands.
     fn rated(&mut self, value: &serde_json::Value) -> Vec<usize> {
-        let Ok(given) = serde_json::from_value::<shared::feedback::FeedbackEvent>(value.clone())
-        else {
+        // Read by hand: a derived deserialiser would cost the page's WASM more than this.
+        let field = |name: &str| value.get(name).and_then(|v| v.as_str());
+        let given = field("rating").and_then(shared::feedback::Rating::parse);
+        let (Some(run), Some(given)) = (field("runId"), given) else {
             return Vec::new();
         };
-        let Some(&at) = self.last_answers.get(&given.run_id) else {
+        let Some(&at) = self.last_answers.get(run) else {
             return Vec::new();
         };
         match &mut self.items[at].body {
             ItemBody::Assistant { rating, .. } => {
-                *rating = Some(given.rating);
+                *rating = Some(given);
                 vec![at]
             }
             _ => Vec::new(),
