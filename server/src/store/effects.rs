@@ -55,17 +55,18 @@ pub fn run_outcome(body: &EventBody) -> Option<&'static str> {
 /// Whether `entries` are a whole run of a person's notes: changes of the shared state and
 /// ratings of answers, nothing else.
 pub fn is_annotation(entries: &[LogEntry]) -> bool {
-    let bodies: Vec<&EventBody> = entries.iter().map(|entry| &entry.event.body).collect();
-    let note = |body: &&EventBody| match body {
+    // Looked at for every command, the token path's too: the ends first, no allocation.
+    let [first, middle @ .., last] = entries else {
+        return false;
+    };
+    let note = |entry: &LogEntry| match &entry.event.body {
         EventBody::Custom { name, .. } => name == shared::custom::FEEDBACK,
         other => other.is_state(),
     };
-    match bodies.as_slice() {
-        [EventBody::RunStarted { .. }, middle @ .., EventBody::RunFinished { .. }] => {
-            !middle.is_empty() && middle.iter().all(note)
-        }
-        _ => false,
-    }
+    matches!(first.event.body, EventBody::RunStarted { .. })
+        && matches!(last.event.body, EventBody::RunFinished { .. })
+        && !middle.is_empty()
+        && middle.iter().all(note)
 }
 
 /// Derives the effects of `entries`, in order.
@@ -75,18 +76,17 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
     let mut client_tools: Option<Interrupt> = None;
     // The run these entries are about, once they name it.
     let mut current_run: Option<&str> = None;
-    for (index, entry) in entries.iter().enumerate() {
-        if entry.event.body.is_state() {
-            effects.last_state = Some(index);
-        }
-    }
     // A person's note while no run is active (a change of the state, a rating) is a short
     // run of its own: it changes neither the session's status nor its questions, and
     // nobody awaits its end.
     if is_annotation(entries) {
+        effects.last_state = entries.iter().rposition(|e| e.event.body.is_state());
         return effects;
     }
     for (index, entry) in entries.iter().enumerate() {
+        if entry.event.body.is_state() {
+            effects.last_state = Some(index);
+        }
         if let Some(outcome) = run_outcome(&entry.event.body) {
             let (run_id, error) = match &entry.event.body {
                 EventBody::RunFinished { run_id, .. } => (Some(run_id.as_str()), None),
