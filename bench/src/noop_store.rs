@@ -59,6 +59,7 @@ impl tandem::store::WebhookOutbox for NoopStore {}
 impl tandem::store::Attachments for NoopStore {}
 
 impl tandem::store::FeedbackReads for NoopStore {}
+impl tandem::store::Budgets for NoopStore {}
 
 impl EventLog for NoopStore {
     /// The benchmark makes no branches.

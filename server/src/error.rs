@@ -102,6 +102,9 @@ pub enum ApiError {
     /// say where (`{operation?, path}`).
     #[error("the state was not changed: {message}")]
     InvalidState { message: String, details: Value },
+    /// The run cannot go on until the budget has room; the details list the caps reached.
+    #[error("{message} Stop the run, or continue once the budget has room again.")]
+    BudgetExceeded { message: String, details: Value },
 }
 
 impl ApiError {
@@ -143,6 +146,7 @@ impl ApiError {
             Self::RangeNotSatisfiable(_) => "range_not_satisfiable",
             Self::InvalidState { .. } => "invalid_state",
             Self::NotAnOperator => "not_an_operator",
+            Self::BudgetExceeded { .. } => "budget_exceeded",
         }
     }
 
@@ -154,7 +158,8 @@ impl ApiError {
             | Self::RunActiveOnThread(state)
             | Self::AlreadyStarted(state)
             | Self::AttachmentQuota(state)
-            | Self::InvalidState { details: state, .. } => Some(state.clone()),
+            | Self::InvalidState { details: state, .. }
+            | Self::BudgetExceeded { details: state, .. } => Some(state.clone()),
             _ => None,
         }
     }
@@ -237,6 +242,10 @@ impl From<Refusal> for ApiError {
                     details,
                 }
             }
+            Refusal::BudgetExceeded(reached) => Self::BudgetExceeded {
+                message: crate::agent::budget::describe(&reached),
+                details: serde_json::json!({ "budget": reached }),
+            },
             Refusal::Internal(what) => {
                 tracing::error!(what, "the runner refused for an internal reason");
                 Self::Internal
@@ -274,7 +283,8 @@ impl ResponseError for ApiError {
             | Self::TooManyShareLinks(_)
             | Self::RunActiveOnThread(_)
             | Self::QueueFull(_)
-            | Self::AlreadyStarted(_) => StatusCode::CONFLICT,
+            | Self::AlreadyStarted(_)
+            | Self::BudgetExceeded { .. } => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) | Self::AttachmentQuota(_) => StatusCode::PAYLOAD_TOO_LARGE,

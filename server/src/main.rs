@@ -25,7 +25,8 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(2);
     }
     if let Some(Command::Users(command)) = config.command.clone() {
-        let users = tandem::auth::cli::UsersOn(command);
+        let rules = tandem::agent::budget::BudgetRules::configured(&config.budgets);
+        let users = tandem::auth::cli::UsersOn(command, rules);
         let done =
             tandem::store::open(&config.database_url, &config.store_options(), users).await?;
         if let Err(error) = done {

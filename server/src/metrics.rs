@@ -103,6 +103,8 @@ pub struct Metrics {
     /// Ratings of answers standing, by rating (read from the database).
     pub feedback: Family<RatingLabel, Gauge>,
     pub model_fallbacks: Family<FallbackLabels, Counter>,
+    /// Runs stopped by their user's budget, by what they did (`paused`, `failed`).
+    pub budget_stops: Family<OutcomeLabel, Counter>,
     pub answers: Family<OutcomeLabel, Counter>,
     pub provider_errors: Family<ErrorLabels, Counter>,
     pub provider_retries: Family<ProviderLabel, Counter>,
@@ -133,6 +135,7 @@ impl Metrics {
             attachment_bytes_stored: Gauge::default(),
             feedback: Family::default(),
             model_fallbacks: Family::default(),
+            budget_stops: Family::default(),
             answers: Family::default(),
             provider_errors: Family::default(),
             provider_retries: Family::default(),
@@ -227,6 +230,11 @@ impl Metrics {
             "model_fallbacks",
             "Model calls that moved on to the next of --fallback-models, by the model that kept failing and the one called instead",
             self.model_fallbacks.clone(),
+        );
+        r.register(
+            "budget_stops",
+            "Runs that reached their user's budget, by what they did: paused for the person or failed",
+            self.budget_stops.clone(),
         );
         r.register(
             "feedback",
@@ -336,6 +344,18 @@ impl Metrics {
             to: to.into(),
         };
         self.model_fallbacks.get_or_create(&labels).inc();
+    }
+
+    /// Counts a run that reached its user's budget: paused for its person, or failed.
+    pub fn budget_stop(&self, paused: bool) {
+        let outcome = match paused {
+            true => "paused",
+            false => "failed",
+        };
+        let label = OutcomeLabel {
+            outcome: outcome.into(),
+        };
+        self.budget_stops.get_or_create(&label).inc();
     }
 
     /// Counts a branch made `how` (`fork`, `edit`, `regenerate`).

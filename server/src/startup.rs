@@ -117,6 +117,7 @@ impl Application {
             },
             state_rules: Arc::new(config.state_rules()?),
             fallbacks: crate::agent::fallback::Fallbacks::configured(&config.fallback_models),
+            budgets: crate::agent::budget::BudgetRules::configured(&config.budgets),
         });
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {

@@ -126,6 +126,20 @@ pub enum EventBody {
     StateSnapshot { snapshot: Value },
     /// A change of the shared state: a JSON Patch (RFC 6902), the array of operations.
     StateDelta { delta: Vec<Value> },
+    /// An activity's whole content (Tandem's: a tool call's progress).
+    ActivitySnapshot {
+        message_id: String,
+        activity_type: String,
+        content: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replace: Option<bool>,
+    },
+    /// A change of an activity's content: a JSON Patch.
+    ActivityDelta {
+        message_id: String,
+        activity_type: String,
+        patch: Vec<Value>,
+    },
     /// Anything else, named.
     Custom { name: String, value: Value },
     /// An event type this version does not know (read only; Tandem never writes it).
@@ -157,6 +171,8 @@ impl EventBody {
             Self::ToolCallResult { .. } => "TOOL_CALL_RESULT",
             Self::StateSnapshot { .. } => "STATE_SNAPSHOT",
             Self::StateDelta { .. } => "STATE_DELTA",
+            Self::ActivitySnapshot { .. } => "ACTIVITY_SNAPSHOT",
+            Self::ActivityDelta { .. } => "ACTIVITY_DELTA",
             Self::Custom { .. } => "CUSTOM",
             Self::Unknown => "UNKNOWN",
         }

@@ -332,6 +332,9 @@ pub struct CurrentUser {
     pub auth: String,
     /// How this request proved who it is: `none`, `token` or `cookie`.
     pub signed_in_with: String,
+    /// The caller's budgets and what is left of each (none: no limit applies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budget: Vec<crate::budget::BudgetLine>,
 }
 
 /// The body of every error response.

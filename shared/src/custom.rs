@@ -79,6 +79,12 @@ pub const MODEL_FALLBACK: &str = "tandem.model_fallback";
 /// active run, else as a short run of its own.
 pub const FEEDBACK: &str = "tandem.feedback";
 
+/// A person's decision on a run that reached its budget (an interrupt of reason `budget`):
+/// the value is `{interruptId, continue, pastBudget}`. With `continue` the run it resumes
+/// goes on (once the budget has room again, or past it for the rest of that run when
+/// `pastBudget`, which `--budget-overrun allow` permits); otherwise the run ends there.
+pub const BUDGET_DECISION: &str = "tandem.budget_decision";
+
 /// Every name above, once. A name added to this file belongs here too (a test counts
 /// them), so that whatever must decide about each name (a share link's filter) meets it.
 pub const ALL: &[&str] = &[
@@ -95,6 +101,7 @@ pub const ALL: &[&str] = &[
     ATTACHMENTS,
     FEEDBACK,
     MODEL_FALLBACK,
+    BUDGET_DECISION,
 ];
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub mod agui;
 pub mod api;
 pub mod attachments;
+pub mod budget;
 pub mod custom;
 pub mod envelope;
 pub mod feedback;

@@ -295,9 +295,12 @@ async fn credentials_that_end_on_one_instance_close_sockets_on_every_instance() 
     let mut on_b = carol_b.socket(&session, 0).await;
     on_a.backlog().await;
     on_b.backlog().await;
-    let revoke = tandem::auth::cli::UsersOn(tandem::auth::cli::UsersCommand::Revoke {
-        name: "carol".into(),
-    });
+    let revoke = tandem::auth::cli::UsersOn(
+        tandem::auth::cli::UsersCommand::Revoke {
+            name: "carol".into(),
+        },
+        Default::default(),
+    );
     tandem::store::open(&url, &Default::default(), revoke)
         .await
         .unwrap()

@@ -10,6 +10,7 @@ mod approval;
 mod attached;
 mod attachments;
 mod branches;
+mod budget;
 mod clean_stop;
 mod expiry;
 mod fallback;

@@ -443,3 +443,74 @@ async fn an_image_and_a_resource_a_tool_returns_are_kept_as_attachments() {
         .unwrap();
     assert_eq!(text, "no notes");
 }
+
+/// A long call's progress: each `notifications/progress` the server sends for it becomes
+/// the call's activity while it works (`ACTIVITY_SNAPSHOT`, then `ACTIVITY_DELTA`s, before
+/// its result), and a call that keeps reporting outlives its timeout (each report gives it
+/// the whole timeout again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_s_progress_is_its_activity_and_keeps_it_alive() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut everything = everything_stdio();
+    everything["timeoutSecs"] = json!(1);
+    let path = config_file(dir.path(), json!({"everything": everything}));
+    // Four steps of 0.6 s: 2.4 s in all, past the 1 s timeout, never 1 s without a report.
+    let long = json!({"duration": 2.4, "steps": 4});
+    let turns = json!([
+        {"toolCalls": [call("everything__trigger-long-running-operation", long)]},
+        {"text": "Done."},
+    ]);
+    let app = spawn_app_with(turns, &["--mcp-config", path.to_str().unwrap()]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "take your time").await;
+    let run = socket.until_run_end().await;
+    let result = &results(&run)[0];
+    assert!(
+        result["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("Long running operation completed")),
+        "{result}"
+    );
+    let call_id = run
+        .iter()
+        .find_map(|(_, e)| match &e.body {
+            EventBody::ToolCallStart { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let position = |wanted: &str| run.iter().position(|(_, e)| e.type_name() == wanted);
+    let (first, result_at) = (position("ACTIVITY_SNAPSHOT"), position("TOOL_CALL_RESULT"));
+    assert!(
+        first.unwrap() < result_at.unwrap(),
+        "progress comes while the call works"
+    );
+    let mut content = Value::Null;
+    let mut reports = 0;
+    for (_, event) in &run {
+        match &event.body {
+            EventBody::ActivitySnapshot {
+                content: whole,
+                activity_type,
+                ..
+            } => {
+                assert_eq!(activity_type, "progress");
+                content = whole.clone();
+                reports += 1;
+            }
+            EventBody::ActivityDelta { patch, .. } => {
+                content = shared::state::apply(&content, patch).unwrap();
+                reports += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        reports, 4,
+        "one event a step (0.6 s apart, past the 0.2 s throttle)"
+    );
+    assert_eq!(
+        content,
+        json!({"toolCallId": call_id, "progress": 4.0, "total": 4.0})
+    );
+    assert_valid_session(&app.log(&session).await, true);
+}

@@ -7,7 +7,7 @@ use shared::{EventBody, Outcome};
 use crate::helpers::spawn_app_with;
 
 /// A price file in a folder that lives as long as the test process.
-fn price_file(prices: Value) -> String {
+pub fn price_file(prices: Value) -> String {
     static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
     let path = dir

@@ -15,7 +15,8 @@ use shared::{EventBody, Outcome, ResumeStatus, ToolRole};
 use super::refusal::Refusal;
 use super::runner::{rejected, Runner};
 use super::tools::request_input;
-use super::{approval, client_tools, expiry};
+use super::{approval, budget, client_tools, expiry};
+use crate::config::BudgetOverrun;
 use crate::domain::{new_id, SessionId, UserId};
 use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Store};
 
@@ -78,8 +79,25 @@ impl<S: Store> Answers<'_, S> {
             request_input::check_payload(&row.interrupt, response.get("payload"))
                 .map_err(Refusal::InvalidPayload)?;
         }
-        self.runner.check_room(owner)?;
         let run_id = super::new_message::run_id_for(input.as_ref());
+        if row.interrupt.reason == budget::REASON {
+            if !budget::continues(status, response.get("payload")) {
+                // Stopping a run at its budget ends it here; nothing runs.
+                let started = self.runner.run_started_with(session, &run_id, input);
+                return self
+                    .end_waiting(session, &row, response, started, run_id)
+                    .await;
+            }
+            let rules = &self.runner.deps.budgets;
+            if rules.overrun != BudgetOverrun::Allow {
+                let now = crate::domain::now_ms();
+                let reached = rules.reached(&*self.runner.deps.store, owner, now).await?;
+                if !reached.is_empty() {
+                    return Err(Refusal::BudgetExceeded(reached));
+                }
+            }
+        }
+        self.runner.check_room(owner)?;
         // Results an AG-UI client sent as `tool` messages travel in its input, which
         // the client holds already; only the rest become events.
         let carried: Vec<String> = input_messages(input.as_ref())
@@ -116,6 +134,11 @@ impl<S: Store> Answers<'_, S> {
             let max = self.runner.deps.limits.max_tool_result_bytes;
             return client_tools::results(&row.interrupt, status, response.get("payload"), max)
                 .map_err(Refusal::InvalidPayload);
+        }
+        if row.interrupt.reason == budget::REASON {
+            let go_on = budget::continues(status, response.get("payload"));
+            let past_budget = self.runner.deps.budgets.overrun == BudgetOverrun::Allow;
+            return Ok(vec![budget::decision(&row.id, go_on, past_budget)]);
         }
         if row.interrupt.reason != approval::REASON {
             return Ok(vec![tool_result(&row.tool_call_id, response)]);
@@ -166,8 +189,25 @@ impl<S: Store> Answers<'_, S> {
             return Err(Refusal::Idle);
         };
         let response = request_input::answer(ResumeStatus::Cancelled, None);
-        let resolution = self.resolution(&row, ResumeStatus::Cancelled, &response)?;
         let run_id = new_id("run");
+        let started = self.runner.run_started(session, &run_id);
+        // A duplicate means another stop declined it first: nothing left to do.
+        self.end_waiting(session, &row, response, started, run_id)
+            .await
+            .map(drop)
+    }
+
+    /// Answers the interrupt `row` with `response` in a run that ends at once (stopped):
+    /// its `RUN_STARTED`, the answer's record, `RUN_FINISHED` cancelled.
+    async fn end_waiting(
+        &self,
+        session: SessionId,
+        row: &InterruptRow,
+        response: Value,
+        started: EventBody,
+        run_id: String,
+    ) -> Result<RunAccepted, Refusal> {
+        let resolution = self.resolution(row, ResumeStatus::Cancelled, &response)?;
         let finished = EventBody::RunFinished {
             thread_id: session.to_string(),
             run_id: run_id.clone(),
@@ -175,18 +215,21 @@ impl<S: Store> Answers<'_, S> {
             outcome: Some(Outcome::Cancelled),
             usage: None,
         };
-        let mut events = vec![self.runner.run_started(session, &run_id)];
+        let mut events = vec![started];
         events.extend(resolution);
         events.push(finished);
         let guard = Guard::Resume {
-            interrupt_id: row.id,
+            interrupt_id: row.id.clone(),
             response,
-            run_id,
+            run_id: run_id.clone(),
         };
         match self.runner.submit(session, guard, events).await? {
-            Applied::Committed { .. } => Ok(()),
-            // A duplicate means another stop declined it first: nothing left to do.
-            Applied::Rejected(rejection) => rejected(session, rejection).map(drop),
+            Applied::Committed { .. } => Ok(RunAccepted {
+                run_id,
+                duplicate: false,
+                queued: None,
+            }),
+            Applied::Rejected(rejection) => rejected(session, rejection),
         }
     }
 }

@@ -108,6 +108,9 @@ pub struct History {
     pub snapshot_due: bool,
     /// The state an AG-UI client sent with the latest run's input, when not empty.
     pub input_state: Option<serde_json::Value>,
+    /// Whether the person let the current run go on past its budget (only [`Folded`]
+    /// knows; [`rebuild`] leaves it false).
+    pub budget_overrun: bool,
 }
 
 /// A recorded summary of the conversation before the person's `first_user`-th message.
@@ -136,6 +139,8 @@ pub struct Folded {
     state: SharedState,
     snapshot_due: bool,
     input_state: Option<serde_json::Value>,
+    /// Whether the person let the current run go on past its budget.
+    budget_overrun: bool,
 }
 
 impl Folded {
@@ -152,6 +157,7 @@ impl Folded {
             match &event.body {
                 EventBody::RunStarted { input, .. } => {
                     self.snapshot_due = true;
+                    self.budget_overrun = false;
                     self.input_state = input
                         .as_ref()
                         .and_then(|input| input.get("state"))
@@ -159,6 +165,11 @@ impl Folded {
                         .cloned();
                 }
                 EventBody::StateSnapshot { .. } => self.snapshot_due = false,
+                EventBody::Custom { name, value }
+                    if super::budget::lets_run_overrun(name, value) =>
+                {
+                    self.budget_overrun = true
+                }
                 EventBody::StepStarted { step_name } if step_name == MODEL_CALL_STEP => {
                     self.snapshot_due = false
                 }
@@ -175,6 +186,7 @@ impl Folded {
         history.state = self.state.clone();
         history.snapshot_due = self.snapshot_due;
         history.input_state = self.input_state.clone();
+        history.budget_overrun = self.budget_overrun;
         history
     }
 }

@@ -9,6 +9,7 @@ mod answers;
 mod approval;
 pub mod attached;
 pub mod branches;
+pub mod budget;
 mod client_tools;
 pub mod context;
 pub mod conversation;
@@ -18,6 +19,7 @@ pub mod fallback;
 mod feedback;
 mod new_message;
 mod open_items;
+pub mod progress;
 pub mod prompt;
 mod queue;
 mod recorder;
@@ -84,6 +86,8 @@ pub struct RunDeps<S> {
     pub fallbacks: fallback::Fallbacks,
     /// What the shared state may hold (`--state-schema`, `--max-state-bytes`).
     pub state_rules: Arc<shared_state::StateRules>,
+    /// What each user may spend, and what a run past it does (`--budget-*`).
+    pub budgets: budget::BudgetRules,
 }
 
 /// What one run, and the input that starts it, may amount to.

@@ -21,6 +21,7 @@ use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
 use super::attached;
+use super::budget;
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
@@ -196,6 +197,16 @@ async fn run<S: Store>(
                 deps.limits.max_model_calls
             );
             return fail(recorder, "max_model_calls", &message).await;
+        }
+        if !history.budget_overrun {
+            let reached = deps
+                .budgets
+                .reached(&*deps.store, context.owner, crate::domain::now_ms())
+                .await
+                .map_err(|e| RunAbort::Write(e.into()))?;
+            if !reached.is_empty() {
+                return stop_at_budget(deps, recorder, &reached).await;
+            }
         }
         model_calls += 1;
         let mut tools = deps.tools.specs();
@@ -401,6 +412,21 @@ async fn stream_model_call<S: Store>(
     }
     recorder.close_calls().await?;
     Ok(Ok(!calls.is_empty()))
+}
+
+/// Ends a run that reached its user's budget: failed, or paused for its person
+/// (`--budget-overrun`).
+async fn stop_at_budget<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    reached: &[shared::budget::BudgetLine],
+) -> Result<(), RunAbort> {
+    METRICS.budget_stop(deps.budgets.overrun.pauses());
+    if !deps.budgets.overrun.pauses() {
+        return fail(recorder, budget::CODE, &budget::describe(reached)).await;
+    }
+    let interrupts = vec![budget::interrupt(reached, deps.budgets.overrun)];
+    finish(recorder, Outcome::Interrupt { interrupts }).await
 }
 
 async fn finish(recorder: &mut Recorder, outcome: Outcome) -> Result<(), RunAbort> {

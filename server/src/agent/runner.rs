@@ -209,6 +209,18 @@ impl<S: Store> Runner<S> {
         super::feedback::Feedback { runner: self }
     }
 
+    /// The caps that apply to `user` and what is left of each (`--budget-*`, their own).
+    pub async fn budget(
+        &self,
+        user: UserId,
+    ) -> Result<Vec<shared::budget::BudgetLine>, crate::store::StoreError> {
+        let store = &*self.deps.store;
+        self.deps
+            .budgets
+            .lines(store, user, crate::domain::now_ms())
+            .await
+    }
+
     /// What a shared state may hold.
     pub fn state_rules(&self) -> &super::shared_state::StateRules {
         &self.deps.state_rules

@@ -8,7 +8,9 @@
 //! AG-UI client declared are the client's to run: once the server's own calls are done,
 //! the run pauses on them all at once ([`Pause::ClientTools`]).
 
-use serde_json::json;
+use std::time::Instant;
+
+use serde_json::{json, Value};
 use shared::attachments::Attachment;
 use shared::{EventBody, Interrupt, ToolRole};
 use tokio_util::sync::CancellationToken;
@@ -17,6 +19,7 @@ use super::approval;
 use super::attached::{self, from_tools::Keeper};
 use super::client_tools;
 use super::conversation::{History, ToolCallRecord};
+use super::progress::{self, Activity};
 use super::recorder::{Recorder, RunAbort};
 use super::run_loop::{Halt, STOPPED};
 use super::shared_state;
@@ -96,13 +99,10 @@ pub(super) async fn run_tools<S: Store>(
                 (_, approval) => {
                     let edited = approval.and_then(|a| a.arguments.clone());
                     let arguments = edited.clone().unwrap_or(arguments);
-                    let result = tokio::select! {
-                        biased;
-                        _ = cancel.cancelled() => {
-                            recorder.close_all(STOPPED).await?;
-                            return Ok(Err(Halt::Cancelled));
-                        }
-                        result = deps.tools.run(&call.name, arguments, context) => result,
+                    let call_tool = run_tool(deps, recorder, call, arguments, context, cancel);
+                    let Some(result) = call_tool.await? else {
+                        recorder.close_all(STOPPED).await?;
+                        return Ok(Err(Halt::Cancelled));
                     };
                     match (result, edited) {
                         (Ok(value), Some(edited)) => {
@@ -126,6 +126,48 @@ pub(super) async fn run_tools<S: Store>(
     }
     let interrupt = client_tools::interrupt(&for_client, deps.input_timeout_secs);
     Ok(Ok(Some(Pause::ClientTools(interrupt))))
+}
+
+/// Runs one call's tool, logging its progress reports as they come (`agent/progress.rs`);
+/// `None` if the person stopped the run meanwhile.
+async fn run_tool<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    call: &ToolCallRecord,
+    arguments: Value,
+    context: &ToolContext,
+    cancel: &CancellationToken,
+) -> Result<Option<Result<Value, String>>, RunAbort> {
+    let (sender, mut reports) = progress::channel();
+    let running = deps.tools.run(&call.name, arguments, context, Some(sender));
+    tokio::pin!(running);
+    let mut activity = Activity::new(&call.id);
+    loop {
+        let held_back = activity.due_at();
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Ok(None),
+            result = &mut running => return Ok(Some(result)),
+            Some(report) = reports.recv() => {
+                if let Some(event) = activity.take(report, Instant::now()) {
+                    recorder.emit(event).await?;
+                }
+            }
+            _ = sleep_until(held_back), if held_back.is_some() => {
+                if let Some(event) = activity.flush(Instant::now()) {
+                    recorder.emit(event).await?;
+                }
+            }
+        }
+    }
+}
+
+/// Sleeps until `at` (forever without one).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Whether a call names a tool the run's client declared (the server's own tools and

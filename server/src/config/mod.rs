@@ -3,6 +3,7 @@
 //! once at start with messages that say what to fix.
 
 mod access;
+mod budgets;
 pub mod context;
 mod file;
 mod limits;
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError};
+pub use budgets::{BudgetArgs, BudgetOverrun};
 pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
@@ -211,6 +213,9 @@ pub struct Config {
     /// Limits per request, user and run.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// What each user may spend on model calls.
+    #[command(flatten)]
+    pub budgets: BudgetArgs,
     /// Webhooks when a session starts waiting for a person.
     #[command(flatten)]
     pub webhooks: WebhookArgs,

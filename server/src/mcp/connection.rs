@@ -9,7 +9,8 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -47,6 +48,8 @@ pub enum Status {
 /// A configured server and its current status.
 pub struct Server {
     pub config: ServerConfig,
+    /// Where the server's `notifications/progress` go: to the call that asked for them.
+    pub progress: ProgressDispatcher,
     status: RwLock<Status>,
     /// Bumped on every status change, so a caller can wait for the first attempt.
     changes: watch::Sender<u64>,
@@ -56,6 +59,7 @@ impl Server {
     fn new(config: ServerConfig) -> Self {
         Self {
             config,
+            progress: ProgressDispatcher::new(),
             status: RwLock::new(Status::Starting),
             changes: watch::channel(0).0,
         }
@@ -94,14 +98,23 @@ impl Server {
     }
 }
 
-/// Tells the supervisor that the server's tool list changed.
+/// Tells the supervisor that the server's tool list changed, and a call how far it got.
 struct Handler {
     tools_changed: Arc<Notify>,
+    progress: ProgressDispatcher,
 }
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.notify_one();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.handle_notification(params).await;
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -166,6 +179,7 @@ async fn connect(
 ) -> Result<Service, String> {
     let handler = Handler {
         tools_changed: tools_changed.clone(),
+        progress: server.progress.clone(),
     };
     let service = match &server.config.transport {
         Transport::Stdio { command, args, env } => {

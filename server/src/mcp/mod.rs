@@ -12,6 +12,7 @@
 //! the policy ([`tools`]): `readOnlyHint`/`destructiveHint` whether a call waits for a
 //! person's approval, `idempotentHint` whether crash recovery may run it again.
 
+mod call;
 pub mod config;
 mod connection;
 pub mod environment;
@@ -29,6 +30,7 @@ pub use config::{McpConfigError, ServerConfig};
 use connection::{Server, Status};
 pub use tools::McpTool;
 
+use crate::agent::progress::ProgressSender;
 use crate::agent::tools::ToolSpec;
 
 /// How long startup waits for the servers' first connection, so runs that continue after
@@ -135,8 +137,15 @@ impl McpTools {
         self.server_of(name).is_some()
     }
 
-    /// Calls a tool on checked arguments; every failure is an `Err` for the model.
-    pub async fn call(&self, name: &str, arguments: Value) -> Result<Value, String> {
+    /// Calls a tool on checked arguments; every failure is an `Err` for the model. The
+    /// server's progress reports for the call go to `progress` (it is sent a progress
+    /// token), and each one gives the call its whole timeout again.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        progress: Option<ProgressSender>,
+    ) -> Result<Value, String> {
         let (server, _) = self
             .server_of(name)
             .ok_or_else(|| format!("unknown tool `{name}`"))?;
@@ -152,7 +161,8 @@ impl McpTools {
             .with_arguments(tools::arguments(arguments));
         let timeout = server.config.timeout;
         tracing::info!(server = %server_name, tool = %tool.remote_name, "MCP tool call sent");
-        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
+        let called = call::call_tool(&peer, params, timeout, &server.progress, progress);
+        match called.await {
             Err(_) => {
                 let reason = format!("it did not answer a call within {} s", timeout.as_secs());
                 server.hang_up(reason.clone());

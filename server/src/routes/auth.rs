@@ -54,9 +54,11 @@ pub async fn login<S: Store>(
         .store
         .create_sign_in(cookie.hash(), caller.user, now_ms(), expires)
         .await?;
+    let mut user = current(&caller, auth.mode());
+    user.budget = state.runner.budget(caller.user).await?;
     Ok(HttpResponse::Ok()
         .cookie(sign_in::issue(cookie.expose(), ttl, &request))
-        .json(current(&caller, auth.mode())))
+        .json(user))
 }
 
 /// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared, and
@@ -93,12 +95,18 @@ pub async fn logout<S: Store>(
     path = "/api/auth/me",
     tag = "auth",
     responses(
-        (status = 200, description = "The caller", body = CurrentUser),
+        (status = 200, description = "The caller, with what is left of their budget", body = CurrentUser),
         (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
-pub async fn me<S: Store>(state: web::Data<AppState<S>>, caller: Caller) -> web::Json<CurrentUser> {
-    web::Json(current(&caller, state.auth_mode))
+pub async fn me<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+) -> Result<web::Json<CurrentUser>, ApiError> {
+    let mut user = current(&caller, state.auth_mode);
+    user.budget = state.runner.budget(caller.user).await?;
+    Ok(web::Json(user))
 }
 
 fn current(caller: &Caller, mode: AuthMode) -> CurrentUser {
@@ -106,6 +114,7 @@ fn current(caller: &Caller, mode: AuthMode) -> CurrentUser {
         id: caller.user.to_string(),
         name: caller.name.to_string(),
         auth: mode.as_str().into(),
+        budget: Vec::new(),
         signed_in_with: match caller.credential {
             Credential::None => "none",
             Credential::Bearer(_) => "token",

@@ -20,6 +20,9 @@ pub struct Effects {
     pub run_ends: Vec<RunEnd>,
     /// Which of the entries is the last state event (`STATE_SNAPSHOT`, `STATE_DELTA`).
     pub last_state: Option<usize>,
+    /// What the model calls these entries log (`CUSTOM tandem.usage`) cost, added to the
+    /// session owner's spending in the same transaction.
+    pub spending: Option<super::Spending>,
 }
 
 /// A run's end, recorded with the event that ends it so that a webhook announcing it is
@@ -133,6 +136,14 @@ pub fn derive_effects(entries: &[LogEntry]) -> Effects {
             }
             EventBody::Custom { name, value } if name == shared::custom::CLIENT_TOOLS_PENDING => {
                 client_tools = serde_json::from_value(value.clone()).ok();
+            }
+            EventBody::Custom { name, value } if name == shared::custom::USAGE => {
+                let spending = effects.spending.get_or_insert_with(Default::default);
+                let count = |field: &str| value.get(field).and_then(|v| v.as_u64()).unwrap_or(0);
+                let cost = value.get("costUsd").and_then(|v| v.as_f64());
+                spending.cost_usd += cost.filter(|c| c.is_finite() && *c >= 0.0).unwrap_or(0.0);
+                spending.tokens += count("inputTokens") + count("outputTokens");
+                spending.calls += 1;
             }
             _ => {}
         }
@@ -291,5 +302,29 @@ mod tests {
             delta: "hi".into(),
         })]);
         assert_eq!(effects, Effects::default());
+    }
+
+    #[test]
+    fn logged_usage_is_spending_summed_over_the_calls() {
+        let usage = |value: serde_json::Value| {
+            entry(EventBody::Custom {
+                name: shared::custom::USAGE.into(),
+                value,
+            })
+        };
+        let effects = derive_effects(&[
+            usage(serde_json::json!({"inputTokens": 100, "outputTokens": 20, "costUsd": 0.5})),
+            // Unpriced: its tokens count, no cost.
+            usage(serde_json::json!({"inputTokens": 7, "outputTokens": 3})),
+            usage(serde_json::json!({"inputTokens": 1, "costUsd": -4.0})),
+        ]);
+        assert_eq!(
+            effects.spending,
+            Some(crate::store::Spending {
+                cost_usd: 0.5,
+                tokens: 131,
+                calls: 3
+            })
+        );
     }
 }

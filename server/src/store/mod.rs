@@ -21,6 +21,7 @@
 
 mod advances;
 mod attachments;
+mod budgets;
 mod changes;
 mod command;
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 use std::future::Future;
 
 pub use attachments::{AttachmentRow, Attachments, Counted, FinishedUpload, CHUNK_BYTES};
+pub use budgets::{day_of, Budgets, OwnBudget, OwnLimit, Spending, Spent};
 pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection, StateRead};
 pub use effects::{derive_effects, run_outcome, Effects, RunEnd};
@@ -291,7 +293,9 @@ pub trait EventLog: Send + Sync + 'static {
 /// The records around the log: users, tokens and sign-ins, share links, the session
 /// list with search and rename, session rows and interrupt reads, retention, and the
 /// webhook outbox.
-pub trait Records: WebhookOutbox + Attachments + FeedbackReads + Send + Sync + 'static {
+pub trait Records:
+    WebhookOutbox + Attachments + FeedbackReads + Budgets + Send + Sync + 'static
+{
     /// The sessions of `owner`, most recently updated first.
     fn list_sessions(
         &self,

@@ -57,6 +57,7 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
         name::CLIENT_TOOLS_PENDING => runs::interrupt(value, visibility)?,
         // Which way the owner rated an answer; never their comment or name.
         name::FEEDBACK => scalars(fields, &["runId", "rating"]),
+        name::BUDGET_DECISION => scalars(fields, &["interruptId", "continue", "pastBudget"]),
         name::ATTACHMENTS if visibility.shows_attachments() => {
             filter(fields, |key, value| match key {
                 "messageId" | "toolCallId" => scalar(value),

@@ -100,6 +100,17 @@ impl Visibility {
             "TOOL_CALL_RESULT" => results::tool_result(event, self),
             "STATE_SNAPSHOT" if self.shows_state() => documents(event, &["snapshot"]),
             "STATE_DELTA" if self.shows_state() => documents(event, &["delta"]),
+            // A tool's progress shows as its card does (its result is shown too).
+            "ACTIVITY_SNAPSHOT" => {
+                let mut fields = scalars(event, &["messageId", "activityType", "replace"]);
+                fields.extend(documents(event, &["content"]));
+                fields
+            }
+            "ACTIVITY_DELTA" => {
+                let mut fields = scalars(event, &["messageId", "activityType"]);
+                fields.extend(documents(event, &["patch"]));
+                fields
+            }
             "CUSTOM" => custom::custom(event, self)?,
             // REASONING_ENCRYPTED_VALUE (a provider's signature: it means nothing outside
             // the model's conversation), what the link hides, and every type not above.

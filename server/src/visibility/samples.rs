@@ -17,6 +17,8 @@ const FREE_FORM: &[&str] = &[
     "arguments",
     "snapshot",
     "delta",
+    "content",
+    "patch",
 ];
 
 /// Every sample, with canaries planted.
@@ -24,6 +26,7 @@ pub(super) fn all() -> Vec<Value> {
     let mut samples = runs();
     samples.extend(messages_and_tools());
     samples.extend(state());
+    samples.extend(activity());
     samples.extend(
         custom::ALL
             .iter()
@@ -180,6 +183,8 @@ fn custom_value(name: &str) -> Value {
             "toolCallId": "shown_c1", "reason": "shown_died", "message": "shown_down"}),
         custom::FEEDBACK => json!({"runId": "shown_run", "rating": "shown_up",
             "comment": "canary_private_comment", "user": "canary_owner"}),
+        custom::BUDGET_DECISION => json!({"interruptId": "shown_i6", "continue": "shown_yes",
+            "pastBudget": "shown_past"}),
         custom::ATTACHMENTS => {
             json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [
             {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",
@@ -187,6 +192,19 @@ fn custom_value(name: &str) -> Value {
         }
         other => panic!("no sample of CUSTOM {other}: decide what a share viewer sees of it"),
     }
+}
+
+/// A tool's progress: shown as its card is, whatever the link hides.
+fn activity() -> Vec<Value> {
+    vec![
+        json!({"type": "ACTIVITY_SNAPSHOT", "timestamp": 1, "messageId": "shown_act",
+               "activityType": "shown_progress", "replace": true,
+               "content": {"toolCallId": "shown_c1", "progress": 7020, "total": 7021,
+                           "message": "shown_step"}}),
+        json!({"type": "ACTIVITY_DELTA", "timestamp": 1, "messageId": "shown_act",
+               "activityType": "shown_progress",
+               "patch": [{"op": "replace", "path": "/progress", "value": 7022}]}),
+    ]
 }
 
 /// The shared state's events: documents a link shows whole, or not at all.
@@ -202,7 +220,7 @@ fn state() -> Vec<Value> {
 /// What nobody decided on, or what breaks the shape a rule expects.
 fn undecided() -> Vec<Value> {
     vec![
-        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "canary_activity", "timestamp": 1}),
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "canary_message"}], "timestamp": 1}),
         json!({"messageId": "canary_untyped"}),
         json!({"type": "STEP_STARTED", "stepName": ["canary_not_a_name"], "timestamp": 1}),
         custom_event("tandem.canary_later", json!({"x": "canary_later_value"})),

@@ -28,7 +28,7 @@ const HIDES_ARGUMENTS: Visibility = Visibility {
 };
 
 /// How many variants `EventBody` has.
-const VARIANTS: usize = 22;
+const VARIANTS: usize = 24;
 
 /// A number for each `EventBody` variant. No wildcard: a new variant does not compile
 /// until it has a number here, and then fails `every_kind_of_event_has_a_sample` until
@@ -57,6 +57,8 @@ fn variant(body: &EventBody) -> usize {
         EventBody::StateSnapshot { .. } => 19,
         EventBody::StateDelta { .. } => 20,
         EventBody::Unknown => 21,
+        EventBody::ActivitySnapshot { .. } => 22,
+        EventBody::ActivityDelta { .. } => 23,
     }
 }
 

@@ -38,8 +38,10 @@ async fn carol_and_dave() -> (TestApp, TestApp, String, TestDir) {
 
 /// Runs `tandem users revoke NAME` against the database, as the shell would.
 async fn revoke(url: &str, name: &str) {
-    let revoke =
-        tandem::auth::cli::UsersOn(tandem::auth::cli::UsersCommand::Revoke { name: name.into() });
+    let revoke = tandem::auth::cli::UsersOn(
+        tandem::auth::cli::UsersCommand::Revoke { name: name.into() },
+        Default::default(),
+    );
     tandem::store::open(url, &Default::default(), revoke)
         .await
         .unwrap()

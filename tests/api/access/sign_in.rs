@@ -109,9 +109,12 @@ async fn a_revoked_user_is_out_at_once_on_every_credential() {
     let carol = app.as_user(&token);
     let (_, _, cookie) = sign_in(&carol, &token).await;
     assert_eq!(carol.get("/api/sessions").await.0, 200);
-    let revoke = tandem::auth::cli::UsersOn(tandem::auth::cli::UsersCommand::Revoke {
-        name: "carol".into(),
-    });
+    let revoke = tandem::auth::cli::UsersOn(
+        tandem::auth::cli::UsersCommand::Revoke {
+            name: "carol".into(),
+        },
+        Default::default(),
+    );
     tandem::store::open(&url, &Default::default(), revoke)
         .await
         .unwrap()

@@ -36,6 +36,8 @@ struct Rules {
     reasoning_messages: HashSet<String>,
     tool_calls: HashSet<String>,
     steps: HashSet<String>,
+    /// Activities that have had their snapshot (a delta needs one before it).
+    activities: HashSet<String>,
 }
 
 impl Rules {
@@ -124,6 +126,12 @@ impl Rules {
             }
             EventBody::StepStarted { step_name } => open(&mut self.steps, step_name, "step")?,
             EventBody::StepFinished { step_name } => close(&mut self.steps, step_name, "step")?,
+            EventBody::ActivitySnapshot { message_id, .. } => {
+                self.activities.insert(message_id.clone());
+            }
+            EventBody::ActivityDelta { message_id, .. } => {
+                is_open(&self.activities, message_id, "activity")?
+            }
             EventBody::ToolCallResult { .. }
             | EventBody::Custom { .. }
             | EventBody::StateSnapshot { .. }

@@ -12,14 +12,16 @@ use std::cell::RefCell;
 
 use gloo_net::http::{Request, Response};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use shared::api::{
     BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, EventPage,
-    LoginBody, ModelList, PostMessage, Regenerate, RunAccepted, ServerInfo, SessionDetail,
-    SessionList, SessionSummary,
+    LoginBody, McpServerInfo, ModelList, PostMessage, Regenerate, RunAccepted, ServerInfo,
+    SessionDetail, SessionList, SessionSummary,
 };
 
 use shared::queue::QueuedMessage;
-use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
+use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, SharedSession};
+use shared::usage::UsageTotals;
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -38,7 +40,24 @@ pub fn on_unauthorized(handler: impl Fn() + 'static) {
 
 /// `GET /api/auth/me`: who the page acts for (401 when not signed in).
 pub async fn me() -> Result<CurrentUser, ApiError> {
-    json(send(Request::get("/api/auth/me").build()).await?).await
+    current_user(send(Request::get("/api/auth/me").build()).await?).await
+}
+
+/// Reads a [`CurrentUser`] field by field: no derived deserialiser for it (or its budget)
+/// in the page.
+async fn current_user(response: Response) -> Result<CurrentUser, ApiError> {
+    let value: Value = json(response).await?;
+    let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let (Some(id), Some(name)) = (text("id"), text("name")) else {
+        return Err(ApiError::bad_response("not a user"));
+    };
+    Ok(CurrentUser {
+        id,
+        name,
+        auth: text("auth").unwrap_or_default(),
+        signed_in_with: text("signedInWith").unwrap_or_default(),
+        budget: shared::budget::BudgetLine::list_from_value(value.get("budget")),
+    })
 }
 
 /// `POST /api/auth/login`: exchanges an API token for the sign-in cookie.
@@ -46,7 +65,7 @@ pub async fn sign_in(token: &str) -> Result<CurrentUser, ApiError> {
     let body = LoginBody {
         token: token.trim().to_string(),
     };
-    json(send(Request::post("/api/auth/login").json(&body)).await?).await
+    current_user(send(Request::post("/api/auth/login").json(&body)).await?).await
 }
 
 /// `POST /api/auth/logout`: ends the sign-in (server-side) and clears the cookie.
@@ -57,12 +76,49 @@ pub async fn sign_out() -> Result<(), ApiError> {
 
 /// `GET /api/info`: the engine and model this server runs.
 pub async fn server_info() -> Result<ServerInfo, ApiError> {
-    json(send(Request::get("/api/info").build()).await?).await
+    // Read by hand, as `me`: no derived deserialiser for it in the page.
+    let value: Value = json(send(Request::get("/api/info").build()).await?).await?;
+    let text = |from: &Value, key: &str| from.get(key).and_then(Value::as_str).map(str::to_string);
+    let servers = value
+        .get("mcpServers")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice);
+    let mcp_servers = servers
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|server| {
+            Some(McpServerInfo {
+                name: text(server, "name")?,
+                connected: server.get("connected").and_then(Value::as_bool)?,
+                tools: server.get("tools").and_then(Value::as_u64).unwrap_or(0) as usize,
+                error: text(server, "error"),
+            })
+        })
+        .collect();
+    Ok(ServerInfo {
+        engine: text(&value, "engine").unwrap_or_default(),
+        model: text(&value, "model").unwrap_or_default(),
+        version: text(&value, "version").unwrap_or_default(),
+        mcp_servers,
+    })
 }
 
 /// `GET /api/models`: the models a session may pick, the default first.
 pub async fn models() -> Result<ModelList, ApiError> {
-    json(send(Request::get("/api/models").build()).await?).await
+    let value: Value = json(send(Request::get("/api/models").build()).await?).await?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let texts = |key: &str| -> Vec<String> {
+        let list = value.get(key).and_then(Value::as_array).map(Vec::as_slice);
+        let list = list.unwrap_or_default().iter();
+        list.filter_map(|item| item.as_str().map(str::to_string))
+            .collect()
+    };
+    Ok(ModelList {
+        engine: text("engine").unwrap_or_default(),
+        default: text("default").unwrap_or_default(),
+        models: texts("models"),
+        without_images: texts("withoutImages"),
+    })
 }
 
 /// `GET /api/sessions?q=`: all sessions, newest first, or those a search finds.
@@ -85,14 +141,43 @@ pub async fn rename_session(id: &str, title: &str) -> Result<SessionSummary, Api
 
 /// `POST /api/sessions/{id}/shares`: a new read-only link (its secret shown this once).
 pub async fn create_share(id: &str, hide: CreateShare) -> Result<CreatedShare, ApiError> {
-    json(send(Request::post(&format!("/api/sessions/{id}/shares")).json(&hide)).await?).await
+    let url = format!("/api/sessions/{id}/shares");
+    let value: Value = json(send(Request::post(&url).json(&hide)).await?).await?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let created = (share_of(&value), text("token"), text("path"));
+    let (Some(share), Some(token), Some(path)) = created else {
+        return Err(ApiError::bad_response("not a share link"));
+    };
+    Ok(CreatedShare { share, token, path })
 }
 
 /// `GET /api/sessions/{id}/shares`: the session's links.
 pub async fn list_shares(id: &str) -> Result<Vec<Share>, ApiError> {
-    let list: ShareList =
-        json(send(Request::get(&format!("/api/sessions/{id}/shares")).build()).await?).await?;
-    Ok(list.shares)
+    let url = format!("/api/sessions/{id}/shares");
+    let value: Value = json(send(Request::get(&url).build()).await?).await?;
+    let shares = value
+        .get("shares")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice);
+    Ok(shares
+        .unwrap_or_default()
+        .iter()
+        .filter_map(share_of)
+        .collect())
+}
+
+/// A share link read by hand (a derived deserialiser, flattened into the created link's,
+/// costs the page more).
+fn share_of(value: &Value) -> Option<Share> {
+    let flag = |key: &str| value.get(key).and_then(Value::as_bool);
+    Some(Share {
+        id: value.get("id")?.as_str()?.to_string(),
+        hide_reasoning: flag("hideReasoning")?,
+        hide_tool_arguments: flag("hideToolArguments")?,
+        attachments: flag("attachments").unwrap_or(true),
+        state: flag("state").unwrap_or(true),
+        created_at: value.get("createdAt").and_then(Value::as_i64).unwrap_or(0),
+    })
 }
 
 /// `DELETE /api/sessions/{id}/shares/{share}`: the link stops working.
@@ -197,9 +282,22 @@ pub async fn branches(id: &str) -> Result<Vec<SessionSummary>, ApiError> {
     Ok(list.branches)
 }
 
-/// `GET /api/sessions/{id}/usage`: what the line and its whole conversation cost.
-pub async fn session_usage(id: &str) -> Result<shared::usage::SessionUsage, ApiError> {
-    json(send(Request::get(&format!("/api/sessions/{id}/usage")).build()).await?).await
+/// `GET /api/sessions/{id}/usage`: what the whole conversation cost (every line, each
+/// shared call once).
+pub async fn session_usage(id: &str) -> Result<UsageTotals, ApiError> {
+    let url = format!("/api/sessions/{id}/usage");
+    let value: Value = json(send(Request::get(&url).build()).await?).await?;
+    let totals = value.get("conversation").unwrap_or(&Value::Null);
+    let count = |key: &str| totals.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Ok(UsageTotals {
+        calls: count("calls") as u32,
+        input_tokens: count("inputTokens"),
+        output_tokens: count("outputTokens"),
+        reasoning_tokens: count("reasoningTokens"),
+        cached_input_tokens: count("cachedInputTokens"),
+        cost_usd: totals.get("costUsd").and_then(Value::as_f64).unwrap_or(0.0),
+        unpriced_calls: count("unpricedCalls") as u32,
+    })
 }
 
 /// `PATCH /api/sessions/{id}/queue/{queuedId}`: a queued message's new text.

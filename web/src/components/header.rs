@@ -1,7 +1,8 @@
 //! The header of the main area: the drawer button (small screens), the open session's
 //! title (renamed in place), the connection indicator, export and share, what the
 //! session's model calls used and cost so far, the MCP servers that were down, the model
-//! chip from `GET /api/info` (it opens the dialog about the server), the colour theme
+//! chip from `GET /api/info` (it opens the dialog about the server), what is left of the
+//! person's budget when one applies, the colour theme
 //! picker and, when the server signs people in, who is signed in and a way out.
 
 use leptos::prelude::*;
@@ -10,6 +11,7 @@ use shared::api::ServerInfo;
 use shared::usage::UsageTotals;
 use wasm_bindgen::JsCast;
 
+use super::budget::BudgetLeft;
 use super::info_dialog::ModelChip;
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareButton;
@@ -42,7 +44,7 @@ pub fn Header() -> impl IntoView {
             Some(id) if lines > 1 && idle => spawn_local(async move {
                 if let Ok(found) = rest::session_usage(&id).await {
                     if session.id().get_untracked().as_deref() == Some(id.as_str()) {
-                        conversation.set(Some(found.conversation));
+                        conversation.set(Some(found));
                     }
                 }
             }),
@@ -85,6 +87,7 @@ pub fn Header() -> impl IntoView {
                     {format!("all branches: {}", usage::summary(&totals))}
                 </span>
             })}
+            <BudgetLeft />
             {move || info.get().and_then(mcp_down)}
             <div class="header-model">
                 {move || info.get().map(|info| view! { <ModelChip info /> })}

@@ -14,6 +14,7 @@ use serde_json::json;
 use shared::ResumeStatus;
 
 use super::approval::ApprovalControl;
+use super::budget::BudgetControl;
 use super::deadline::Countdown;
 use super::form::FormControl;
 use super::responder::Responder;
@@ -57,6 +58,7 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
     }
     let (badge, from) = match card.control {
         Control::ToolApproval { .. } => ("Approval", "The agent wants to run a tool"),
+        Control::Budget { .. } => ("Budget", "The run reached your budget"),
         _ => ("Question", "The agent asks"),
     };
     let control = StoredValue::new(card.control.clone());
@@ -158,6 +160,15 @@ fn pending(control: Control, responder: Responder) -> AnyView {
                 <div class="interrupt-body">
                     <Countdown responder />
                     <ApprovalControl tool_name arguments responder />
+                </div>
+            }
+            .into_any();
+        }
+        Control::Budget { may_overrun } => {
+            // Stop here is the way to say no, as Reject is for a tool call.
+            return view! {
+                <div class="interrupt-body">
+                    <BudgetControl may_overrun responder />
                 </div>
             }
             .into_any();

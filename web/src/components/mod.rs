@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod attach;
 pub mod branch_switcher;
+pub mod budget;
 pub mod composer;
 pub mod copy_code;
 pub mod deadline;

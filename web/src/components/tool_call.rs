@@ -1,4 +1,5 @@
-//! A tool call card: the tool's name, its arguments as they stream, its status and result.
+//! A tool call card: the tool's name, its arguments as they stream, how far it got while
+//! it works (when its tool reports progress), its status and result.
 //! A call that waits for the person's approval says so (the approval card below asks).
 
 use leptos::prelude::*;
@@ -43,6 +44,8 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 .filter(|files| !files.is_empty())
         })
     };
+    let progress = Memo::new(move |_| item.with(|item| call_of(item).and_then(ToolCall::progress)));
+    let progress_label = format!("Progress of {name}");
     // A share link's viewer is not the one asked.
     let status_label = move || match status.get() {
         ToolStatus::Awaiting if read_only => "waiting for approval",
@@ -60,6 +63,12 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 <span class="tool-name">{name}</span>
                 <span class=move || format!("pill pill-{}", status.get().as_str())>{status_label}</span>
             </div>
+            {move || progress.get().map(|(share, label)| view! {
+                <div class="tool-progress" data-testid="tool-progress">
+                    <progress max="1" value=share aria-label=progress_label.clone()></progress>
+                    <span class="tool-progress-label">{label}</span>
+                </div>
+            })}
             <div class="tool-label">"Arguments"</div>
             // Long arguments and results scroll in their box; a keyboard reaches them too.
             <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label>{args}</pre>

@@ -188,6 +188,18 @@ fn answer_from_payload(control: &Control, payload: &Value) -> Answer {
             let approved = payload.get("approved").and_then(Value::as_bool) == Some(true);
             Answer::approval(approved, summarise_approval_payload(payload))
         }
+        Control::Budget { .. } => budget_decision(payload),
+    }
+}
+
+/// What a budget card says once the person decided (`CUSTOM tandem.budget_decision`'s
+/// value: `{continue, pastBudget}`).
+pub fn budget_decision(decision: &Value) -> Answer {
+    let flag = |key: &str| decision.get(key).and_then(Value::as_bool) == Some(true);
+    match (flag("continue"), flag("pastBudget")) {
+        (true, true) => Answer::approval(true, "Continued past the budget"),
+        (true, false) => Answer::approval(true, "Continued"),
+        _ => Answer::declined("Stopped at the budget"),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Who the page acts for: checked once at start (`GET /api/auth/me`), set by signing in
-//! with an API token, cleared by signing out or when the server refuses the cookie.
+//! with an API token, cleared by signing out or when the server refuses the cookie; and
+//! what is left of their budget, read again on [`Auth::refresh_budget`].
 //!
 //! [`Auth`] is provided by the app root and reached with [`use_auth`]. Under `--auth none`
 //! the server names the built-in `local` user and there is nothing to sign in to. It must
@@ -8,6 +9,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::CurrentUser;
+use shared::budget::BudgetLine;
 
 use crate::api::{rest, ApiError};
 
@@ -28,6 +30,8 @@ pub struct Auth {
     pub state: RwSignal<AuthState>,
     /// A sign-in or sign-out is under way.
     pub busy: RwSignal<bool>,
+    /// The caps that apply to the user and what is left of each (empty: none).
+    pub budget: RwSignal<Vec<BudgetLine>>,
 }
 
 /// The sign-in state from context. Panics outside [`provide_auth`]'s subtree.
@@ -40,6 +44,7 @@ pub fn provide_auth() -> Auth {
     let auth = Auth {
         state: RwSignal::new(AuthState::Checking),
         busy: RwSignal::new(false),
+        budget: RwSignal::new(Vec::new()),
     };
     provide_context(auth);
     rest::on_unauthorized(move || {
@@ -51,7 +56,7 @@ pub fn provide_auth() -> Auth {
     });
     spawn_local(async move {
         let state = match rest::me().await {
-            Ok(user) => AuthState::SignedIn(user),
+            Ok(user) => auth.signed_in(user),
             Err(error) if error.code == "unauthorized" => AuthState::SignedOut { error: None },
             Err(error) => AuthState::SignedOut {
                 error: Some(error.message),
@@ -68,7 +73,7 @@ impl Auth {
         self.busy.set(true);
         spawn_local(async move {
             let state = match rest::sign_in(&token).await {
-                Ok(user) => AuthState::SignedIn(user),
+                Ok(user) => self.signed_in(user),
                 Err(error) => AuthState::SignedOut {
                     error: Some(explain(&error)),
                 },
@@ -85,6 +90,21 @@ impl Auth {
             let error = rest::sign_out().await.err().map(|e| e.message);
             self.state.set(AuthState::SignedOut { error });
             self.busy.set(false);
+        });
+    }
+
+    /// The state of acting for `user`, whose budget it keeps.
+    fn signed_in(self, mut user: CurrentUser) -> AuthState {
+        self.budget.set(std::mem::take(&mut user.budget));
+        AuthState::SignedIn(user)
+    }
+
+    /// Reads what is left of the budget again (after a run spent some).
+    pub fn refresh_budget(self) {
+        spawn_local(async move {
+            if let Ok(user) = rest::me().await {
+                self.budget.set(user.budget);
+            }
         });
     }
 

@@ -12,6 +12,9 @@ use shared::{InputKind, Interrupt};
 /// The metadata `kind` of a tool-approval interrupt (not an [`InputKind`]: no agent asks it).
 pub const TOOL_APPROVAL: &str = "tool_approval";
 
+/// The metadata `kind` of a run that reached its user's budget.
+pub const BUDGET: &str = "budget";
+
 /// The control an interrupt card shows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Control {
@@ -30,6 +33,13 @@ pub enum Control {
         /// The arguments it wants to call it with.
         arguments: Value,
     },
+    /// Stop a run that reached its budget, or let it go on; answered with
+    /// `{"continue": …}`. What was spent is in the prompt.
+    Budget {
+        /// Whether the run may go on past the cap (`--budget-overrun allow`); otherwise
+        /// it may go on only once the budget has room again.
+        may_overrun: bool,
+    },
 }
 
 impl Control {
@@ -37,11 +47,19 @@ impl Control {
     /// An interrupt without readable metadata (or of an unknown kind) falls back to a text box.
     pub fn of(interrupt: &Interrupt) -> Self {
         let meta = interrupt.metadata.as_ref().unwrap_or(&Value::Null);
-        if meta.get("kind").and_then(Value::as_str) == Some(TOOL_APPROVAL) {
-            return Self::ToolApproval {
-                tool_name: meta.get("toolName").map(display_value).unwrap_or_default(),
-                arguments: meta.get("arguments").cloned().unwrap_or(Value::Null),
-            };
+        match meta.get("kind").and_then(Value::as_str) {
+            Some(TOOL_APPROVAL) => {
+                return Self::ToolApproval {
+                    tool_name: meta.get("toolName").map(display_value).unwrap_or_default(),
+                    arguments: meta.get("arguments").cloned().unwrap_or(Value::Null),
+                }
+            }
+            Some(BUDGET) => {
+                return Self::Budget {
+                    may_overrun: meta.get("mayOverrun").and_then(Value::as_bool) == Some(true),
+                }
+            }
+            _ => {}
         }
         let kind = meta
             .get("kind")
@@ -64,6 +82,7 @@ impl Control {
             Self::Confirm => "confirm",
             Self::Form(_) => "form",
             Self::ToolApproval { .. } => TOOL_APPROVAL,
+            Self::Budget { .. } => BUDGET,
         }
     }
 }

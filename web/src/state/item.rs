@@ -181,6 +181,17 @@ pub struct ToolCall {
     pub awaiting_approval: bool,
     /// The files its result returned (an MCP tool's images and resources).
     pub attachments: Vec<shared::attachments::Attachment>,
+    /// How far the call got, as its tool reports it while it works (its progress
+    /// activity's content: `{progress, total?, message?}`).
+    pub progress: Option<Value>,
+}
+
+/// A reported number as a person reads it: whole numbers without decimals.
+fn figure(value: f64) -> String {
+    match value.fract() == 0.0 && value.abs() < 1e15 {
+        true => format!("{}", value as i64),
+        false => format!("{value:.1}"),
+    }
 }
 
 /// Where a tool call stands.
@@ -223,6 +234,27 @@ impl ToolStatus {
 }
 
 impl ToolCall {
+    /// How far the call got, while it works: the share of the whole done (when the tool
+    /// said the whole) and what a person reads (`3 of 4 — indexing`).
+    pub fn progress(&self) -> Option<(Option<f64>, String)> {
+        let working = self.result.is_none() && !self.abandoned;
+        let content = self.progress.as_ref().filter(|_| working)?;
+        let done = content.get("progress").and_then(Value::as_f64)?;
+        let total = content
+            .get("total")
+            .and_then(Value::as_f64)
+            .filter(|t| *t > 0.0);
+        let amount = match total {
+            Some(total) => format!("{} of {}", figure(done), figure(total)),
+            None => figure(done),
+        };
+        let label = match content.get("message").and_then(Value::as_str) {
+            Some(message) => format!("{amount} — {message}"),
+            None => amount,
+        };
+        Some((total.map(|total| (done / total).clamp(0.0, 1.0)), label))
+    }
+
     /// The call's status, derived from its result.
     pub fn status(&self) -> ToolStatus {
         match &self.result {

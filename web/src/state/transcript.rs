@@ -34,7 +34,8 @@ pub struct Transcript {
     /// `request_input` calls not shown as tool cards: call id → args so far.
     hidden_calls: HashMap<String, String>,
     /// Interrupts waiting for an answer: tool call id (the `request_input` call, or the
-    /// call awaiting approval) → item index.
+    /// call awaiting approval), or `interrupt:{id}` for a wait of the run's own (its
+    /// budget) → item index.
     pending: HashMap<String, usize>,
     /// Items still streaming or running, closed when the run ends.
     open: Vec<usize>,
@@ -65,6 +66,8 @@ pub struct Transcript {
     summary: Option<(usize, String)>,
     /// The shared state (`STATE_SNAPSHOT`, `STATE_DELTA`).
     state: SharedState,
+    /// Tool calls' progress activities: activity message id → the call's item index.
+    activities: HashMap<String, usize>,
 }
 
 impl Transcript {
@@ -211,6 +214,18 @@ impl Transcript {
             EventBody::Custom { name, value } if name == TOOL_APPROVAL_EVENT => {
                 self.approval_recorded(value)
             }
+            EventBody::Custom { name, value } if name == shared::custom::BUDGET_DECISION => {
+                self.budget_decided(value)
+            }
+            EventBody::ActivitySnapshot {
+                message_id,
+                activity_type,
+                content,
+                ..
+            } => self.progress_snapshot(message_id, activity_type, content),
+            EventBody::ActivityDelta {
+                message_id, patch, ..
+            } => self.progress_delta(message_id, patch),
             EventBody::Custom { name, value } if name == shared::custom::MODEL_SELECTED => {
                 self.model = value
                     .get("model")

@@ -6,6 +6,7 @@ use shared::Event;
 
 use super::*;
 use crate::state::answer::Answer;
+use crate::state::interrupt::Control;
 use crate::state::item::{InterruptCard, ToolCall, ToolStatus};
 
 const ARGS: &str = r#"{"path":"notes/tandem.txt","content":"the demo works"}"#;
@@ -259,4 +260,44 @@ fn an_expired_result_without_a_decision_settles_the_approval_too() {
     let transcript = fold(&events);
     assert_eq!(card(&transcript).answer, Some(Answer::expired_approval()));
     assert_eq!(tool(&transcript).status(), ToolStatus::Error);
+}
+
+#[test]
+fn a_run_paused_at_its_budget_shows_what_was_spent_and_then_the_decision() {
+    let paused = finished(json!({"type": "interrupt", "interrupts": [{
+        "id": "int_b", "reason": "budget", "message": "Your budget is used up.",
+        "metadata": {"kind": "budget", "mayOverrun": true, "budget": [
+            {"period": "day", "unit": "usd", "limit": 5.0, "spent": 5.02, "left": 0.0,
+             "resetsAt": "2026-11-27T00:00:00Z"},
+            {"period": "month", "unit": "tokens", "limit": 1000.0, "spent": 1200.0}]}}]}));
+    let mut events = vec![started()];
+    events.extend(message("u1", "user", &["count"]));
+    events.push(paused);
+    let transcript = fold(&events);
+    assert_eq!(transcript.run_state(), RunState::Awaiting);
+    assert_eq!(
+        card(&transcript).control,
+        Control::Budget { may_overrun: true }
+    );
+    for (decision, said) in [
+        (
+            json!({"continue": true, "pastBudget": true}),
+            "Continued past the budget",
+        ),
+        (json!({"continue": true, "pastBudget": false}), "Continued"),
+        (
+            json!({"continue": false, "pastBudget": false}),
+            "Stopped at the budget",
+        ),
+    ] {
+        let mut decided = events.clone();
+        decided.push(started());
+        let mut value = json!({"interruptId": "int_b"});
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(decision.as_object().unwrap().clone());
+        decided.push(json!({"type": "CUSTOM", "name": "tandem.budget_decision", "value": value}));
+        assert_eq!(summary(&fold(&decided)), Some(said));
+    }
 }

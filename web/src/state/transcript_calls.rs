@@ -45,6 +45,7 @@ impl Transcript {
             abandoned: false,
             awaiting_approval: false,
             attachments: Vec::new(),
+            progress: None,
         });
         let at = self.push(key, body);
         self.open.push(at);
@@ -122,6 +123,7 @@ impl Transcript {
                 abandoned: false,
                 awaiting_approval: false,
                 attachments: Vec::new(),
+                progress: None,
             };
             self.push(key.clone(), ItemBody::ToolCall(call));
         }
@@ -166,6 +168,64 @@ impl Transcript {
             touched.extend(self.hold_tool_card(&call, Hold::Resumed));
         }
         touched
+    }
+
+    /// Applies a `CUSTOM tandem.budget_decision` record: the budget card it names becomes
+    /// its read-only answer (continued, or stopped).
+    pub(super) fn budget_decided(&mut self, value: &Value) -> Vec<usize> {
+        let id = value
+            .get("interruptId")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let key = format!("interrupt:{id}");
+        let Some(&at) = self.index.get(&key) else {
+            return Vec::new();
+        };
+        self.pending.remove(&key);
+        let ItemBody::Interrupt(card) = &mut self.items[at].body else {
+            return Vec::new();
+        };
+        card.answer = Some(crate::state::answer::budget_decision(value));
+        vec![at]
+    }
+
+    /// Applies a tool call's progress (`ACTIVITY_SNAPSHOT` of type `progress`): its card
+    /// shows how far the call got.
+    pub(super) fn progress_snapshot(
+        &mut self,
+        message_id: &str,
+        activity_type: &str,
+        content: &Value,
+    ) -> Vec<usize> {
+        let call = content.get("toolCallId").and_then(Value::as_str);
+        let at = call.and_then(|call| self.index.get(&format!("tool:{call}")).copied());
+        let (Some(at), "progress") = (at, activity_type) else {
+            return Vec::new();
+        };
+        let ItemBody::ToolCall(tool) = &mut self.items[at].body else {
+            return Vec::new();
+        };
+        tool.progress = Some(content.clone());
+        self.activities.insert(message_id.to_string(), at);
+        vec![at]
+    }
+
+    /// Applies a change of a tool call's progress (`ACTIVITY_DELTA`).
+    pub(super) fn progress_delta(&mut self, message_id: &str, patch: &[Value]) -> Vec<usize> {
+        let Some(&at) = self.activities.get(message_id) else {
+            return Vec::new();
+        };
+        let ItemBody::ToolCall(tool) = &mut self.items[at].body else {
+            return Vec::new();
+        };
+        let Some(content) = &tool.progress else {
+            return Vec::new();
+        };
+        match shared::state::apply(content, patch) {
+            Ok(changed) => tool.progress = Some(changed),
+            Err(_) => return Vec::new(),
+        }
+        vec![at]
     }
 
     /// Keeps a call's tool card waiting while its approval (or its client's result)
@@ -227,13 +287,19 @@ impl Transcript {
             answer: None,
         };
         let approval = is_approval(&card.control);
-        let at = self.push(key, ItemBody::Interrupt(Box::new(card)));
+        let at = self.push(key.clone(), ItemBody::Interrupt(Box::new(card)));
         let mut touched = vec![at];
-        if let Some(call) = &interrupt.tool_call_id {
-            self.hidden_calls.remove(call);
-            self.pending.insert(call.clone(), at);
-            if approval {
-                touched.extend(self.hold_tool_card(call, Hold::Approval));
+        match &interrupt.tool_call_id {
+            Some(call) => {
+                self.hidden_calls.remove(call);
+                self.pending.insert(call.clone(), at);
+                if approval {
+                    touched.extend(self.hold_tool_card(call, Hold::Approval));
+                }
+            }
+            // A wait of the run's own (its budget): pending until its decision.
+            None => {
+                self.pending.insert(key, at);
             }
         }
         touched

@@ -199,6 +199,49 @@ fn tool_calls_concatenate_args_and_take_status_from_the_result() {
 }
 
 #[test]
+fn a_call_s_progress_shows_on_its_card_until_its_result() {
+    let mut events = vec![started()];
+    events.extend(tool_call("t1", "everything__index", &["{}"]));
+    events.push(
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act_1", "activityType": "progress",
+        "content": {"toolCallId": "t1", "progress": 1, "total": 4}}),
+    );
+    let progress = |transcript: &Transcript| match &transcript.items()[0].body {
+        ItemBody::ToolCall(call) => call.progress(),
+        other => panic!("unexpected {other:?}"),
+    };
+    assert_eq!(
+        progress(&fold(&events)),
+        Some((Some(0.25), "1 of 4".into()))
+    );
+    events.push(
+        json!({"type": "ACTIVITY_DELTA", "messageId": "act_1", "activityType": "progress",
+        "patch": [{"op": "replace", "path": "/progress", "value": 3},
+                  {"op": "add", "path": "/message", "value": "indexing"}]}),
+    );
+    assert_eq!(
+        progress(&fold(&events)),
+        Some((Some(0.75), "3 of 4 — indexing".into()))
+    );
+    // Another kind of activity, or one for no card, changes nothing.
+    events.push(
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act_2", "activityType": "plan",
+        "content": {"toolCallId": "t1", "progress": 0}}),
+    );
+    events.push(
+        json!({"type": "ACTIVITY_DELTA", "messageId": "act_9", "activityType": "progress",
+        "patch": [{"op": "replace", "path": "/progress", "value": 0}]}),
+    );
+    assert_eq!(progress(&fold(&events)).unwrap().1, "3 of 4 — indexing");
+    events.push(result("t1", r#"{"ok":true}"#));
+    assert_eq!(
+        progress(&fold(&events)),
+        None,
+        "the result replaces the bar"
+    );
+}
+
+#[test]
 fn an_interrupt_is_a_card_not_a_tool_call_and_waits() {
     let transcript = fold(&trip(false));
     assert_eq!(transcript.run_state(), RunState::Awaiting);

@@ -31,6 +31,7 @@ pub use clock::Clock;
 pub use workspace::Workspaces;
 pub use write_file::WriteFile;
 
+use crate::agent::progress::ProgressSender;
 use crate::domain::UserName;
 use crate::mcp::McpTools;
 
@@ -194,7 +195,7 @@ impl ToolRegistry {
     /// Runs a call and returns the result content (JSON text).
     pub async fn invoke(&self, name: &str, arguments: &str, context: &ToolContext) -> String {
         let result = match self.check(name, arguments) {
-            Ok(arguments) => self.run(name, arguments, context).await,
+            Ok(arguments) => self.run(name, arguments, context, None).await,
             Err(message) => Err(message),
         };
         result_content(result)
@@ -237,16 +238,18 @@ impl ToolRegistry {
         })
     }
 
-    /// Runs a tool on arguments already checked.
+    /// Runs a tool on arguments already checked; a tool that reports progress (an MCP
+    /// server's) sends it to `progress`.
     pub async fn run(
         &self,
         name: &str,
         arguments: Value,
         context: &ToolContext,
+        progress: Option<ProgressSender>,
     ) -> Result<Value, String> {
         if !self.tools.contains_key(name) && self.mcp.owns(name) {
             // MCP calls keep their server's own timeout.
-            return self.mcp.call(name, arguments).await;
+            return self.mcp.call(name, arguments, progress).await;
         }
         let call = self.registered(name)?.tool.call(arguments, context);
         // A separate task isolates a panicking tool: the panic becomes a JoinError. It runs

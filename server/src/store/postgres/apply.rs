@@ -224,6 +224,7 @@ async fn apply_appends<'a>(
         touched.add(command, first_seq, effects);
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
         insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
+        add_spending(conn, &session, effects.spending, now_ms).await?;
         applied.push(Applied::Committed {
             first_seq: first_seq as u64,
         });
@@ -285,6 +286,7 @@ async fn apply_guarded<'a>(
         }
         insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
         insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
+        add_spending(conn, &session, effects.spending, now_ms).await?;
         rows.push(&session, first_seq, command);
         touched.add(command, first_seq, &effects);
         applied.push(Applied::Committed {

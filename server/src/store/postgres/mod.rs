@@ -17,6 +17,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 mod apply;
 mod attachments;
 mod branches;
+mod budgets;
 mod feed;
 mod feedback;
 mod guards;

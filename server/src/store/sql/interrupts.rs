@@ -1,5 +1,6 @@
 //! Recording what a command raised besides its events, in SQL both backends run: the
-//! interrupts it pauses on and the runs it ends (the webhook outbox's sources).
+//! interrupts it pauses on, the runs it ends (the webhook outbox's sources) and what its
+//! model calls spent.
 
 /// Records a raised interrupt: id, session, run, tool call, JSON, time, deadline, reason.
 pub(crate) const INSERT_INTERRUPT: &str = "INSERT INTO interrupts \
@@ -24,7 +25,7 @@ pub(crate) const INSERT_RUN_END: &str = "INSERT INTO run_ends \
        $4, $5, $6) \
      ON CONFLICT (id) DO NOTHING";
 
-/// Defines `insert_interrupts` and `insert_run_ends` for a backend that runs them through
+/// Defines `insert_interrupts`, `insert_run_ends` and `add_spending` for a backend that runs them through
 /// sqlx (`$conn`: its connection type; SQLite's writer runs the same constants through
 /// rusqlite, `sqlite::apply`); see [`super::users`] for why a macro.
 macro_rules! interrupts_on {
@@ -75,6 +76,27 @@ macro_rules! interrupts_on {
                     .execute(&mut *conn)
                     .await?;
             }
+            Ok(())
+        }
+
+        /// Adds what a command's model calls cost to its session owner's day.
+        pub(super) async fn add_spending(
+            conn: &mut $conn,
+            session: &str,
+            spending: Option<crate::store::Spending>,
+            now_ms: i64,
+        ) -> Result<(), crate::store::StoreError> {
+            let Some(spending) = spending else {
+                return Ok(());
+            };
+            sqlx::query(crate::store::sql::budgets::ADD_SPENDING)
+                .bind(crate::store::day_of(now_ms))
+                .bind(spending.cost_usd)
+                .bind(spending.tokens as i64)
+                .bind(i64::from(spending.calls))
+                .bind(session)
+                .execute(&mut *conn)
+                .await?;
             Ok(())
         }
     };

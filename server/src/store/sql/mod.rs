@@ -2,6 +2,7 @@
 //! backend expands with its own pool or connection type.
 
 pub(crate) mod attachments;
+pub(crate) mod budgets;
 pub(crate) mod feedback;
 pub(crate) mod guards;
 pub(crate) mod interrupts;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::apply::{insert_interrupts, insert_run_ends, Appended};
+use super::apply::{add_spending, insert_interrupts, insert_run_ends, Appended};
 use crate::domain::SessionId;
 use crate::store::advances::advances;
 use crate::store::guards::LeaseHolder;
@@ -45,6 +45,7 @@ pub(super) fn apply_appends<'a>(
         let session = command.session.to_string();
         insert_interrupts(conn, &session, &effects.interrupts, now_ms)?;
         insert_run_ends(conn, &session, first_seq as i64, &effects.run_ends, now_ms)?;
+        add_spending(conn, &session, effects.spending, now_ms)?;
         applied.push(Applied::Committed { first_seq });
     }
     write_statuses(conn, batch, &effects, &refusals, appended, now_ms)?;

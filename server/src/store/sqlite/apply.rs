@@ -15,10 +15,12 @@ use super::log::{LogState, NewRows};
 use super::tail::{Tail, TailRow};
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
+use crate::store::sql::budgets::ADD_SPENDING;
 use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
 use crate::store::{
-    derive_effects, Applied, Change, Command, Guard, Rejection, RunEnd, StoreError,
+    day_of, derive_effects, Applied, Change, Command, Guard, Rejection, RunEnd, Spending,
+    StoreError,
 };
 
 /// Rows per multi-row INSERT at most (4 parameters each, far below SQLite's limit).
@@ -281,6 +283,7 @@ fn advance_session<'a>(
     }
     insert_interrupts(conn, session, &effects.interrupts, now_ms)?;
     insert_run_ends(conn, session, first_seq as i64, &effects.run_ends, now_ms)?;
+    add_spending(conn, session, effects.spending, now_ms)?;
     Ok(Some(first_seq))
 }
 
@@ -333,6 +336,26 @@ pub(super) fn insert_run_ends(
             now_ms,
         ])?;
     }
+    Ok(())
+}
+
+/// Adds what a command's model calls cost to its session owner's day.
+pub(super) fn add_spending(
+    conn: &Connection,
+    session: &str,
+    spending: Option<Spending>,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    let Some(spending) = spending else {
+        return Ok(());
+    };
+    conn.prepare_cached(ADD_SPENDING)?.execute(params![
+        day_of(now_ms),
+        spending.cost_usd,
+        spending.tokens as i64,
+        spending.calls,
+        session,
+    ])?;
     Ok(())
 }
 

@@ -21,6 +21,7 @@ mod appends;
 mod apply;
 mod attachments;
 mod branches;
+mod budgets;
 mod checkpoints;
 mod connect;
 mod direct;

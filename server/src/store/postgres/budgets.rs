@@ -1,0 +1,3 @@
+//! Budgets ([`crate::store::sql::budgets`]) on PostgreSQL.
+
+crate::store::sql::budgets::budgets_on!(super::PostgresStore, pool, pool);

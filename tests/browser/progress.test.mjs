@@ -1,0 +1,78 @@
+// Proves, in headless Chromium against the real binary (script engine, built page) and the
+// reference MCP server (`@modelcontextprotocol/server-everything`, npm, over stdio), that a
+// long tool call shows how far it got: its card fills a progress bar step by step from the
+// server's progress notifications ("1 of 3", "2 of 3") while it runs, and the result takes
+// the bar's place when it finishes. Driven by roles and visible text; axe-core checks both
+// colour schemes. Screenshots: target/browser/91-*-<light|dark>-<desktop|phone>.png.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { seriousViolations } from '../support/axe.mjs';
+import { idle, launchBrowser, newContext, shots, startSession } from '../support/browser.mjs';
+import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+
+const everything = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+const TOOL = 'everything__trigger-long-running-operation';
+const SCRIPT = {
+  turns: [
+    { toolCalls: [{ name: TOOL, arguments: { duration: 4.5, steps: 3 } }] },
+    { text: 'The long job is done.' },
+  ],
+};
+
+let tandem;
+let browser;
+let page;
+const errors = [];
+
+before(async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-progress-'));
+  const script = path.join(dir, 'script.json');
+  writeFileSync(script, JSON.stringify(SCRIPT));
+  const mcp = path.join(dir, 'mcp.json');
+  writeFileSync(mcp, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }));
+  tandem = await startTandem({
+    port: await freePort(),
+    args: ['--engine', 'script', '--script', script, '--web-dir', webDir(), '--mcp-config', mcp],
+  });
+  browser = await launchBrowser();
+  let context;
+  let contextErrors;
+  ({ context, errors: contextErrors } = await newContext(browser));
+  errors.push(contextErrors);
+  page = await context.newPage();
+  await page.goto(tandem.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await tandem?.stop('SIGKILL');
+});
+
+describe('a long tool call’s progress', () => {
+  it('fills a bar on the call’s card step by step, then shows the result', async () => {
+    await startSession(page, 'run the long job');
+    const bar = page.getByRole('progressbar', { name: `Progress of ${TOOL}` });
+    await page.getByText('1 of 3').waitFor();
+    assert.equal(await bar.getAttribute('value'), String(1 / 3));
+    await page.getByText('2 of 3').waitFor();
+    await shots(page, '91-tool-progress');
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
+    }
+    await page.emulateMedia({ colorScheme: null });
+    await page.getByText('The long job is done.').waitFor();
+    await idle(page);
+    await page.getByText(/Long running operation completed/).waitFor();
+    assert.equal(await bar.count(), 0, 'the result takes the bar’s place');
+    assert.deepEqual(errors.flat(), []);
+  });
+});
