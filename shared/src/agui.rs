@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn unknown_event_types_parse_as_unknown() {
-        let event: Event = serde_json::from_str(r#"{"type":"ACTIVITY_SNAPSHOT","x":1}"#).unwrap();
+        let event: Event = serde_json::from_str(r#"{"type":"MESSAGES_SNAPSHOT","x":1}"#).unwrap();
         assert_eq!(event.body, EventBody::Unknown);
     }
 

@@ -514,3 +514,51 @@ async fn a_long_call_s_progress_is_its_activity_and_keeps_it_alive() {
     );
     assert_valid_session(&app.log(&session).await, true);
 }
+
+/// A tool configured with `state` writes its structured output into the shared state: a
+/// `STATE_DELTA` before its result, seen in the next model call's view of the state; one
+/// the state's rules refuse leaves the state alone and says so in the result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_s_structured_output_feeds_the_shared_state_where_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut everything = everything_stdio();
+    everything["tools"] = json!({"get-structured-content": {"state": "/weather"}});
+    let mut second = everything_stdio();
+    second["tools"] = json!({"get-structured-content": {"state": "/missing/parent"}});
+    let servers = json!({"everything": everything, "second": second});
+    let path = config_file(dir.path(), servers);
+    let turns = json!([
+        {"toolCalls": [
+            call("everything__get-structured-content", json!({"location": "Chicago"})),
+            call("second__get-structured-content", json!({"location": "New York"})),
+        ]},
+        {"text": "Noted the weather."},
+    ]);
+    let app = spawn_app_with(turns, &["--mcp-config", path.to_str().unwrap()]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "what is the weather in Chicago?").await;
+    let run = socket.until_run_end().await;
+    let weather = json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82});
+    let (status, state) = app.get(&format!("/api/sessions/{session}/state")).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["state"], json!({"weather": weather}));
+    let delta = run
+        .iter()
+        .position(|(_, e)| e.type_name() == "STATE_DELTA")
+        .unwrap();
+    let result = run
+        .iter()
+        .position(|(_, e)| e.type_name() == "TOOL_CALL_RESULT")
+        .unwrap();
+    assert!(
+        delta < result,
+        "the state changes before the result says so"
+    );
+    let results = results(&run);
+    assert_eq!(results[0]["structuredContent"], weather);
+    // A path whose parent is missing does not apply: the state stays, the result says why.
+    let refused = results[1]["stateNotUpdated"].as_str().unwrap_or_default();
+    assert!(refused.contains("/missing/parent"), "{}", results[1]);
+    assert_eq!(results[1]["structuredContent"]["temperature"], 33);
+    assert_valid_session(&app.log(&session).await, true);
+}

@@ -114,6 +114,13 @@ pub(super) async fn run_tools<S: Store>(
                 }
             }
         };
+        // An MCP tool's structured output may feed the shared state (`tools.<name>.state`).
+        let content = match deps.tools.mcp().state_path(&call.name) {
+            Some(path) => {
+                shared_state::in_run::adopt_output(deps, recorder, history, &path, content).await?
+            }
+            None => content,
+        };
         // An MCP tool's images and resources become attachments of the session.
         let (content, files) = match deps.tools.mcp().has(&call.name) {
             true => keeper(deps, recorder, context).keep(content).await,

@@ -54,6 +54,10 @@ pub struct ToolPolicy {
     /// Whether crash recovery may run an interrupted call again.
     #[serde(default)]
     pub idempotent: Option<bool>,
+    /// Where in the session's shared state the tool's structured output (its result's
+    /// `structuredContent`) goes: a JSON Pointer (`/weather`), written with the result.
+    #[serde(default)]
+    pub state: Option<String>,
 }
 
 /// How to reach a server.
@@ -197,6 +201,16 @@ fn server(name: String, entry: Entry) -> Result<ServerConfig, String> {
             ))
         }
     };
+    for (tool, policy) in &entry.tools {
+        match policy.state.as_deref() {
+            Some(pointer) if !is_member_pointer(pointer) => {
+                return Err(format!(
+                    "server `{name}`, tool `{tool}`: `state` must be a JSON Pointer to a member of the shared state, such as `/weather`, not `{pointer}`"
+                ))
+            }
+            _ => {}
+        }
+    }
     let timeout = match entry.timeout_secs {
         Some(0) => return Err(format!("server `{name}`: timeoutSecs must be at least 1")),
         Some(seconds) => Duration::from_secs(seconds),
@@ -212,9 +226,44 @@ fn server(name: String, entry: Entry) -> Result<ServerConfig, String> {
     })
 }
 
+/// Whether `pointer` names a member inside the document (not the whole of it): `/a`,
+/// `/a/b`, with `~0`/`~1` as the only escapes.
+fn is_member_pointer(pointer: &str) -> bool {
+    let Some(tokens) = pointer.strip_prefix('/') else {
+        return false;
+    };
+    tokens.split('/').all(|token| {
+        let mut chars = token.chars();
+        while let Some(c) = chars.next() {
+            if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
+                return false;
+            }
+        }
+        true
+    }) && !tokens.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_s_state_is_a_pointer_to_a_member() {
+        let with = |pointer: &str| {
+            parse(&format!(
+                r#"{{"mcpServers": {{"w": {{"command": "x", "tools": {{"get": {{"state": "{pointer}"}}}}}}}}}}"#
+            ))
+        };
+        assert_eq!(
+            with("/weather").unwrap()[0].tools["get"].state.as_deref(),
+            Some("/weather")
+        );
+        assert!(with("/a/b~1c").is_ok());
+        for wrong in ["weather", "", "/", "/a~2"] {
+            let error = with(wrong).unwrap_err();
+            assert!(error.contains("must be a JSON Pointer"), "{wrong}: {error}");
+        }
+    }
 
     #[test]
     fn the_shared_shape_parses_with_tandems_policy_keys() {

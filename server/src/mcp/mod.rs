@@ -99,6 +99,11 @@ impl McpTools {
         }
     }
 
+    /// Where the structured output of `name` goes in the shared state, if configured.
+    pub fn state_path(&self, name: &str) -> Option<String> {
+        self.tool(name)?.state.clone()
+    }
+
     /// Whether `name` belongs to a configured server (listed or not).
     pub fn owns(&self, name: &str) -> bool {
         self.server_of(name).is_some()

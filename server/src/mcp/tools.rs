@@ -24,6 +24,8 @@ pub struct McpTool {
     pub validator: Arc<jsonschema::Validator>,
     pub needs_approval: bool,
     pub idempotent: bool,
+    /// Where its structured output goes in the shared state (`tools.<name>.state`).
+    pub state: Option<String>,
 }
 
 impl McpTool {
@@ -76,6 +78,7 @@ impl McpTool {
             validator,
             needs_approval,
             idempotent,
+            state: overrides.state,
         })
     }
 }
@@ -221,6 +224,7 @@ mod tests {
         let policy = ToolPolicy {
             approval: Some(Approval::Never),
             idempotent: Some(true),
+            state: None,
         };
         let trusted = server(Approval::Always, &[("mystery", policy)]);
         let mystery = McpTool::from_listed(&trusted, tool("mystery", None)).unwrap();

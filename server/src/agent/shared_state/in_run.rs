@@ -101,6 +101,49 @@ pub(in crate::agent) async fn update<S: Store>(
     error("the state kept changing while the patch was applied; try again".into())
 }
 
+/// Writes an MCP tool's structured output into the shared state at `path` (its
+/// `tools.<name>.state`), as a `STATE_DELTA` logged before the call's result; the result
+/// content, with `stateNotUpdated` saying why when the state refused it (the schema, the
+/// size, a path whose parent is missing). A result without `structuredContent` (or an
+/// error) changes nothing.
+pub(in crate::agent) async fn adopt_output<S: Store>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    history: &History,
+    path: &str,
+    content: String,
+) -> Result<String, RunAbort> {
+    let Ok(mut result) = serde_json::from_str::<serde_json::Value>(&content) else {
+        return Ok(content);
+    };
+    let Some(output) = result
+        .get("structuredContent")
+        .filter(|_| result.get("error").is_none())
+    else {
+        return Ok(content);
+    };
+    let patch = vec![json!({"op": "add", "path": path, "value": output})];
+    let mut current = history.state.clone();
+    for _ in 0..ATTEMPTS {
+        if let Err(problem) = deps.state_rules.change(current.document(), &patch) {
+            result["stateNotUpdated"] = json!(problem.to_string());
+            return Ok(result.to_string());
+        }
+        let read = StateRead {
+            last_seq: current.last_seq(),
+        };
+        let events = vec![EventBody::StateDelta {
+            delta: patch.clone(),
+        }];
+        if recorder.emit_state_change(read, events).await? {
+            return Ok(content);
+        }
+        current = reread(deps, recorder).await?;
+    }
+    result["stateNotUpdated"] = json!("the state kept changing; try again");
+    Ok(result.to_string())
+}
+
 /// The state as the log holds it now.
 async fn reread<S: Store>(deps: &RunDeps<S>, recorder: &Recorder) -> Result<SharedState, RunAbort> {
     read(&*deps.store, recorder.session())
