@@ -485,7 +485,7 @@ async fn a_long_call_s_progress_is_its_activity_and_keeps_it_alive() {
         "progress comes while the call works"
     );
     let mut content = Value::Null;
-    let mut reports = 0;
+    let mut seen = Vec::new();
     for (_, event) in &run {
         match &event.body {
             EventBody::ActivitySnapshot {
@@ -495,22 +495,22 @@ async fn a_long_call_s_progress_is_its_activity_and_keeps_it_alive() {
             } => {
                 assert_eq!(activity_type, "progress");
                 content = whole.clone();
-                reports += 1;
             }
             EventBody::ActivityDelta { patch, .. } => {
                 content = shared::state::apply(&content, patch).unwrap();
-                reports += 1;
             }
-            _ => {}
+            _ => continue,
         }
+        assert_eq!(content["toolCallId"], json!(call_id));
+        assert_eq!(content["total"], json!(4.0));
+        seen.push(content["progress"].as_f64().unwrap());
     }
-    assert_eq!(
-        reports, 4,
-        "one event a step (0.6 s apart, past the 0.2 s throttle)"
-    );
-    assert_eq!(
-        content,
-        json!({"toolCallId": call_id, "progress": 4.0, "total": 4.0})
+    // One event a step (0.6 s apart, past the 0.2 s throttle). The last step's report and
+    // the answer come together, and rmcp hands each notification on in a task of its own,
+    // so the answer may overtake it: the result, not the last report, says how it ended.
+    assert!(
+        seen == [1.0, 2.0, 3.0] || seen == [1.0, 2.0, 3.0, 4.0],
+        "{seen:?}"
     );
     assert_valid_session(&app.log(&session).await, true);
 }
