@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 use shared::{Event, EventBody};
 
-use crate::helpers::provider::{ProviderServer, Reply};
+use crate::helpers::provider::{self, ProviderServer, Reply};
 use crate::helpers::{spawn_app_with, spawn_app_with_users, TestApp};
 
 const PICTURE: &[u8] = include_bytes!("../fixtures/attachments/picture.png");
@@ -182,24 +182,9 @@ async fn what_a_message_names_is_checked_before_anything_is_written() {
     socket.until_run_end().await;
 }
 
-/// The app on the OpenAI-compatible engine at a stand-in that answers `text.sse`.
+/// The app on the `openai` engine, its stand-in answering with text.
 async fn openai_app(extra: &[&str]) -> (TestApp, ProviderServer) {
-    let server = ProviderServer::start(vec![Reply::sse("openai/text.sse")]).await;
-    let base = format!("{}/v1", server.url);
-    let key = crate::helpers::key_file("sk-test-123");
-    let flags = [
-        &[
-            "--engine",
-            "openai",
-            "--openai-base-url",
-            &base,
-            "--openai-api-key-file",
-            &key,
-        ][..],
-        extra,
-    ]
-    .concat();
-    (spawn_app_with(json!([]), &flags).await, server)
+    provider::openai_app(vec![Reply::sse("openai/text.sse")], extra).await
 }
 
 fn base64(bytes: &[u8]) -> String {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use shared::{Event, EventBody};
 
-use crate::helpers::provider::{ProviderServer, Reply};
+use crate::helpers::provider::{openai_app, ProviderServer, Reply};
 use crate::helpers::{spawn_app_with, TestApp};
 
 /// The log's state events, as `(seq, type, body)`.
@@ -32,25 +32,6 @@ async fn state_of(app: &TestApp, session: &str) -> Value {
 async fn patch_state(app: &TestApp, session: &str, delta: Value) -> (u16, Value) {
     app.patch(&format!("/api/sessions/{session}/state"), delta)
         .await
-}
-
-async fn openai_app(replies: Vec<Reply>, extra: &[&str]) -> (TestApp, ProviderServer) {
-    let server = ProviderServer::start(replies).await;
-    let base = format!("{}/v1", server.url);
-    let key = crate::helpers::key_file("sk-test-123");
-    let flags = [
-        &[
-            "--engine",
-            "openai",
-            "--openai-base-url",
-            &base,
-            "--openai-api-key-file",
-            &key,
-        ][..],
-        extra,
-    ]
-    .concat();
-    (spawn_app_with(json!([]), &flags).await, server)
 }
 
 /// The system prompt of a request the OpenAI stand-in received.

@@ -324,3 +324,22 @@ async fn write_sse(
     }
     socket.write_all(b"0\r\n\r\n").await
 }
+
+/// The app on the `openai` engine pointed at a stand-in answering `replies` (with an API
+/// key file; `extra` flags after), and the stand-in.
+pub async fn openai_app(replies: Vec<Reply>, extra: &[&str]) -> (super::TestApp, ProviderServer) {
+    let server = ProviderServer::start(replies).await;
+    let base = format!("{}/v1", server.url);
+    let key = super::key_file("sk-test-123");
+    let mut flags = vec![
+        "--engine",
+        "openai",
+        "--openai-base-url",
+        &base,
+        "--openai-api-key-file",
+        &key,
+    ];
+    flags.extend_from_slice(extra);
+    let app = super::spawn_app_with(serde_json::json!([]), &flags).await;
+    (app, server)
+}
