@@ -86,7 +86,7 @@ impl Application {
         ));
         let mcp = mcp_tools(&config, &approval_flags, &lifecycle).await?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
-        let writer = Writer::spawn(store.clone(), hub.clone(), retry_for);
+        let writer = Writer::spawn_with(store.clone(), hub.clone(), retry_for, config.join_deltas);
         let limits = &config.limits;
         let runner = Runner::new(RunDeps {
             store: store.clone(),

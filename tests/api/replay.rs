@@ -90,7 +90,8 @@ async fn a_viewer_that_stops_reading_delays_nobody_and_catches_up_later() {
     assert_eq!(detail["status"], "idle");
     let seen_slow = slow.until_run_end().await;
     let log = app.log(&session).await;
-    assert!(log.len() > 15_000);
+    // Joined deltas stop at 1 KiB: two words an event, still far more than a live feed holds.
+    assert!(log.len() > 15_000 / 2, "{}", log.len());
     assert_eq!(seen_fast, log);
     assert_eq!(
         seen_slow, log,

@@ -165,6 +165,11 @@ pub struct Config {
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
     #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
     pub write_retry_ms: u64,
+    /// Whether content deltas of one message that reach the writer together are committed
+    /// as one event (`eventlog/coalesce.rs`); off only to measure what it saves.
+    #[arg(long, env = "TANDEM_JOIN_DELTAS", default_value_t = true,
+          action = clap::ArgAction::Set, hide = true)]
+    pub join_deltas: bool,
     /// How long a stop (SIGTERM, Ctrl-C) may take, in ms: sockets are told Tandem is
     /// going away, runs stop at a safe point and hand their leases back, the log is
     /// flushed and every task joined within it.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use super::coalesce::{coalesce, Joined};
 use super::hub::{Hub, Published};
 use super::streams::{BrokenStreams, Outcome, StreamId};
 use crate::domain::now_ms;
@@ -17,8 +18,9 @@ use crate::store::{Applied, Command, FramePage, Store, StoreError, Upkeep};
 
 pub(super) type Reply = oneshot::Sender<Outcome>;
 
-/// Who awaits an append's outcome, and the stream it belongs to.
-type Waiting = (Option<StreamId>, Reply);
+/// Who awaits a command's outcome (several, when deltas were joined), and the stream
+/// it belongs to.
+type Waiting = (Option<StreamId>, Vec<Reply>);
 
 /// An append waiting for the writer: the command, its stream, who awaits it.
 pub(super) struct Append {
@@ -33,6 +35,8 @@ pub(super) struct Log<'a, S> {
     pub hub: &'a Hub,
     pub retry_for: Duration,
     pub broken: BrokenStreams,
+    /// Whether deltas of one message that share the batch become one event.
+    pub join_deltas: bool,
 }
 
 impl<S: Store> Log<'_, S> {
@@ -60,9 +64,13 @@ impl<S: Store> Log<'_, S> {
         if appends.is_empty() {
             return;
         }
-        let (commands, waiting): (Vec<Command>, Vec<Waiting>) = appends
+        let joined = match self.join_deltas {
+            true => coalesce(appends),
+            false => appends.into_iter().map(Joined::alone).collect(),
+        };
+        let (commands, waiting): (Vec<Command>, Vec<Waiting>) = joined
             .into_iter()
-            .map(|a| (a.command, (a.stream, a.reply)))
+            .map(|joined| (joined.command, (joined.stream, joined.replies)))
             .unzip();
         let store = self.store;
         let started = Instant::now();
@@ -92,7 +100,9 @@ impl<S: Store> Log<'_, S> {
                 tracing::warn!(%error, size = commands.len(), "batch failed; retrying one by one");
                 for (command, waiting) in commands.iter().zip(waiting) {
                     if let Some(outcome) = self.broken.outcome_of(waiting.0) {
-                        let _ = waiting.1.send(outcome);
+                        for reply in waiting.1 {
+                            let _ = reply.send(outcome.clone());
+                        }
                         continue;
                     }
                     let started = Instant::now();
@@ -136,9 +146,11 @@ impl<S: Store> Log<'_, S> {
 
     /// Tells a producer its outcome (one that stopped waiting is fine: a commit stands
     /// regardless), remembering a refusal or failure against its stream.
-    fn reply(&mut self, (stream, reply): Waiting, outcome: Outcome) {
+    fn reply(&mut self, (stream, replies): Waiting, outcome: Outcome) {
         self.broken.note(stream, &outcome);
-        let _ = reply.send(outcome);
+        for reply in replies {
+            let _ = reply.send(outcome.clone());
+        }
     }
 }
 

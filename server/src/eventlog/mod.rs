@@ -4,6 +4,7 @@
 //! several instances share the database, the [`relay`] brings the hub what the others
 //! commit.
 
+mod coalesce;
 mod commits;
 mod hub;
 pub mod relay;

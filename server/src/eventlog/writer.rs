@@ -108,6 +108,17 @@ impl Writer {
     /// runs and sockets sharing its worker or (with `block_in_place`) hand the worker
     /// to another thread for every batch, a thread wake-up on each commit's path.
     pub fn spawn<S: Store>(store: Arc<S>, hub: Hub, retry_for: Duration) -> Self {
+        Self::spawn_with(store, hub, retry_for, true)
+    }
+
+    /// [`Self::spawn`], joining the deltas of one message that share a commit into one
+    /// event only if `join_deltas` (`--join-deltas`; off to measure what joining saves).
+    pub fn spawn_with<S: Store>(
+        store: Arc<S>,
+        hub: Hub,
+        retry_for: Duration,
+        join_deltas: bool,
+    ) -> Self {
         let (queue, jobs) = mpsc::channel(QUEUE);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -115,7 +126,7 @@ impl Writer {
             .expect("a runtime for the log writer");
         let thread = std::thread::Builder::new()
             .name("tandem-writer".into())
-            .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for)))
+            .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for, join_deltas)))
             .expect("a thread for the log writer");
         Self {
             queue,
@@ -197,6 +208,7 @@ async fn run<S: Store>(
     hub: Hub,
     mut jobs: mpsc::Receiver<Job>,
     retry_for: Duration,
+    join_deltas: bool,
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     let mut log = Log {
@@ -204,6 +216,7 @@ async fn run<S: Store>(
         hub: &hub,
         retry_for,
         broken: BrokenStreams::default(),
+        join_deltas,
     };
     let mut upkeep = Upkeep::Done;
     loop {
