@@ -43,19 +43,21 @@ impl Frame<'_> {
         serde_json::from_str(text).map_err(|e| anyhow!("unreadable frame {text:.120}: {e}"))
     }
 
-    /// The `bench` engine's timestamp in a token's delta (`t<ns> `), if this is one.
-    pub fn token_ns(&self) -> Option<u128> {
-        let event = self.event.as_ref()?;
-        if event.kind != "TEXT_MESSAGE_CONTENT" {
-            return None;
-        }
-        event
-            .delta
-            .as_deref()?
-            .trim()
-            .strip_prefix('t')?
-            .parse()
-            .ok()
+    /// The `bench` engine's timestamps of the tokens in a delta (`t<ns> ` each): one, or
+    /// several when deltas that reached the writer together were joined into one event.
+    pub fn tokens_ns(&self) -> Vec<u128> {
+        let Some(event) = self
+            .event
+            .as_ref()
+            .filter(|e| e.kind == "TEXT_MESSAGE_CONTENT")
+        else {
+            return Vec::new();
+        };
+        let delta = event.delta.as_deref().unwrap_or_default();
+        delta
+            .split_whitespace()
+            .filter_map(|token| token.strip_prefix('t')?.parse().ok())
+            .collect()
     }
 
     /// Whether this is an event that ends a run.
@@ -241,7 +243,16 @@ mod tests {
         let text = r#"{"kind":"event","seq":7,"event":{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"t1700000000000000001 ","timestamp":1}}"#;
         let frame = Frame::parse(text).unwrap();
         assert_eq!(frame.seq, Some(7));
-        assert_eq!(frame.token_ns(), Some(1_700_000_000_000_000_001));
+        assert_eq!(frame.tokens_ns(), [1_700_000_000_000_000_001]);
+        let joined = text.replace(
+            "t1700000000000000001 ",
+            "t1700000000000000001 t1700000000000000002 ",
+        );
+        let frame = Frame::parse(&joined).unwrap();
+        assert_eq!(
+            frame.tokens_ns(),
+            [1_700_000_000_000_000_001, 1_700_000_000_000_000_002]
+        );
         assert_eq!(event_seq(text), Some(7));
         assert_eq!(event_seq(r#"{"kind":"caught_up","seq":7}"#), None);
         let done = Frame::parse(r#"{"kind":"caught_up","seq":7}"#).unwrap();

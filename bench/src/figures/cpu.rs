@@ -1,7 +1,8 @@
-//! Figure 13, CPU per 1,000 events: the real binary (SQLite, default durability) streams
+//! Figure 13, CPU per 1,000 tokens: the real binary (SQLite, default durability) streams
 //! a burst of 100 sessions × 500 tokens to 100 sockets; its user + system CPU time over
-//! the burst (from `/proc`) divided by the events it delivered. The number that decides
-//! how many live sessions a box can carry.
+//! the burst (from `/proc`) divided by the tokens it delivered (not the events: deltas
+//! that share a commit are one). The number that decides how many live sessions a box
+//! can carry.
 
 use serde_json::json;
 
@@ -32,21 +33,24 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     if !burst.errors.is_empty() {
         anyhow::bail!("cpu: {}", burst.errors.join("; "));
     }
+    // Per token, not per event: deltas that share a commit are one event.
     let title = format!(
-        "13. CPU per 1,000 events, {sessions} sessions × {tokens} tokens (server user+sys)"
+        "13. CPU per 1,000 tokens, {sessions} sessions × {tokens} tokens (server user+sys)"
     );
     let Some(cpu) = cpu else {
         return Ok(vec![Row::not_measured(title, "no /proc here")]);
     };
-    let per_thousand = cpu.as_secs_f64() * 1000.0 / (burst.frames as f64 / 1000.0);
+    let delivered = sessions as u64 * ctx.scale.burst_tokens;
+    let per_thousand = cpu.as_secs_f64() * 1000.0 / (delivered as f64 / 1000.0);
     Ok(vec![Row::new(title)
         .tandem(format!(
-            "{per_thousand:.1} ms ({} ms for {} events)",
+            "{per_thousand:.1} ms ({} ms for {} tokens in {} events)",
             cpu.as_millis(),
+            thousands(delivered),
             thousands(burst.frames)
         ))
         .data(
-            json!({"sessions": sessions, "events": burst.frames,
-            "cpu_ms": cpu.as_millis() as u64, "cpu_ms_per_1000_events": per_thousand}),
+            json!({"sessions": sessions, "tokens": delivered, "events": burst.frames,
+            "cpu_ms": cpu.as_millis() as u64, "cpu_ms_per_1000_tokens": per_thousand}),
         )])
 }

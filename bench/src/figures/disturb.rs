@@ -135,7 +135,7 @@ async fn read_run(mut socket: Socket, tokens: u64) -> anyhow::Result<u64> {
                     .context("a slow viewer got a frame without a seq")?,
             )
             .context("a slow viewer")?;
-        seen += u64::from(frame.token_ns().is_some());
+        seen += frame.tokens_ns().len() as u64;
         if frame.ends_run() {
             break;
         }

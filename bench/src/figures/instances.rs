@@ -110,7 +110,7 @@ async fn token_latencies(mut socket: Socket) -> anyhow::Result<Vec<u64>> {
         let frame = Frame::parse(&text)?;
         let seq = frame.seq.filter(|_| frame.kind == "event");
         check.take(seq.ok_or_else(|| anyhow::anyhow!("unexpected frame {text:.120}"))?)?;
-        if let Some(yielded) = frame.token_ns() {
+        for yielded in frame.tokens_ns() {
             latencies.push(received.saturating_sub(yielded) as u64);
         }
         if frame.ends_run() {
@@ -150,7 +150,7 @@ fn takeover(ctx: &Ctx) -> anyhow::Result<Row> {
         Rest::new(&a.address)
             .post(&path, json!({"text": "go"}))
             .await?;
-        until(&mut on_b, |frame| frame.token_ns().is_some()).await?;
+        until(&mut on_b, |frame| !frame.tokens_ns().is_empty()).await?;
         let killed = Instant::now();
         a.kill();
         until(&mut on_b, |_| false).await?;

@@ -151,7 +151,7 @@ async fn watch(
         check
             .take(seq)
             .map_err(|e| Trouble::Incorrect(e.to_string()))?;
-        if let Some(yielded) = frame.token_ns() {
+        for yielded in frame.tokens_ns() {
             if seen >= warmup {
                 samples.push(received.saturating_sub(yielded) as u64);
             }

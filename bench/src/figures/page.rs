@@ -121,7 +121,10 @@ fn paint(ctx: &Ctx, dist: &Path) -> anyhow::Result<Row> {
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
     let web = dist.to_string_lossy().to_string();
-    let mut tandem = Tandem::spawn(&binary, &url, &["--web-dir", &web])?;
+    // A history of exactly so many events: each token its own event, as when a model
+    // streams slower than the log commits (the page's paint is what is measured).
+    let flags = ["--web-dir", &web, "--join-deltas", "false"];
+    let mut tandem = Tandem::spawn(&binary, &url, &flags)?;
     let runs = ctx.scale.page_runs;
     let session = ctx.client.block_on(async {
         let rest = Rest::new(&tandem.address);
