@@ -183,6 +183,28 @@ impl EventBody {
         matches!(self, Self::RunFinished { .. } | Self::RunError { .. })
     }
 
+    /// The piece of streamed content this event carries: an answer's or the reasoning's
+    /// text, or a tool call's arguments.
+    pub fn content_delta(&self) -> Option<&str> {
+        match self {
+            Self::TextMessageContent { delta, .. }
+            | Self::ReasoningMessageContent { delta, .. }
+            | Self::ToolCallArgs { delta, .. } => Some(delta),
+            _ => None,
+        }
+    }
+
+    /// The piece of streamed content this event carries, mutable: an answer's or the
+    /// reasoning's text, or a tool call's arguments.
+    pub fn content_delta_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Self::TextMessageContent { delta, .. }
+            | Self::ReasoningMessageContent { delta, .. }
+            | Self::ToolCallArgs { delta, .. } => Some(delta),
+            _ => None,
+        }
+    }
+
     /// Whether this event sets or changes the shared state.
     pub fn is_state(&self) -> bool {
         matches!(self, Self::StateSnapshot { .. } | Self::StateDelta { .. })

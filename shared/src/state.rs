@@ -195,6 +195,13 @@ pub fn plan(document: &Value) -> Option<Vec<PlanStep>> {
         .collect()
 }
 
+/// Whether `pointer` is a JSON Pointer (RFC 6901) to a member inside a document: not the
+/// whole document, nor `/` (the member with an empty name, surely a mistake).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn is_member_pointer(pointer: &str) -> bool {
+    pointer != "/" && json_patch::jsonptr::Pointer::parse(pointer).is_ok_and(|p| !p.is_root())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

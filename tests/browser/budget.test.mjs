@@ -9,44 +9,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { seriousViolations } from '../support/axe.mjs';
-import { idle, launchBrowser, newContext, pending, say, shots, startSession } from '../support/browser.mjs';
-import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+import { axeBothSchemes } from '../support/axe.mjs';
+import { idle, pending, say, shots, startSession, tandemWithPage } from '../support/browser.mjs';
 
-let tandem;
-let browser;
+let app;
 let page;
-const errors = [];
+let tandem;
 
 before(async () => {
-  tandem = await startTandem({
-    port: await freePort(),
-    args: [
-      '--engine', 'demo', '--web-dir', webDir(),
-      '--budget-daily-tokens', '1', '--budget-overrun', 'allow',
-    ],
-  });
-  browser = await launchBrowser();
-  let context;
-  let contextErrors;
-  ({ context, errors: contextErrors } = await newContext(browser));
-  errors.push(contextErrors);
-  page = await context.newPage();
-  await page.goto(tandem.url);
+  app = await tandemWithPage([
+    '--engine', 'demo', '--budget-daily-tokens', '1', '--budget-overrun', 'allow',
+  ]);
+  ({ page, tandem } = app);
 });
 
-after(async () => {
-  await browser?.close();
-  await tandem?.stop('SIGKILL');
-});
-
-async function axeBothSchemes() {
-  for (const colorScheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme });
-    assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
-  }
-  await page.emulateMedia({ colorScheme: null });
-}
+after(() => app?.stop());
 
 const card = () => pending(page).filter({ hasText: 'The run reached your budget' });
 
@@ -60,7 +37,7 @@ describe('a budget the person sees and decides on', () => {
     // The plan's panel stands over the transcript on a phone: out of the way for the shots.
     await page.getByRole('button', { name: 'Hide the shared state' }).click();
     await shots(page, '90-budget-paused');
-    await axeBothSchemes();
+    await axeBothSchemes(page);
 
     await card().getByRole('button', { name: 'Continue past the budget' }).click();
     await page.getByText('Continued past the budget').waitFor();
@@ -75,9 +52,9 @@ describe('a budget the person sees and decides on', () => {
     await page.getByText('Stopped at the budget').waitFor();
     await idle(page);
     await shots(page, '90-budget-stopped');
-    await axeBothSchemes();
+    await axeBothSchemes(page);
     const me = await (await page.request.get(`${tandem.url}/api/auth/me`)).json();
     assert.equal(me.budget[0].left, 0);
-    assert.deepEqual(errors.flat(), []);
+    assert.deepEqual(app.errors, []);
   });
 });

@@ -12,9 +12,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { seriousViolations } from '../support/axe.mjs';
-import { idle, launchBrowser, newContext, shots, startSession } from '../support/browser.mjs';
-import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+import { axeBothSchemes } from '../support/axe.mjs';
+import { idle, shots, startSession, tandemWithPage } from '../support/browser.mjs';
 
 const everything = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
@@ -27,10 +26,8 @@ const SCRIPT = {
   ],
 };
 
-let tandem;
-let browser;
+let app;
 let page;
-const errors = [];
 
 before(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-progress-'));
@@ -38,23 +35,11 @@ before(async () => {
   writeFileSync(script, JSON.stringify(SCRIPT));
   const mcp = path.join(dir, 'mcp.json');
   writeFileSync(mcp, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }));
-  tandem = await startTandem({
-    port: await freePort(),
-    args: ['--engine', 'script', '--script', script, '--web-dir', webDir(), '--mcp-config', mcp],
-  });
-  browser = await launchBrowser();
-  let context;
-  let contextErrors;
-  ({ context, errors: contextErrors } = await newContext(browser));
-  errors.push(contextErrors);
-  page = await context.newPage();
-  await page.goto(tandem.url);
+  app = await tandemWithPage(['--engine', 'script', '--script', script, '--mcp-config', mcp]);
+  ({ page } = app);
 });
 
-after(async () => {
-  await browser?.close();
-  await tandem?.stop('SIGKILL');
-});
+after(() => app?.stop());
 
 describe('a long tool call’s progress', () => {
   it('fills a bar on the call’s card step by step, then shows the result', async () => {
@@ -64,15 +49,11 @@ describe('a long tool call’s progress', () => {
     assert.equal(await bar.getAttribute('value'), String(1 / 3));
     await page.getByText('2 of 3').waitFor();
     await shots(page, '91-tool-progress');
-    for (const colorScheme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme });
-      assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
-    }
-    await page.emulateMedia({ colorScheme: null });
+    await axeBothSchemes(page);
     await page.getByText('The long job is done.').waitFor();
     await idle(page);
     await page.getByText(/Long running operation completed/).waitFor();
     assert.equal(await bar.count(), 0, 'the result takes the bar’s place');
-    assert.deepEqual(errors.flat(), []);
+    assert.deepEqual(app.errors, []);
   });
 });

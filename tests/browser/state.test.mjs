@@ -11,46 +11,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { seriousViolations } from '../support/axe.mjs';
-import { byId, idle, launchBrowser, newContext, sessionIdOf, shots, startSession } from '../support/browser.mjs';
-import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+import { axeBothSchemes } from '../support/axe.mjs';
+import { byId, idle, sessionIdOf, shots, startSession, tandemWithPage } from '../support/browser.mjs';
 
-let tandem;
-let browser;
+let app;
 let page;
-const errors = [];
+let tandem;
 
 before(async () => {
-  tandem = await startTandem({
-    port: await freePort(),
-    // Slow enough (a second or so per model call) to see the plan change while it runs.
-    args: ['--engine', 'demo', '--token-delay-ms', '40', '--web-dir', webDir()],
-  });
-  browser = await launchBrowser();
-  let context;
-  let contextErrors;
-  ({ context, errors: contextErrors } = await newContext(browser));
-  errors.push(contextErrors);
-  page = await context.newPage();
-  await page.goto(tandem.url);
+  // Slow enough (a second or so per model call) to see the plan change while it runs.
+  app = await tandemWithPage(['--engine', 'demo', '--token-delay-ms', '40']);
+  ({ page, tandem } = app);
 });
 
-after(async () => {
-  await browser?.close();
-  await tandem?.stop('SIGKILL');
-});
+after(() => app?.stop());
 
 const panel = () => page.getByRole('complementary', { name: 'Shared state' });
 const plan = () => panel().getByRole('region', { name: 'Plan' });
 const step = (name) => plan().getByRole('checkbox', { name });
-
-async function axeBothSchemes() {
-  for (const colorScheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme });
-    assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
-  }
-  await page.emulateMedia({ colorScheme: null });
-}
 
 describe('the shared state beside the conversation', () => {
   it('shows the agent’s plan as a checklist that fills and ticks off live', async () => {
@@ -66,7 +44,7 @@ describe('the shared state beside the conversation', () => {
     }
     assert.equal(await byId(page, 'state-button').textContent(), 'Plan 3/3');
     await shots(page, '87-plan-done');
-    await axeBothSchemes();
+    await axeBothSchemes(page);
   });
 
   it('takes a step unticked by hand, and a whole new state as JSON', async () => {
@@ -92,7 +70,7 @@ describe('the shared state beside the conversation', () => {
     await panel().getByText('Grace').waitFor();
     await page.getByRole('button', { name: 'Plan 0/2' }).waitFor();
     await shots(page, '88-state-edited');
-    await axeBothSchemes();
+    await axeBothSchemes(page);
 
     const id = await sessionIdOf(page);
     const server = await (await page.request.get(`${tandem.url}/api/sessions/${id}/state`)).json();
@@ -117,7 +95,7 @@ describe('the shared state beside the conversation', () => {
     await why.waitFor({ state: 'detached' });
     await answer.locator('button[aria-label="Bad answer"][aria-pressed="true"]').waitFor();
     assert.equal(await good.getAttribute('aria-pressed'), 'false');
-    await axeBothSchemes();
+    await axeBothSchemes(page);
     const listed = await (await page.request.get(`${tandem.url}/api/feedback`)).json();
     assert.equal(listed.feedback[0].rating, 'down');
     assert.equal(listed.feedback[0].comment, 'It never asked what the plan was for.');
@@ -143,6 +121,6 @@ describe('the shared state beside the conversation', () => {
     assert.equal(await shared.getByRole('checkbox', { name: 'Pack' }).isDisabled(), true);
     assert.equal(await shared.getByRole('button', { name: 'Edit as JSON' }).count(), 0);
     await viewer.close();
-    assert.deepEqual(errors.flat(), []);
+    assert.deepEqual(app.errors, []);
   });
 });

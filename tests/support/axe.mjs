@@ -2,6 +2,7 @@
 // through the DevTools protocol (Playwright's evaluate), which the page's strict CSP does
 // not apply to, so the page under test keeps its real CSP.
 
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -19,4 +20,13 @@ export async function seriousViolations(page) {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+/** Asserts no serious or critical violation in the light and in the dark colour scheme. */
+export async function axeBothSchemes(page) {
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await seriousViolations(page), [], `axe-core, ${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: null });
 }

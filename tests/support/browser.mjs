@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { artefactDir } from './tandem.mjs';
+import { artefactDir, freePort, startTandem, webDir } from './tandem.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const ARGS = [
@@ -127,4 +127,22 @@ export async function assistantSaying(page, text) {
   const message = page.locator('[data-testid=assistant-message]:not(.streaming)', { hasText: text });
   await message.last().waitFor();
   return message.last().textContent();
+}
+
+/**
+ * Starts Tandem with `args` (serving the built page) and opens the page in a fresh
+ * Chromium: `{tandem, browser, page, errors}`, the page's errors collected in `errors`.
+ * `stop()` closes both.
+ */
+export async function tandemWithPage(args) {
+  const tandem = await startTandem({ port: await freePort(), args: [...args, '--web-dir', webDir()] });
+  const browser = await launchBrowser();
+  const { context, errors } = await newContext(browser);
+  const page = await context.newPage();
+  await page.goto(tandem.url);
+  const stop = async () => {
+    await browser.close();
+    await tandem.stop('SIGKILL');
+  };
+  return { tandem, browser, page, errors, stop };
 }

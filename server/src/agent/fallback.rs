@@ -31,6 +31,11 @@ impl Fallbacks {
         Self(list)
     }
 
+    /// Whether any model is listed (without one, a call is never made again).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The model to call after `failed` failed with `error` before any output, among those
     /// not `tried` yet; `None` when the failure is the call's to report.
     pub fn next(&self, failed: &EngineError, tried: &[String]) -> Option<&str> {

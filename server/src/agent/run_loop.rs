@@ -302,8 +302,11 @@ async fn call_model<S: Store>(
 ) -> Result<(Result<bool, Halt>, ModelLabels), RunAbort> {
     let mut tried = vec![labels.model.clone()];
     loop {
+        // A copy to call again with only when a list says there may be another model:
+        // the conversation is not copied for every call.
+        let spare = (!deps.fallbacks.is_empty()).then(|| request.clone());
         let started = std::time::Instant::now();
-        let called = stream_model_call(deps, recorder, request.clone(), stops).await?;
+        let called = stream_model_call(deps, recorder, request, stops).await?;
         METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
         let Err(Halt::Failed {
             error,
@@ -312,7 +315,8 @@ async fn call_model<S: Store>(
         else {
             return Ok((called, labels));
         };
-        let Some(next) = deps.fallbacks.next(error, &tried).map(str::to_string) else {
+        let next = deps.fallbacks.next(error, &tried).map(str::to_string);
+        let (Some(next), Some(spare)) = (next, spare) else {
             return Ok((called, labels));
         };
         METRICS.provider_error(&labels.provider, error.code);
@@ -327,6 +331,7 @@ async fn call_model<S: Store>(
             .emit(fallback::switched(&labels.model, &next, error))
             .await?;
         tried.push(next.clone());
+        request = spare;
         request.model = Some(next.clone());
         labels.model = next;
     }

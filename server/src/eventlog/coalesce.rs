@@ -68,6 +68,15 @@ pub(super) fn coalesce(appends: Vec<Append>) -> Vec<Joined> {
         }
         joined.push(Joined::alone(append));
     }
+    // A command that took more deltas (it has their producers too) gets its JSON made
+    // again, once, now that its delta is whole.
+    for grown in joined.iter_mut().filter(|j| j.replies.len() > 1) {
+        grown
+            .command
+            .entries
+            .iter_mut()
+            .for_each(LogEntry::reserialise);
+    }
     joined
 }
 
@@ -90,43 +99,19 @@ fn delta_key(command: &Command) -> Option<(&'static str, &str)> {
 
 /// The length of a delta command's delta, in bytes.
 fn delta_len(command: &Command) -> usize {
-    match command.entries.first().map(|entry| &entry.event.body) {
-        Some(
-            EventBody::TextMessageContent { delta, .. }
-            | EventBody::ReasoningMessageContent { delta, .. }
-            | EventBody::ToolCallArgs { delta, .. },
-        ) => delta.len(),
-        _ => 0,
-    }
+    let body = command.entries.first().map(|entry| &entry.event.body);
+    body.and_then(EventBody::content_delta).map_or(0, str::len)
 }
 
-/// Appends `later`'s delta to `into`'s (same kind and id, checked by the caller).
+/// Appends `later`'s delta to `into`'s event (same kind and id, checked by the caller);
+/// the event's JSON is made again by the caller once the joining is done.
 fn join(into: &mut Joined, later: Append) {
-    let [entry] = into.command.entries.as_mut_slice() else {
-        unreachable!("a delta command holds one entry")
-    };
-    let more = match later
-        .command
-        .entries
-        .into_iter()
-        .next()
-        .map(|e| e.event.body)
-    {
-        Some(
-            EventBody::TextMessageContent { delta, .. }
-            | EventBody::ReasoningMessageContent { delta, .. }
-            | EventBody::ToolCallArgs { delta, .. },
-        ) => delta,
-        _ => unreachable!("a delta command holds a delta"),
-    };
-    let mut event = entry.event.clone();
-    match &mut event.body {
-        EventBody::TextMessageContent { delta, .. }
-        | EventBody::ReasoningMessageContent { delta, .. }
-        | EventBody::ToolCallArgs { delta, .. } => delta.push_str(&more),
-        _ => unreachable!("a delta command holds a delta"),
+    let more = later.command.entries.first().map(|e| &e.event.body);
+    let more = more.and_then(EventBody::content_delta).unwrap_or_default();
+    let body = into.command.entries.first_mut().map(|e| &mut e.event.body);
+    if let Some(delta) = body.and_then(EventBody::content_delta_mut) {
+        delta.push_str(more);
     }
-    *entry = LogEntry::new(event);
     into.replies.push(later.reply);
 }
 

@@ -203,7 +203,7 @@ fn server(name: String, entry: Entry) -> Result<ServerConfig, String> {
     };
     for (tool, policy) in &entry.tools {
         match policy.state.as_deref() {
-            Some(pointer) if !is_member_pointer(pointer) => {
+            Some(pointer) if !shared::state::is_member_pointer(pointer) => {
                 return Err(format!(
                     "server `{name}`, tool `{tool}`: `state` must be a JSON Pointer to a member of the shared state, such as `/weather`, not `{pointer}`"
                 ))
@@ -224,23 +224,6 @@ fn server(name: String, entry: Entry) -> Result<ServerConfig, String> {
         tools: entry.tools,
         approval_flags: BTreeMap::new(),
     })
-}
-
-/// Whether `pointer` names a member inside the document (not the whole of it): `/a`,
-/// `/a/b`, with `~0`/`~1` as the only escapes.
-fn is_member_pointer(pointer: &str) -> bool {
-    let Some(tokens) = pointer.strip_prefix('/') else {
-        return false;
-    };
-    tokens.split('/').all(|token| {
-        let mut chars = token.chars();
-        while let Some(c) = chars.next() {
-            if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
-                return false;
-            }
-        }
-        true
-    }) && !tokens.is_empty()
 }
 
 #[cfg(test)]

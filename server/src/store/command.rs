@@ -21,6 +21,11 @@ impl LogEntry {
         let json = serde_json::to_string(&event).expect("events always serialise");
         Self { event, json }
     }
+
+    /// Serialises the event again, after it was changed in place.
+    pub fn reserialise(&mut self) {
+        self.json = serde_json::to_string(&self.event).expect("events always serialise");
+    }
 }
 
 /// The precondition a command needs.

@@ -47,7 +47,7 @@ pub async fn me() -> Result<CurrentUser, ApiError> {
 /// in the page.
 async fn current_user(response: Response) -> Result<CurrentUser, ApiError> {
     let value: Value = json(response).await?;
-    let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let text = |key: &str| text_of(&value, key);
     let (Some(id), Some(name)) = (text("id"), text("name")) else {
         return Err(ApiError::bad_response("not a user"));
     };
@@ -78,7 +78,6 @@ pub async fn sign_out() -> Result<(), ApiError> {
 pub async fn server_info() -> Result<ServerInfo, ApiError> {
     // Read by hand, as `me`: no derived deserialiser for it in the page.
     let value: Value = json(send(Request::get("/api/info").build()).await?).await?;
-    let text = |from: &Value, key: &str| from.get(key).and_then(Value::as_str).map(str::to_string);
     let servers = value
         .get("mcpServers")
         .and_then(Value::as_array)
@@ -88,17 +87,17 @@ pub async fn server_info() -> Result<ServerInfo, ApiError> {
         .iter()
         .filter_map(|server| {
             Some(McpServerInfo {
-                name: text(server, "name")?,
+                name: text_of(server, "name")?,
                 connected: server.get("connected").and_then(Value::as_bool)?,
                 tools: server.get("tools").and_then(Value::as_u64).unwrap_or(0) as usize,
-                error: text(server, "error"),
+                error: text_of(server, "error"),
             })
         })
         .collect();
     Ok(ServerInfo {
-        engine: text(&value, "engine").unwrap_or_default(),
-        model: text(&value, "model").unwrap_or_default(),
-        version: text(&value, "version").unwrap_or_default(),
+        engine: text_of(&value, "engine").unwrap_or_default(),
+        model: text_of(&value, "model").unwrap_or_default(),
+        version: text_of(&value, "version").unwrap_or_default(),
         mcp_servers,
     })
 }
@@ -106,7 +105,7 @@ pub async fn server_info() -> Result<ServerInfo, ApiError> {
 /// `GET /api/models`: the models a session may pick, the default first.
 pub async fn models() -> Result<ModelList, ApiError> {
     let value: Value = json(send(Request::get("/api/models").build()).await?).await?;
-    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = |key: &str| text_of(&value, key);
     let texts = |key: &str| -> Vec<String> {
         let list = value.get(key).and_then(Value::as_array).map(Vec::as_slice);
         let list = list.unwrap_or_default().iter();
@@ -143,7 +142,7 @@ pub async fn rename_session(id: &str, title: &str) -> Result<SessionSummary, Api
 pub async fn create_share(id: &str, hide: CreateShare) -> Result<CreatedShare, ApiError> {
     let url = format!("/api/sessions/{id}/shares");
     let value: Value = json(send(Request::post(&url).json(&hide)).await?).await?;
-    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = |key: &str| text_of(&value, key);
     let created = (share_of(&value), text("token"), text("path"));
     let (Some(share), Some(token), Some(path)) = created else {
         return Err(ApiError::bad_response("not a share link"));
@@ -392,4 +391,10 @@ async fn checked(response: Response) -> Result<Response, ApiError> {
 
 async fn json<T: DeserializeOwned>(response: Response) -> Result<T, ApiError> {
     response.json().await.map_err(ApiError::bad_response)
+}
+
+/// A string field of a reply read by hand (the page keeps no derived deserialiser it can
+/// do without).
+fn text_of(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_string)
 }

@@ -1,11 +1,12 @@
-//! The shared state inside a run: the `STATE_SNAPSHOT` a run begins with, and the
-//! model's `update_state` calls (a `STATE_DELTA` committed with the call's result).
+//! The shared state inside a run: the `STATE_SNAPSHOT` a run begins with, the model's
+//! `update_state` calls (a `STATE_DELTA` committed with the call's result), and an MCP
+//! tool's structured output where its `state` pointer says.
 
 use serde_json::json;
 use shared::state::SharedState;
 use shared::{EventBody, ToolRole};
 
-use super::{once_was, read};
+use super::{once_was, read, StateProblem};
 use crate::agent::conversation::{History, ToolCallRecord};
 use crate::agent::recorder::{Recorder, RunAbort};
 use crate::agent::tools::{self, update_state};
@@ -72,33 +73,24 @@ pub(in crate::agent) async fn update<S: Store>(
         Ok(patch) => patch,
         Err(message) => return error(message),
     };
-    let mut current = history.state.clone();
-    for _ in 0..ATTEMPTS {
-        if let Err(problem) = deps.state_rules.change(current.document(), &patch) {
-            return error(format!("the patch was not applied: {problem}"));
+    // The model reads the state itself in its next call's system prompt.
+    let content = json!({ "applied": patch.len() }).to_string();
+    let content = tools::truncate_result(content, deps.limits.max_tool_result_bytes);
+    let result = || {
+        Some(EventBody::ToolCallResult {
+            message_id: new_id("msg"),
+            tool_call_id: call.id.clone(),
+            content: content.clone(),
+            role: Some(ToolRole::Tool),
+        })
+    };
+    match change(deps, recorder, history, &patch, result).await? {
+        Changed::Done => Ok(Ok(())),
+        Changed::Refused(problem) => error(format!("the patch was not applied: {problem}")),
+        Changed::KeptChanging => {
+            error("the state kept changing while the patch was applied; try again".into())
         }
-        // The model reads the state itself in its next call's system prompt.
-        let content = json!({ "applied": patch.len() }).to_string();
-        let events = vec![
-            EventBody::StateDelta {
-                delta: patch.clone(),
-            },
-            EventBody::ToolCallResult {
-                message_id: new_id("msg"),
-                tool_call_id: call.id.clone(),
-                content: tools::truncate_result(content, deps.limits.max_tool_result_bytes),
-                role: Some(ToolRole::Tool),
-            },
-        ];
-        let read = StateRead {
-            last_seq: current.last_seq(),
-        };
-        if recorder.emit_state_change(read, events).await? {
-            return Ok(Ok(()));
-        }
-        current = reread(deps, recorder).await?;
     }
-    error("the state kept changing while the patch was applied; try again".into())
 }
 
 /// Writes an MCP tool's structured output into the shared state at `path` (its
@@ -123,25 +115,52 @@ pub(in crate::agent) async fn adopt_output<S: Store>(
         return Ok(content);
     };
     let patch = vec![json!({"op": "add", "path": path, "value": output})];
+    let why = match change(deps, recorder, history, &patch, Vec::new).await? {
+        Changed::Done => return Ok(content),
+        Changed::Refused(problem) => problem.to_string(),
+        Changed::KeptChanging => "the state kept changing; try again".to_string(),
+    };
+    result["stateNotUpdated"] = json!(why);
+    Ok(result.to_string())
+}
+
+/// How a change of the state made in a run ended.
+enum Changed {
+    Done,
+    /// It does not apply, or leaves a state the rules refuse.
+    Refused(StateProblem),
+    /// Other changes kept landing first, [`ATTEMPTS`] times.
+    KeptChanging,
+}
+
+/// Commits `patch` as a `STATE_DELTA`, with what `with` makes in the same commit, against
+/// the state the run folded; made again from the newer state when another change landed
+/// first.
+async fn change<S: Store, E: IntoIterator<Item = EventBody>>(
+    deps: &RunDeps<S>,
+    recorder: &mut Recorder,
+    history: &History,
+    patch: &[serde_json::Value],
+    with: impl Fn() -> E,
+) -> Result<Changed, RunAbort> {
     let mut current = history.state.clone();
     for _ in 0..ATTEMPTS {
-        if let Err(problem) = deps.state_rules.change(current.document(), &patch) {
-            result["stateNotUpdated"] = json!(problem.to_string());
-            return Ok(result.to_string());
+        if let Err(problem) = deps.state_rules.change(current.document(), patch) {
+            return Ok(Changed::Refused(problem));
         }
+        let mut events = vec![EventBody::StateDelta {
+            delta: patch.to_vec(),
+        }];
+        events.extend(with());
         let read = StateRead {
             last_seq: current.last_seq(),
         };
-        let events = vec![EventBody::StateDelta {
-            delta: patch.clone(),
-        }];
         if recorder.emit_state_change(read, events).await? {
-            return Ok(content);
+            return Ok(Changed::Done);
         }
         current = reread(deps, recorder).await?;
     }
-    result["stateNotUpdated"] = json!("the state kept changing; try again");
-    Ok(result.to_string())
+    Ok(Changed::KeptChanging)
 }
 
 /// The state as the log holds it now.
