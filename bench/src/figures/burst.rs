@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use tandem::store::ScratchDatabase;
 use tokio::task::JoinSet;
 
 use super::{live, Ctx};
@@ -58,6 +59,11 @@ impl Burst {
 }
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+    rows(ctx, false)
+}
+
+/// The burst rows on SQLite, or on a fresh PostgreSQL database each (figure 9).
+pub(super) fn rows(ctx: &Ctx, on_postgres: bool) -> anyhow::Result<Vec<Row>> {
     let pace = Pace {
         tokens: ctx.scale.burst_tokens,
         delay_ms: 0,
@@ -71,9 +77,21 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
             measured.tokens = sessions as u64 * tokens;
             anyhow::Ok(measured)
         };
-        let (app, _store) = InProcess::on_sqlite(pace)?;
-        let tandem = measure(&app)?;
-        app.stop();
+        let tandem = match on_postgres {
+            false => {
+                let (app, _store) = InProcess::on_sqlite(pace)?;
+                let tandem = measure(&app)?;
+                app.stop();
+                tandem
+            }
+            true => {
+                let database = ScratchDatabase::create().map_err(anyhow::Error::msg)?;
+                let (app, _store) = InProcess::on_postgres(pace, database.url())?;
+                let tandem = measure(&app)?;
+                app.stop();
+                tandem
+            }
+        };
         let app = InProcess::on_noop(pace)?;
         let baseline = measure(&app)?;
         app.stop();
@@ -86,7 +104,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         };
         errors.extend(named(&tandem, ""));
         errors.extend(named(&baseline, ", no-op store"));
-        rows.push(row(sessions, ctx.scale.burst_tokens, &tandem, &baseline));
+        let figure = match on_postgres {
+            false => "11. burst",
+            true => "9e. PostgreSQL burst",
+        };
+        rows.push(row(figure, sessions, tokens, &tandem, &baseline));
     }
     if !errors.is_empty() {
         anyhow::bail!("burst: {}", errors.join("; "));
@@ -141,10 +163,10 @@ async fn reply(mut socket: Socket) -> anyhow::Result<(u64, Duration)> {
     }
 }
 
-fn row(sessions: usize, tokens: u64, tandem: &Burst, baseline: &Burst) -> Row {
+fn row(figure: &str, sessions: usize, tokens: u64, tandem: &Burst, baseline: &Burst) -> Row {
     let ratio = tandem.tokens_per_second() / baseline.tokens_per_second().max(1e-9);
     Row::new(format!(
-        "11. burst, {} sessions × {tokens} tokens (tokens/s, reply p50/p99)",
+        "{figure}, {} sessions × {tokens} tokens (tokens/s, reply p50/p99)",
         thousands(sessions as u64)
     ))
     .tandem(tandem.shown())

@@ -1,11 +1,13 @@
 //! Figure 4, capacity: the most live sessions at 50 tokens/s each that keep p99
 //! latency under 10 ms with no lost or duplicated frame. A bounded search over fixed
 //! steps on a fresh app each, stopping at the first step that fails or when the time
-//! budget is spent.
+//! budget is spent. The same search runs on PostgreSQL (figure 9) with one instance and
+//! with two sharing the database, the sessions spread over both.
 
 use std::time::Instant;
 
 use serde_json::json;
+use tandem::store::ScratchDatabase;
 
 use super::live::{self, TOKEN_PERIOD};
 use super::Ctx;
@@ -15,10 +17,43 @@ use crate::stats::{ms, thousands};
 
 /// The latency bound of a passing step, in nanoseconds.
 const P99_BOUND: u64 = 10_000_000;
-/// The issue's target.
+/// The issue's target on SQLite.
 const TARGET: usize = 1_000;
+/// The issue's target on PostgreSQL with two instances.
+const TWO_INSTANCE_TARGET: usize = 2_000;
+
+/// Where the apps of a step run.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Deployment {
+    /// One instance on a fresh SQLite file (what ships).
+    Sqlite,
+    /// This many instances on one fresh PostgreSQL database.
+    Postgres(usize),
+}
+
+impl Deployment {
+    /// Starts the apps of one step; the database (if any) must outlive them.
+    fn launch(self, pace: Pace) -> anyhow::Result<(Vec<InProcess>, Option<ScratchDatabase>)> {
+        match self {
+            Self::Sqlite => Ok((vec![InProcess::on_sqlite(pace)?.0], None)),
+            Self::Postgres(instances) => {
+                let database = ScratchDatabase::create().map_err(anyhow::Error::msg)?;
+                let apps = (0..instances)
+                    .map(|_| Ok(InProcess::on_postgres(pace, database.url())?.0))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Ok((apps, Some(database)))
+            }
+        }
+    }
+}
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+    let row = ladder(ctx, Deployment::Sqlite)?;
+    Ok(vec![row])
+}
+
+/// The capacity search on `deployment`, as its figure's row.
+pub(super) fn ladder(ctx: &Ctx, deployment: Deployment) -> anyhow::Result<Row> {
     let started = Instant::now();
     let pace = Pace {
         tokens: ctx.scale.capacity_tokens,
@@ -33,12 +68,14 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
             stopped = format!("time budget spent before {sessions}");
             break;
         }
-        let (app, _store) = InProcess::on_sqlite(pace)?;
+        let (apps, database) = deployment.launch(pace)?;
         let (tokens, warmup) = (ctx.scale.capacity_tokens, ctx.scale.warmup_tokens);
+        let addresses: Vec<&str> = apps.iter().map(|app| app.address.as_str()).collect();
         let live = ctx
             .client
-            .block_on(live::measure(&app.address, sessions, tokens, warmup));
-        app.stop();
+            .block_on(live::measure_spread(&addresses, sessions, tokens, warmup));
+        apps.into_iter().for_each(InProcess::stop);
+        drop(database);
         let p99 = live.latency.p99_ns;
         steps.push(json!({"sessions": sessions, "latency": live.latency,
             "failed_sessions": live.problems.len(), "errors": live.errors.len()}));
@@ -62,7 +99,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         passed = Some((sessions, p99));
     }
     if !errors.is_empty() {
-        anyhow::bail!("capacity: {}", errors.join("; "));
+        anyhow::bail!("capacity ({deployment:?}): {}", errors.join("; "));
     }
     let best = passed.map_or(0, |(n, _)| n);
     let shown = match passed {
@@ -73,13 +110,32 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         ),
         None => format!("none; {stopped}"),
     };
-    let row = Row::new("4. capacity: live sessions at 50 tokens/s, p99 < 10 ms")
-        .tandem(shown)
-        .target(
-            format!("≥ {}", thousands(TARGET as u64)),
-            Verdict::of(best >= TARGET),
-        )
-        .data(json!({"largest_passing": best, "steps": steps,
-            "seconds": started.elapsed().as_secs_f64()}));
-    Ok(vec![row])
+    let (title, target) = match deployment {
+        Deployment::Sqlite => (
+            "4. capacity: live sessions at 50 tokens/s, p99 < 10 ms".to_string(),
+            Some(TARGET),
+        ),
+        Deployment::Postgres(1) => (
+            "9c. PostgreSQL capacity, 1 instance: live sessions at 50 tokens/s, p99 < 10 ms"
+                .to_string(),
+            None,
+        ),
+        Deployment::Postgres(n) => (
+            format!(
+                "9d. PostgreSQL capacity, {n} instances on one database (sessions spread \
+                 over them)"
+            ),
+            Some(TWO_INSTANCE_TARGET),
+        ),
+    };
+    let row = Row::new(title).tandem(shown);
+    let row = match target {
+        Some(target) => row.target(
+            format!("≥ {}", thousands(target as u64)),
+            Verdict::of(best >= target),
+        ),
+        None => row.target("-".to_string(), Verdict::Info),
+    };
+    Ok(row.data(json!({"largest_passing": best, "steps": steps,
+        "seconds": started.elapsed().as_secs_f64()})))
 }

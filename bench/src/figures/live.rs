@@ -50,6 +50,12 @@ pub async fn measure(address: &str, sessions: usize, tokens: u64, warmup: u64) -
     measure_disturbed(address, sessions, tokens, warmup, Disturbance::None).await
 }
 
+/// [`measure`] with the sessions spread evenly over several instances of the app (one
+/// database): each session is created, run and watched on one of `addresses`.
+pub async fn measure_spread(addresses: &[&str], sessions: usize, tokens: u64, warmup: u64) -> Live {
+    measure_on(addresses, sessions, tokens, warmup, Disturbance::None).await
+}
+
 /// [`measure`] with `disturbance` running beside the sessions.
 pub async fn measure_disturbed(
     address: &str,
@@ -58,11 +64,28 @@ pub async fn measure_disturbed(
     warmup: u64,
     disturbance: Disturbance,
 ) -> Live {
+    measure_on(&[address], sessions, tokens, warmup, disturbance).await
+}
+
+/// The sessions spread over `addresses`; the disturbance (if any) acts on the first.
+async fn measure_on(
+    addresses: &[&str],
+    sessions: usize,
+    tokens: u64,
+    warmup: u64,
+    disturbance: Disturbance,
+) -> Live {
     let mut live = Live::default();
     let prepared = async {
-        let (ids, sockets): (Vec<_>, Vec<_>) =
-            open_sessions(address, sessions).await?.into_iter().unzip();
-        let disturbance = disturbance.prepare(address, &ids).await?;
+        let mut opened = Vec::with_capacity(sessions);
+        for (index, address) in addresses.iter().enumerate() {
+            // The first `sessions % n` instances take one session more.
+            let share =
+                sessions / addresses.len() + usize::from(index < sessions % addresses.len());
+            opened.extend(open_sessions(address, share).await?);
+        }
+        let (ids, sockets): (Vec<_>, Vec<_>) = opened.into_iter().unzip();
+        let disturbance = disturbance.prepare(addresses[0], &ids).await?;
         anyhow::Ok((sockets, disturbance))
     };
     let (sockets, disturbance) = match prepared.await {

@@ -153,7 +153,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the order.
-pub const ALL: [Figure; 16] = [
+pub const ALL: [Figure; 18] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -198,6 +198,16 @@ pub const ALL: [Figure; 16] = [
         key: "postgres",
         title: "9. PostgreSQL",
         run: postgres::run,
+    },
+    Figure {
+        key: "postgres-capacity",
+        title: "9c–d. PostgreSQL capacity",
+        run: postgres::capacity_rows,
+    },
+    Figure {
+        key: "postgres-burst",
+        title: "9e. PostgreSQL burst",
+        run: postgres::burst_rows,
     },
     Figure {
         key: "instances",

@@ -1,8 +1,12 @@
 //! The change feed: one `LISTEN tandem_log` connection per instance, its notifications
 //! parsed into [`Change`]s. When the connection drops, the feed says
 //! [`Change::Missed`] (whatever was announced meanwhile is lost) and listens again.
+//! Appends this instance's own writer announced are left out (its hub has them already,
+//! as on SQLite, which never announces appends); a stop among them is kept.
 //! [`announce`] sends one change from inside the transaction that makes it.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
@@ -15,9 +19,11 @@ use crate::store::{Change, StoreError};
 /// The name the listener's connection shows in `pg_stat_activity`.
 pub const LISTENER_NAME: &str = "tandem-listener";
 
-/// Starts listening; the task ends when the receiver is dropped.
+/// Starts listening; the task ends when the receiver is dropped. `own_writer` holds the
+/// process id of this instance's writer connection's backend.
 pub(super) async fn listen(
     options: PgConnectOptions,
+    own_writer: Arc<AtomicU32>,
 ) -> Result<mpsc::UnboundedReceiver<Change>, StoreError> {
     let pool = PgPoolOptions::new()
         .max_connections(1)
@@ -38,6 +44,9 @@ pub(super) async fn listen(
                         );
                         continue;
                     };
+                    if notification.process_id() == own_writer.load(Ordering::Relaxed) {
+                        read.retain(|change| !is_plain_append(change));
+                    }
                     let Some(last) = read.pop() else { continue };
                     if read.into_iter().any(|change| changes.send(change).is_err()) {
                         break;
@@ -62,6 +71,11 @@ pub(super) async fn listen(
         }
     });
     Ok(receiver)
+}
+
+/// An append without a stop: what a hub already has when its own writer announced it.
+fn is_plain_append(change: &Change) -> bool {
+    matches!(change, Change::Appended { stop_run: None, .. })
 }
 
 /// Announces `change` to every instance; PostgreSQL delivers it when the transaction

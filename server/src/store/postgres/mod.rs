@@ -1,13 +1,15 @@
 //! The team backend: one PostgreSQL database that any number of Tandem instances share.
 //!
-//! Writes come only through [`EventLog::apply`] (each instance's log writer) and run in one
-//! transaction that first locks the batch's session rows in id order (`FOR UPDATE`), so
+//! Writes come only through [`EventLog::apply`] (each instance's log writer, on its own
+//! connection) and run in one transaction (for the token path, one statement: see
+//! [`tokens`]) that first locks the batch's session rows in id order (`FOR UPDATE`), so
 //! writers of several instances serialise per session without deadlocking each other,
 //! and guards read facts no other transaction can change before the commit. Every batch
 //! that changes a session also issues `NOTIFY tandem_log` inside its transaction, which
 //! PostgreSQL delivers only after the commit.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use shared::api::SessionStatus;
@@ -28,8 +30,12 @@ mod sessions;
 mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
+mod tokens;
+#[cfg(test)]
+mod tokens_tests;
 mod users;
 mod webhooks;
+mod writer_connection;
 
 pub use feed::LISTENER_NAME;
 
@@ -67,6 +73,8 @@ pub struct PostgresStore {
     pool: PgPool,
     options: PgConnectOptions,
     lease: LeaseTerms,
+    /// The log writer's own connection ([`EventLog::apply`]).
+    writer: Arc<writer_connection::WriterConnection>,
 }
 
 impl PostgresStore {
@@ -86,9 +94,10 @@ impl PostgresStore {
                 ("lock_timeout", lock_ms.as_str()),
                 ("idle_in_transaction_session_timeout", idle_ms.as_str()),
             ]);
+        let acquire_timeout = lock_timeout.max(Duration::from_secs(1));
         let pool = PgPoolOptions::new()
             .max_connections(10)
-            .acquire_timeout(lock_timeout.max(Duration::from_secs(1)))
+            .acquire_timeout(acquire_timeout)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
@@ -96,10 +105,15 @@ impl PostgresStore {
             store_options.run_lease,
             store_options.instance_name.as_deref(),
         );
+        let writer_options = options
+            .clone()
+            .options([("plan_cache_mode", "force_generic_plan")]);
+        let writer = writer_connection::WriterConnection::new(writer_options, acquire_timeout);
         Ok(Self {
             pool,
             options,
             lease,
+            writer: Arc::new(writer),
         })
     }
 
@@ -228,7 +242,9 @@ impl EventLog for PostgresStore {
     }
 
     async fn changes(&self) -> Result<Option<UnboundedReceiver<Change>>, StoreError> {
-        feed::listen(self.options.clone()).await.map(Some)
+        feed::listen(self.options.clone(), self.writer.backend())
+            .await
+            .map(Some)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -257,9 +273,18 @@ impl EventLog for PostgresStore {
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
-        tx.commit().await?;
+        let mut conn = self.writer.take().await?;
+        let applied = match tokens::fits(batch) {
+            true => tokens::append_tokens(&mut conn, &self.lease, batch).await?,
+            false => {
+                let mut tx = sqlx::Connection::begin(&mut conn).await?;
+                let applied =
+                    apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
+                tx.commit().await?;
+                applied
+            }
+        };
+        self.writer.give_back(conn);
         Ok(applied)
     }
 }
