@@ -27,7 +27,7 @@ use tandem::config::RetryPolicy;
 
 use crate::helpers::provider::{fixture, ProviderServer, Reply};
 use crate::helpers::socket::interrupt_id;
-use crate::helpers::{assert_valid_session, spawn_app_with, types, TestApp};
+use crate::helpers::{assert_valid_session, types, TestApp};
 
 pub(super) const KEY: &str = "sk-test-123";
 

@@ -6,15 +6,12 @@
 // of the turns before. Screenshots go to target/browser/6N-*.png.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, say, shot, startSession,
 } from '../support/browser.mjs';
-import { freePort, startTandem, webDir } from '../support/tandem.mjs';
+import { freePort, scriptWithMcp, startTandem, webDir } from '../support/tandem.mjs';
 
 const SCRIPT = {
   turns: [
@@ -30,16 +27,12 @@ let errors;
 let page;
 
 before(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-context-'));
-  const script = path.join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify(SCRIPT));
-  const mcp = path.join(dir, 'mcp.json');
-  writeFileSync(mcp, JSON.stringify({ mcpServers: { broken: { command: '/nonexistent/mcp-server' } } }));
+  const scripted = scriptWithMcp(SCRIPT, { broken: { command: '/nonexistent/mcp-server' } });
   tandem = await startTandem({
     port: await freePort(),
     args: [
-      '--engine', 'script', '--script', script, '--token-delay-ms', '5', '--web-dir', webDir(),
-      '--mcp-config', mcp, '--context-tokens', '1', '--context-strategy', 'summarise',
+      ...scripted, '--token-delay-ms', '5', '--web-dir', webDir(),
+      '--context-tokens', '1', '--context-strategy', 'summarise',
     ],
   });
   browser = await launchBrowser();

@@ -6,18 +6,12 @@
 // colour schemes. Screenshots: target/browser/91-*-<light|dark>-<desktop|phone>.png.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { axeBothSchemes } from '../support/axe.mjs';
 import { idle, shots, startSession, tandemWithPage } from '../support/browser.mjs';
+import { everythingServer, scriptWithMcp } from '../support/tandem.mjs';
 
-const everything = fileURLToPath(
-  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
 const TOOL = 'everything__trigger-long-running-operation';
 const SCRIPT = {
   turns: [
@@ -30,12 +24,7 @@ let app;
 let page;
 
 before(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-progress-'));
-  const script = path.join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify(SCRIPT));
-  const mcp = path.join(dir, 'mcp.json');
-  writeFileSync(mcp, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }));
-  app = await tandemWithPage(['--engine', 'script', '--script', script, '--mcp-config', mcp]);
+  app = await tandemWithPage(scriptWithMcp(SCRIPT, { everything: everythingServer }));
   ({ page } = app);
 });
 

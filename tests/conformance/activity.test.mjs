@@ -6,20 +6,13 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import { HttpAgent } from '@ag-ui/client';
 
-import { startTandem } from '../support/tandem.mjs';
+import { everythingServer, scriptWithMcp, startTandem } from '../support/tandem.mjs';
 import * as check from './checks.mjs';
 
-const everything = fileURLToPath(
-  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
 const SCRIPT = {
   turns: [
     { toolCalls: [{ name: 'everything__trigger-long-running-operation', arguments: { duration: 1.5, steps: 3 } }] },
@@ -33,13 +26,8 @@ const received = [];
 
 describe('a tool call’s progress through an unmodified @ag-ui/client HttpAgent', () => {
   before(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'tandem-activity-'));
-    const script = path.join(dir, 'script.json');
-    writeFileSync(script, JSON.stringify(SCRIPT));
-    const mcp = path.join(dir, 'mcp.json');
-    writeFileSync(mcp, JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }));
     tandem = await startTandem({
-      args: ['--engine', 'script', '--script', script, '--token-delay-ms', '0', '--mcp-config', mcp],
+      args: [...scriptWithMcp(SCRIPT, { everything: everythingServer }), '--token-delay-ms', '0'],
     });
     const created = await fetch(`${tandem.url}/api/sessions`, {
       method: 'POST',

@@ -9,7 +9,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,6 +116,24 @@ export function artefactDir(name) {
  * Starts tandem. `args` are extra flags (engine, delay, …); `port` 0 lets the OS pick one,
  * which restarts then keep. Returns `{url, port, databaseUrl, log, stop(signal), restart(args?)}`.
  */
+// The reference MCP server (`@modelcontextprotocol/server-everything`, npm) over stdio, as an
+// `mcpServers` entry.
+export const everythingServer = {
+  command: 'node',
+  args: [path.join(repoRoot, 'tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
+
+// Writes the `script` engine's turns and an MCP config with `mcpServers` to a fresh
+// directory; the flags that use both.
+export function scriptWithMcp(turns, mcpServers) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tandem-script-'));
+  const script = path.join(dir, 'script.json');
+  writeFileSync(script, JSON.stringify(turns));
+  const mcp = path.join(dir, 'mcp.json');
+  writeFileSync(mcp, JSON.stringify({ mcpServers }));
+  return ['--engine', 'script', '--script', script, '--mcp-config', mcp];
+}
+
 export async function startTandem({ args = [], port = 0 } = {}) {
   const bin = tandemBin();
   const dir = mkdtempSync(path.join(tmpdir(), 'tandem-test-'));

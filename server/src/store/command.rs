@@ -18,14 +18,18 @@ pub struct LogEntry {
 impl LogEntry {
     /// Serialises the event.
     pub fn new(event: Event) -> Self {
-        let json = serde_json::to_string(&event).expect("events always serialise");
+        let json = json_of(&event);
         Self { event, json }
     }
 
     /// Serialises the event again, after it was changed in place.
     pub fn reserialise(&mut self) {
-        self.json = serde_json::to_string(&self.event).expect("events always serialise");
+        self.json = json_of(&self.event);
     }
+}
+
+fn json_of(event: &Event) -> String {
+    serde_json::to_string(event).expect("events always serialise")
 }
 
 /// The precondition a command needs.

@@ -3,25 +3,12 @@
 
 use super::*;
 
-/// The app on the openai engine, pointed at a fixture server answering `replies`.
+/// The app on the openai engine, pointed at a fixture server answering `replies` (fast
+/// retries, an extra header to forward; `extra` flags after).
 pub(super) async fn app_with(replies: Vec<Reply>, extra: &[&str]) -> (TestApp, ProviderServer) {
-    let server = ProviderServer::start(replies).await;
-    let base = format!("{}/v1", server.url);
-    let key = crate::helpers::key_file(KEY);
-    let mut flags = vec![
-        "--engine",
-        "openai",
-        "--openai-base-url",
-        &base,
-        "--openai-api-key-file",
-        &key,
-        "--retry-base-ms",
-        "10",
-        "--extra-header",
-        "X-Team: tandem",
-    ];
+    let mut flags = vec!["--retry-base-ms", "10", "--extra-header", "X-Team: tandem"];
     flags.extend_from_slice(extra);
-    (spawn_app_with(json!([]), &flags).await, server)
+    crate::helpers::provider::openai_app(replies, &flags).await
 }
 
 /// The log, checked: valid AG-UI, every run ended, the key nowhere.

@@ -197,25 +197,12 @@ async fn apply_appends<'a>(
         .copied()
         .filter(|id| !next_seq.contains_key(*id))
         .collect();
-    let fenced: Vec<(String,)> = match skipped.is_empty() {
-        true => Vec::new(),
-        false => {
-            sqlx::query_as("SELECT id FROM sessions WHERE id = ANY($1)")
-                .bind(&skipped)
-                .fetch_all(&mut *conn)
-                .await?
-        }
-    };
+    let skipped = Skipped::read(conn, &skipped).await?;
     let mut applied = Vec::with_capacity(batch.len());
     for (command, effects) in batch.iter().zip(&effects) {
         let session = command.session.to_string();
         let Some(next) = next_seq.get_mut(&session) else {
-            // The session exists but another instance holds its run lease, or it is gone.
-            let rejection = match fenced.iter().any(|(id,)| *id == session) {
-                true => Rejection::LeaseLost,
-                false => Rejection::SessionMissing,
-            };
-            applied.push(Applied::Rejected(rejection));
+            applied.push(Applied::Rejected(skipped.rejection(&session)));
             continue;
         };
         let first_seq = *next;
@@ -230,6 +217,36 @@ async fn apply_appends<'a>(
         });
     }
     Ok(applied)
+}
+
+/// The sessions a batch's advance skipped that still exist: another instance holds their
+/// run lease. The others are gone.
+pub(super) struct Skipped(HashSet<String>);
+
+impl Skipped {
+    /// Reads which of `skipped` exist (no query when none was skipped).
+    pub(super) async fn read(
+        conn: &mut PgConnection,
+        skipped: &[&str],
+    ) -> Result<Self, StoreError> {
+        if skipped.is_empty() {
+            return Ok(Self(HashSet::new()));
+        }
+        let existing: Vec<String> =
+            sqlx::query_scalar("SELECT id FROM sessions WHERE id = ANY($1)")
+                .bind(skipped)
+                .fetch_all(&mut *conn)
+                .await?;
+        Ok(Self(existing.into_iter().collect()))
+    }
+
+    /// Why a skipped session's command is refused.
+    pub(super) fn rejection(&self, session: &str) -> Rejection {
+        match self.0.contains(session) {
+            true => Rejection::LeaseLost,
+            false => Rejection::SessionMissing,
+        }
+    }
 }
 
 /// A batch with guards: each command is checked against the state the commands before

@@ -10,9 +10,10 @@ use std::collections::HashMap;
 
 use sqlx::PgConnection;
 
+use super::apply::Skipped;
 use super::CHANGES_CHANNEL;
 use crate::store::leases::LeaseTerms;
-use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
+use crate::store::{derive_effects, Applied, Command, Effects, StoreError};
 
 /// Announcement lines per notice. A line is `a <session> <first> <last>`: at most 78
 /// bytes (a 36-byte id and two 19-digit seqs), so 64 of them stay well under
@@ -56,33 +57,32 @@ pub(super) async fn append_tokens(
     lease: &LeaseTerms,
     batch: &[Command],
 ) -> Result<Vec<Applied>, StoreError> {
-    let mut counts: HashMap<String, i64> = HashMap::with_capacity(batch.len());
-    let mut order: Vec<String> = Vec::with_capacity(batch.len());
+    let sessions: Vec<String> = batch.iter().map(|c| c.session.to_string()).collect();
+    // Each session's rows in the batch so far, and the sessions in order of appearance.
+    let mut totals: HashMap<&str, i64> = HashMap::with_capacity(batch.len());
+    let mut order: Vec<&str> = Vec::with_capacity(batch.len());
     let rows: usize = batch.iter().map(|command| command.entries.len()).sum();
     let (mut row_sessions, mut places, mut events) = (
         Vec::with_capacity(rows),
         Vec::with_capacity(rows),
         Vec::with_capacity(rows),
     );
-    let mut sessions: Vec<String> = Vec::with_capacity(batch.len());
-    for command in batch {
-        let session = command.session.to_string();
-        let count = counts.entry(session.clone()).or_insert_with(|| {
-            order.push(session.clone());
+    for (command, session) in batch.iter().zip(&sessions) {
+        let total = totals.entry(session).or_insert_with(|| {
+            order.push(session);
             0
         });
         for entry in &command.entries {
-            *count += 1;
-            row_sessions.push(session.clone());
-            places.push(*count);
+            *total += 1;
+            row_sessions.push(session.as_str());
+            places.push(*total);
             events.push(entry.json.as_str());
         }
-        sessions.push(session);
     }
-    let totals: Vec<i64> = order.iter().map(|id| counts[id]).collect();
+    let counts: Vec<i64> = order.iter().map(|id| totals[id]).collect();
     let advanced: Vec<(String, i64, i64)> = sqlx::query_as(APPEND_TOKENS)
         .bind(&order)
-        .bind(&totals)
+        .bind(&counts)
         .bind(&lease.owner)
         .bind(&row_sessions)
         .bind(&places)
@@ -95,23 +95,16 @@ pub(super) async fn append_tokens(
     let mut next_seq: HashMap<String, i64> = advanced
         .into_iter()
         .map(|(id, last, _)| {
-            let first = last - counts.get(&id).copied().unwrap_or(0) + 1;
+            let first = last - totals.get(id.as_str()).copied().unwrap_or(0) + 1;
             (id, first)
         })
         .collect();
-    let skipped: Vec<&String> = order
+    let skipped: Vec<&str> = order
         .iter()
+        .copied()
         .filter(|id| !next_seq.contains_key(*id))
         .collect();
-    let existing: Vec<(String,)> = match skipped.is_empty() {
-        true => Vec::new(),
-        false => {
-            sqlx::query_as("SELECT id FROM sessions WHERE id = ANY($1)")
-                .bind(&skipped)
-                .fetch_all(&mut *conn)
-                .await?
-        }
-    };
+    let skipped = Skipped::read(conn, &skipped).await?;
     let applied = batch
         .iter()
         .zip(&sessions)
@@ -123,11 +116,7 @@ pub(super) async fn append_tokens(
                     first_seq: first_seq as u64,
                 }
             }
-            // The session exists but another instance holds its run lease, or it is gone.
-            None => Applied::Rejected(match existing.iter().any(|(id,)| id == session) {
-                true => Rejection::LeaseLost,
-                false => Rejection::SessionMissing,
-            }),
+            None => Applied::Rejected(skipped.rejection(session)),
         })
         .collect();
     Ok(applied)

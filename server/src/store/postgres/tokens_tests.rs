@@ -1,30 +1,10 @@
 //! The token path's one statement ([`super::tokens`]): seqs handed out command by command,
 //! the notices it builds itself, its fences, and a deleted session's rows going with it.
 
-use shared::{Event, EventBody};
-
 use super::test_support::temp_store;
 use crate::domain::{SessionId, UserId};
-use crate::store::{Applied, Change, Command, EventLog, Guard, LogEntry, Rejection};
-
-fn tokens(session: SessionId, words: &[&str]) -> Command {
-    let entries = words
-        .iter()
-        .map(|word| {
-            let body = EventBody::TextMessageContent {
-                message_id: "msg_1".into(),
-                delta: (*word).into(),
-            };
-            LogEntry::new(Event::at(body, 0))
-        })
-        .collect();
-    Command {
-        session,
-        guard: Guard::Append,
-        entries,
-        state: None,
-    }
-}
+use crate::store::test_support::append as tokens;
+use crate::store::{Applied, Change, Command, EventLog, Rejection};
 
 #[tokio::test]
 async fn one_statement_hands_out_seqs_and_announces_every_session() {
