@@ -172,3 +172,36 @@ async fn a_session_exports_as_markdown_and_as_its_agui_events() {
     let bad = export("pdf").await;
     assert_eq!(bad.status(), 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_preview_is_its_transcript_as_escaped_html() {
+    let turns = json!([
+        {"reasoning": "Use the calculator.",
+         "toolCalls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]},
+        {"text": "It is **42**. <b>not bold</b>"},
+    ]);
+    let app = spawn_app(turns).await;
+    let (_, created) = app.post("/api/sessions", json!({})).await;
+    let session = created["id"].as_str().unwrap().to_string();
+    let mut socket = app.socket(&session, 0).await;
+    socket.backlog().await;
+    app.say(&session, "What is <i>6*7</i>?").await;
+    socket.until_run_end().await;
+
+    let url = app.url(&format!("/api/sessions/{session}/preview"));
+    let response = app.http.get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/html; charset=utf-8"
+    );
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let html = response.text().await.unwrap();
+    let question = html.find("What is &lt;i&gt;6*7&lt;/i&gt;?").expect(&html);
+    let reasoning = html.find("Use the calculator.").expect(&html);
+    let call = html.find(r#"<span class="tool-name">calculator</span>"#);
+    let answer = html.find("It is <strong>42</strong>.").expect(&html);
+    assert!(question < reasoning && reasoning < call.expect(&html) && call < Some(answer));
+    assert!(html.contains("&lt;b&gt;not bold&lt;/b&gt;"), "{html}");
+    assert!(!html.contains("<i>") && !html.contains("<b>"), "{html}");
+}

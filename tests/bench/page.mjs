@@ -1,10 +1,11 @@
 // Time to first transcript paint, for tandem-bench (figure 8): opens a session page in
 // headless Chromium (cold: a fresh context each time, so nothing is cached) and reports,
-// relative to navigation start, when the first message of the transcript is on screen
-// and when the whole transcript is (the last assistant message there and no longer
-// streaming), and when the session's history had arrived (the end of the page's first
+// relative to navigation start, when the server-rendered transcript (index.html's
+// first-paint layer, the whole transcript at once) is on screen, when the page's own first
+// message is and when its whole transcript is (the last assistant message there and no
+// longer streaming), and when the session's history had arrived (the end of the page's first
 // `/events` response), which splits loading from folding and painting. Prints one JSON
-// object on stdout: {firstPaintMs, fullPaintMs, historyMs, loads},
+// object on stdout: {previewMs, firstPaintMs, fullPaintMs, historyMs, loads},
 // {notMeasured: why} without Chromium, or {error}.
 //
 // Usage: node tests/bench/page.mjs --url http://host:port/#/sessions/<id> --messages <n> [--reps 3]
@@ -28,13 +29,15 @@ function watchTranscript(messages) {
   const stamp = () => performance.now();
   return new Promise((resolve) => {
     let first = null;
+    let preview = null;
     const tick = () => {
       if (first === null && document.querySelector('[data-testid=user-message]')) first = stamp();
+      if (preview === null && document.querySelector('[data-testid=first-paint] .bubble-user')) preview = stamp();
       const answers = document.querySelectorAll('[data-testid=assistant-message]');
       const last = answers[messages - 1];
       if (last && !last.classList.contains('streaming')) {
         const history = performance.getEntriesByType('resource').find((r) => r.name.includes('/events?'));
-        resolve({ firstPaintMs: first ?? stamp(), fullPaintMs: stamp(), historyMs: history?.responseEnd ?? null });
+        resolve({ previewMs: preview, firstPaintMs: first ?? stamp(), fullPaintMs: stamp(), historyMs: history?.responseEnd ?? null });
         return;
       }
       requestAnimationFrame(tick);
@@ -73,6 +76,7 @@ async function main() {
     const loads = [];
     for (let i = 0; i < Number(values.reps); i += 1) loads.push(await load(browser, values.url, messages));
     return {
+      previewMs: median(loads.map((l) => l.previewMs ?? Number.NaN)),
       firstPaintMs: median(loads.map((l) => l.firstPaintMs)),
       fullPaintMs: median(loads.map((l) => l.fullPaintMs)),
       historyMs: median(loads.map((l) => l.historyMs ?? Number.NaN)),

@@ -7,13 +7,16 @@
 //!   the reactive state shared through context: the open session and the session list.
 //! - [`components`] — the pieces of the screen: sidebar, header, transcript rows, cards,
 //!   composer.
-//! - [`markdown`] — the agent's Markdown as safe HTML (pure, tested on the host).
+//! - [`markdown`] — the agent's Markdown as safe HTML (the `tandem-markdown` crate, which the
+//!   server's first-paint preview renders with too).
+//! - [`first_paint`] — takes away the transcript the server rendered for the first paint.
 //! - [`pages`] — the screen itself, [`App`], which `main.rs` mounts.
 
 pub mod api;
 pub mod components;
-pub mod markdown;
+pub mod first_paint;
 pub mod pages;
 pub mod state;
 
+pub use markdown;
 pub use pages::App;

@@ -3,6 +3,7 @@
 //! built from the event log, the way the model's conversation is.
 
 pub mod archive;
+pub mod preview;
 
 use serde_json::{json, Value};
 use shared::api::SessionSummary;

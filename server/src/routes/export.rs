@@ -1,4 +1,5 @@
-//! `GET /api/sessions/{id}/export?format=markdown|json`: a session as a file to download.
+//! `GET /api/sessions/{id}/export?format=markdown|json|zip`: a session as a file to download;
+//! `GET /api/sessions/{id}/preview`: its transcript as the HTML the page paints first.
 
 use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
 use actix_web::{web, HttpResponse};
@@ -149,4 +150,43 @@ mod tests {
         assert_eq!(file_name("***"), "session");
         assert_eq!(file_name("Café au lait"), "caf-au-lait");
     }
+}
+
+/// Events the preview folds at most: the newest so many (the page opens at the bottom).
+const PREVIEW_EVENTS: u32 = 10_000;
+
+/// The session's transcript as an HTML fragment in the page's markup, which the page
+/// paints while its code loads (see `export::preview`).
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/preview",
+    tag = "sessions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The transcript's rows as an HTML fragment (`text/html`), oldest first: the person's messages, the agent's answers and reasoning, tool calls by name; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn preview<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let after = row.last_seq.saturating_sub(u64::from(PREVIEW_EVENTS));
+    let stored = state
+        .store
+        .events_after(row.id, after, PREVIEW_EVENTS)
+        .await?;
+    let events: Vec<Event> = stored
+        .iter()
+        .filter_map(|row| serde_json::from_str(&row.json).ok())
+        .collect();
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .body(crate::export::preview::transcript_html(&events)))
 }

@@ -59,6 +59,7 @@ use super::{auth, health, runs, sessions};
         super::branches::regenerate,
         sessions::events,
         super::export::export,
+        super::export::preview,
         super::webhooks::deliveries,
         super::shares::create,
         super::shares::list,

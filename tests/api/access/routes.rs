@@ -56,6 +56,7 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/events"), none()),
         (("GET", "/api/sessions/{id}/branches"), none()),
         (("GET", "/api/sessions/{id}/export"), query("?format=json")),
+        (("GET", "/api/sessions/{id}/preview"), none()),
         (("GET", "/api/sessions/{id}/webhooks"), none()),
         (("POST", "/api/sessions/{id}/shares"), body(json!({}))),
         (("GET", "/api/sessions/{id}/shares"), none()),

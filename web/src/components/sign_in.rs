@@ -8,6 +8,8 @@ use crate::state::{use_auth, AuthState};
 #[component]
 pub fn SignIn() -> impl IntoView {
     let auth = use_auth();
+    // Nothing of a session shows to someone signed out, not even its first paint.
+    crate::first_paint::take_over();
     let token = RwSignal::new(String::new());
     let error = move || match auth.state.get() {
         AuthState::SignedOut { error } => error,

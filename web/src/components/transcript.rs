@@ -15,6 +15,7 @@ use super::message::{
     AssistantMessage, Reasoning, RunCancelled, RunError, RunNotice, RunUsage, UserMessage,
 };
 use super::tool_call::ToolCallCard;
+use crate::first_paint;
 use crate::state::item::ItemKind;
 use crate::state::session::Row;
 use crate::state::{usage, use_session, History, Item, RunState};
@@ -110,6 +111,14 @@ pub fn Transcript() -> impl IntoView {
         session.latest().track();
         seen_rows.set_value(session.rows().with_untracked(Vec::len));
         jump();
+    });
+    // The transcript the server rendered for the first paint stays over the page until
+    // this one has rows to show, cannot read the history, or shows another session.
+    let route = crate::state::route::use_route();
+    Effect::new(move |_| {
+        let drawn =
+            !session.rows().with(Vec::is_empty) || session.history().get() == History::Unavailable;
+        route.with(|open| first_paint::settle(open.as_deref(), drawn));
     });
     let empty =
         move || session.rows().with(Vec::is_empty) && session.history().get() == History::Loaded;

@@ -20,7 +20,9 @@
 //! [`to_inline_html`] renders the same way for a short line of text such as a question's
 //! prompt: inline Markdown only, blocks flattened to lines ([`inline`]).
 //!
-//! Pure Rust with no DOM, so the host tests check the HTML itself.
+//! Pure Rust with no DOM, so the host tests check the HTML itself. The page renders with
+//! it, and so does the server's first-paint preview (`GET /api/sessions/{id}/preview`), so
+//! an answer looks the same before and after the page's code takes over.
 
 mod code;
 mod inline;
@@ -30,6 +32,14 @@ pub use inline::to_inline_html;
 
 use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::escape_html;
+
+/// `text` as HTML body text: `&`, `<` and `>` escaped, so it shows as written.
+pub fn escape_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark_escape::escape_html_body_text(&mut out, text);
+    out
+}
 
 /// The HTML of `text` read as Markdown.
 ///

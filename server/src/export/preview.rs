@@ -1,0 +1,151 @@
+//! A session's transcript as an HTML fragment in the page's own markup: what the page
+//! paints while its code is still loading (`index.html`'s loader asks for it beside the
+//! history), until the live transcript is drawn and takes its place.
+//!
+//! Built from the conversation as the model sees it ([`conversation::rebuild`]): the
+//! person's messages, the agent's answers (Markdown rendered by the same `tandem-markdown`
+//! the page uses, so an answer looks the same before and after), reasoning collapsed,
+//! and each tool call as its card's head. Questions to the person, errors and notices are
+//! left to the live page, which follows within a fraction of a second. Everything from
+//! the log is escaped: the fragment is set as `innerHTML`.
+
+use std::fmt::Write;
+
+use markdown::escape_text;
+use shared::Event;
+
+use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
+
+/// The tool whose calls are questions for a person (the live page draws them as cards).
+const REQUEST_INPUT: &str = "request_input";
+
+/// The transcript of `events` as HTML rows, oldest first.
+pub fn transcript_html(events: &[Event]) -> String {
+    let history = conversation::rebuild(events);
+    let mut out = String::new();
+    for message in &history.messages {
+        match message {
+            ChatMessage::User { text, attachments } => {
+                out.push_str(
+                    r#"<div class="row row-user"><div class="user-turn"><div class="bubble bubble-user">"#,
+                );
+                out.push_str(&escape_text(text));
+                for attached in attachments {
+                    let _ = write!(
+                        out,
+                        r#"<span class="first-paint-file">📎 {}</span>"#,
+                        escape_text(&attached.attachment.name)
+                    );
+                }
+                out.push_str("</div></div></div>");
+            }
+            ChatMessage::Assistant {
+                reasoning,
+                text,
+                tool_calls,
+            } => {
+                for block in reasoning {
+                    if let ReasoningBlock::Thinking { text, .. } = block {
+                        if !text.trim().is_empty() {
+                            let _ = write!(
+                                out,
+                                r#"<details class="reasoning"><summary>Reasoning</summary><div class="reasoning-text">{}</div></details>"#,
+                                escape_text(text)
+                            );
+                        }
+                    }
+                }
+                if !text.trim().is_empty() {
+                    let _ = write!(
+                        out,
+                        r#"<div class="row row-assistant"><div class="answer"><div class="bubble bubble-assistant markdown">{}</div></div></div>"#,
+                        markdown::to_html(text)
+                    );
+                }
+                for call in tool_calls.iter().filter(|c| c.name != REQUEST_INPUT) {
+                    let _ = write!(
+                        out,
+                        r#"<div class="tool-call"><div class="tool-head"><span class="tool-icon" aria-hidden="true">⚙</span><span class="tool-name">{}</span></div></div>"#,
+                        escape_text(&call.name)
+                    );
+                }
+            }
+            ChatMessage::Tool { .. } => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::{EventBody, TextRole};
+
+    fn event(body: EventBody) -> Event {
+        Event::at(body, 0)
+    }
+
+    fn message(role: TextRole, id: &str, text: &str) -> Vec<Event> {
+        vec![
+            event(EventBody::TextMessageStart {
+                message_id: id.into(),
+                role: Some(role),
+                name: None,
+            }),
+            event(EventBody::TextMessageContent {
+                message_id: id.into(),
+                delta: text.into(),
+            }),
+            event(EventBody::TextMessageEnd {
+                message_id: id.into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn messages_render_in_order_in_the_pages_markup() {
+        let mut events = message(TextRole::User, "u1", "What is **2+2**?");
+        events.push(event(EventBody::StepStarted {
+            step_name: conversation::MODEL_CALL_STEP.into(),
+        }));
+        events.extend(message(TextRole::Assistant, "a1", "It is **4**."));
+        events.push(event(EventBody::StepFinished {
+            step_name: conversation::MODEL_CALL_STEP.into(),
+        }));
+        let html = transcript_html(&events);
+        let user = html.find("bubble-user").expect("the person's message");
+        let answer = html.find("bubble-assistant").expect("the answer");
+        assert!(user < answer, "{html}");
+        // The person's text is shown as written; the answer is Markdown.
+        assert!(html.contains("What is **2+2**?"), "{html}");
+        assert!(html.contains("<strong>4</strong>"), "{html}");
+    }
+
+    #[test]
+    fn nothing_from_the_log_can_render_markup() {
+        let mut events = message(TextRole::User, "u1", "<img src=x onerror=alert(1)>");
+        events.push(event(EventBody::StepStarted {
+            step_name: conversation::MODEL_CALL_STEP.into(),
+        }));
+        events.extend(message(
+            TextRole::Assistant,
+            "a1",
+            "<script>alert(2)</script>",
+        ));
+        events.push(event(EventBody::StepFinished {
+            step_name: conversation::MODEL_CALL_STEP.into(),
+        }));
+        let html = transcript_html(&events);
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("<script"), "{html}");
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn an_empty_log_is_an_empty_fragment() {
+        assert_eq!(transcript_html(&[]), "");
+    }
+}
