@@ -20,7 +20,7 @@ use super::runner::Runner;
 use super::tools::ToolRegistry;
 use crate::domain::{new_id, now_ms};
 use crate::eventlog::WriteError;
-use crate::store::{Command, Guard, LogEntry, Store};
+use crate::store::{Command, Guard, LogEntry, Store, StoredEvent};
 
 /// How many times one run is continued after a crash before it fails.
 pub const MAX_RECOVERIES: u64 = 3;
@@ -96,10 +96,7 @@ impl<S: Store> Recovery<'_, S> {
             .store
             .events_after(session, 0, u32::MAX)
             .await?;
-        let events: Vec<Event> = stored
-            .iter()
-            .filter_map(|row| serde_json::from_str(&row.json).ok())
-            .collect();
+        let events = StoredEvent::parse_all(&stored);
         let repair = repair(&events, &self.runner.deps.tools);
         if !repair.events.is_empty() {
             let now = now_ms();

@@ -7,7 +7,9 @@
 //! the page uses, so an answer looks the same before and after), reasoning collapsed,
 //! and each tool call as its card's head. Questions to the person, errors and notices are
 //! left to the live page, which follows within a fraction of a second. Everything from
-//! the log is escaped: the fragment is set as `innerHTML`.
+//! the log is escaped: the fragment is set as `innerHTML`. The classes are the page's own
+//! (`web/src/components/message.rs`, `tool_call.rs`): one renamed there is renamed here
+//! (the browser story `first_paint` finds the layer's rows by them).
 
 use std::fmt::Write;
 

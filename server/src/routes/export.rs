@@ -5,14 +5,13 @@ use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionT
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::ErrorBody;
-use shared::Event;
 
 use super::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::session_list::summary;
 use crate::state::AppState;
-use crate::store::Store;
+use crate::store::{Store, StoredEvent};
 
 /// The file formats a session exports to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -60,10 +59,7 @@ pub async fn export<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let row = owned_session(&state, &caller, &path).await?;
     let stored = state.store.events_after(row.id, 0, u32::MAX).await?;
-    let events: Vec<Event> = stored
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.json).ok())
-        .collect();
+    let events = StoredEvent::parse_all(&stored);
     let session = summary(row);
     let name = file_name(&session.title);
     let attachment =
@@ -181,10 +177,7 @@ pub async fn preview<S: Store>(
         .store
         .events_after(row.id, after, PREVIEW_EVENTS)
         .await?;
-    let events: Vec<Event> = stored
-        .iter()
-        .filter_map(|row| serde_json::from_str(&row.json).ok())
-        .collect();
+    let events = StoredEvent::parse_all(&stored);
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))

@@ -122,6 +122,15 @@ pub struct StoredEvent {
     pub json: String,
 }
 
+impl StoredEvent {
+    /// The events of `rows` in order, each parsed; a row that is not an event is skipped.
+    pub fn parse_all(rows: &[StoredEvent]) -> Vec<shared::Event> {
+        rows.iter()
+            .filter_map(|row| serde_json::from_str(&row.json).ok())
+            .collect()
+    }
+}
+
 /// The storage Tandem needs: the event log and the records, from one backend.
 pub trait Store: EventLog + Records {}
 
