@@ -147,7 +147,13 @@ impl EventLog for SqliteStore {
         let tail = &self.log.tail;
         let named = title.is_some();
         let created = self.writer.lock().await.with(|conn| {
-            let tx = conn.unchecked_transaction()?;
+            // IMMEDIATE: the fork reads the line before it writes, and a deferred read
+            // transaction that the log's writer commits past cannot take the write lock
+            // (SQLITE_BUSY at once, no busy wait): a 503 seen under schemathesis' load.
+            let tx = rusqlite::Transaction::new_unchecked(
+                conn,
+                rusqlite::TransactionBehavior::Immediate,
+            )?;
             let conn = &*tx;
             let Some(from) = branches::branch_point(conn, tail, fork)? else {
                 return Ok(None);
