@@ -181,10 +181,7 @@ async fn a_sessions_preview_is_its_transcript_as_escaped_html() {
         {"text": "It is **42**. <b>not bold</b>"},
     ]);
     let app = spawn_app(turns).await;
-    let (_, created) = app.post("/api/sessions", json!({})).await;
-    let session = created["id"].as_str().unwrap().to_string();
-    let mut socket = app.socket(&session, 0).await;
-    socket.backlog().await;
+    let (session, mut socket) = app.open_session().await;
     app.say(&session, "What is <i>6*7</i>?").await;
     socket.until_run_end().await;
 

@@ -11,9 +11,7 @@ use shared::attachments::Attachment;
 use shared::Event;
 
 use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
-
-/// The tool whose calls are questions for a person.
-const REQUEST_INPUT: &str = "request_input";
+use crate::agent::tools::request_input;
 
 /// The session as Markdown: the title, then each message in order (a message's files as
 /// links, each where `link` says it is); the agent's reasoning as a quote, tool calls with
@@ -61,7 +59,7 @@ pub fn markdown(
                     out.push_str(&tool_call(&call.name, &call.arguments));
                 }
             }
-            ChatMessage::Tool { name, content, .. } if name == REQUEST_INPUT => {
+            ChatMessage::Tool { name, content, .. } if name == request_input::NAME => {
                 out.push_str(&format!("**Answer:** {}\n\n", answer_text(content)));
             }
             ChatMessage::Tool { name, content, .. } => {
@@ -172,7 +170,7 @@ fn attachment_line(attachment: &Attachment, link: impl Fn(&Attachment) -> String
 }
 
 fn tool_call(name: &str, arguments: &str) -> String {
-    if name == REQUEST_INPUT {
+    if name == request_input::NAME {
         let prompt = serde_json::from_str::<Value>(arguments)
             .ok()
             .and_then(|args| {

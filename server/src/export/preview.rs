@@ -17,9 +17,7 @@ use markdown::escape_text;
 use shared::Event;
 
 use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
-
-/// The tool whose calls are questions for a person (the live page draws them as cards).
-const REQUEST_INPUT: &str = "request_input";
+use crate::agent::tools::request_input;
 
 /// The transcript of `events` as HTML rows, oldest first.
 pub fn transcript_html(events: &[Event]) -> String {
@@ -64,7 +62,8 @@ pub fn transcript_html(events: &[Event]) -> String {
                         markdown::to_html(text)
                     );
                 }
-                for call in tool_calls.iter().filter(|c| c.name != REQUEST_INPUT) {
+                // Questions for a person are cards the live page draws.
+                for call in tool_calls.iter().filter(|c| c.name != request_input::NAME) {
                     let _ = write!(
                         out,
                         r#"<div class="tool-call"><div class="tool-head"><span class="tool-icon" aria-hidden="true">⚙</span><span class="tool-name">{}</span></div></div>"#,

@@ -114,10 +114,13 @@ pub fn Transcript() -> impl IntoView {
     });
     // The transcript the server rendered for the first paint stays over the page until
     // this one has rows to show, cannot read the history, or shows another session.
+    // A memo, so new rows after the first do not run the check again.
     let route = crate::state::route::use_route();
+    let drawn = Memo::new(move |_| {
+        !session.rows().with(Vec::is_empty) || session.history().get() == History::Unavailable
+    });
     Effect::new(move |_| {
-        let drawn =
-            !session.rows().with(Vec::is_empty) || session.history().get() == History::Unavailable;
+        let drawn = drawn.get();
         route.with(|open| first_paint::settle(open.as_deref(), drawn));
     });
     let empty =
