@@ -14,9 +14,10 @@
 //! experiment's randomness, not synchronisation), kills, restarts and reconnects every
 //! viewer with `after=<its last seq>`; sometimes it kills again while the recovered runs
 //! are still going, and once it kills the same runs four times in a row to reach the
-//! recovery limit. After each cycle it waits on the sockets until every run has ended and
-//! checks (a) the viewers' frames against the log, (b) contiguous seqs, (c) exact replays,
-//! (d) ended runs, settled status and an empty queue, (e) the AG-UI rules. The
+//! recovery limit, each kill after the first once the runs were taken back. After each
+//! cycle it waits on the sockets until every run has ended and checks (a) the viewers'
+//! frames against the log, (b) contiguous seqs, (c) exact replays, (d) ended runs,
+//! settled status and an empty queue, (e) the AG-UI rules. The
 //! continuation rules, the `append_file` check (f) and (g) every message sent exactly once
 //! and in order (queued ones in the order sent, after the message they waited behind; a
 //! steering one once, in its run or after it) read the final logs, which hold every
@@ -60,8 +61,12 @@ async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
         h.post_all().await;
         if !streak_done && h.tally.kills >= kills / 2 && kills - h.tally.kills >= STREAK {
             streak_done = true;
-            for _ in 0..STREAK {
-                h.kill_after(20..=40, true).await;
+            // The first kill lets the runs start; each later one follows the marker of
+            // the run taken back, before the run can end.
+            h.kill_after(20..=40, true).await;
+            for _ in 1..STREAK {
+                h.await_continuations().await;
+                h.kill_after(0..=10, true).await;
             }
         } else {
             h.kill_after(20..=400, false).await;
@@ -113,6 +118,8 @@ struct Harness {
     problems: Vec<String>,
     /// What each session was sent, in order.
     sent: Vec<Vec<Sent>>,
+    /// The last seq each viewer had seen at the last kill.
+    seen_at_last_kill: Vec<u64>,
 }
 
 impl Harness {
@@ -157,6 +164,7 @@ impl Harness {
             leases,
             problems: Vec::new(),
             sent: vec![Vec::new(); SESSIONS],
+            seen_at_last_kill: vec![0; SESSIONS],
         }
     }
 
@@ -215,6 +223,7 @@ impl Harness {
         self.instances[victim].as_mut().unwrap().kill();
         self.instances[victim] = None;
         let killed_at = now_ms();
+        self.seen_at_last_kill = self.viewers.iter().map(Viewer::last_seq).collect();
         // Who executed each session's run when the victim died: its lease holder (it
         // cannot change until the lease lapses, a second from now), else the runner.
         let holders = self.lease_holders().await;
@@ -247,6 +256,20 @@ impl Harness {
                 .to_string();
             self.viewers[at].connect(&address).await;
             self.watching[at] = through;
+        }
+    }
+
+    /// Waits until every session still running after the last kill has its next word
+    /// past it: a `tandem.run_recovered` marker (its run was taken back) or a run end.
+    /// A streak's next kill then hits a continued run: killed before its instance took
+    /// it back, a run counts no recovery, and four kills could end none at the limit.
+    async fn await_continuations(&mut self) {
+        let app = self.any_client();
+        for (at, viewer) in self.viewers.iter_mut().enumerate() {
+            let (_, detail) = app.get(&format!("/api/sessions/{}", viewer.session)).await;
+            if detail["status"] == "running" {
+                viewer.wait_continued(self.seen_at_last_kill[at]).await;
+            }
         }
     }
 

@@ -62,6 +62,11 @@ impl Viewer {
         self.seen.lock().unwrap().frames.clone()
     }
 
+    /// The last seq received (0 before any).
+    pub fn last_seq(&self) -> u64 {
+        self.seen.lock().unwrap().frames.last().map_or(0, |f| f.0)
+    }
+
     /// Anything the viewer received that the protocol does not allow.
     pub fn problems(&self) -> Vec<String> {
         self.seen.lock().unwrap().problems.clone()
@@ -122,6 +127,30 @@ impl Viewer {
         };
         assert!(!progress.closed, "session {}: socket closed", self.session);
         progress
+    }
+
+    /// Waits until this viewer has seen, after `seq`, a `tandem.run_recovered` marker or
+    /// a run end.
+    pub async fn wait_continued(&mut self, seq: u64) {
+        let seen = self.seen.clone();
+        let continued = move || {
+            let seen = seen.lock().unwrap();
+            seen.frames
+                .iter()
+                .rev()
+                .take_while(|f| f.0 > seq)
+                .any(|(_, event)| {
+                    is_run_end(event) || event["name"] == super::log_checks::RECOVERED
+                })
+        };
+        let receiver = self.progress.as_mut().expect("connected");
+        let waited =
+            tokio::time::timeout(DEADLINE, receiver.wait_for(|p| p.closed || continued())).await;
+        assert!(
+            waited.is_ok(),
+            "session {}: neither a recovery marker nor a run end after seq {seq} within {DEADLINE:?}",
+            self.session
+        );
     }
 
     /// Waits until this connection has seen an event after `seq`.
