@@ -39,7 +39,14 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
 /// runs: Trunk takes minutes); returns a note on what was measured.
 fn refresh_dist(dist: &Path, smoke: bool) -> String {
     let root = repo_root();
-    let sources = ["web", "shared/src", "Trunk.toml"].map(|p| root.join(p));
+    let sources = [
+        "web",
+        "shared/src",
+        "markdown/src",
+        "Trunk.toml",
+        ".cargo/config.toml",
+    ];
+    let sources = sources.map(|p| root.join(p));
     let newest_source = sources.iter().filter_map(|p| newest(p)).max();
     let built = std::fs::metadata(dist.join("index.html"))
         .and_then(|m| m.modified())
