@@ -111,18 +111,12 @@ impl Viewer {
 
     /// Waits until this connection is caught up and the session's last event ends a run.
     pub async fn wait_run_end(&mut self) -> Progress {
-        let receiver = self.progress.as_mut().expect("connected");
-        let waited = tokio::time::timeout(
-            DEADLINE,
-            receiver.wait_for(|p| p.closed || (p.caught_up && p.last_is_end)),
-        )
-        .await
-        .map(|found| found.map(|progress| *progress));
-        let Ok(Ok(progress)) = waited else {
+        let done = |p: &Progress| p.closed || (p.caught_up && p.last_is_end);
+        let Some(progress) = self.wait_until(done).await else {
+            let at = *self.progress.as_ref().expect("connected").borrow();
             panic!(
-                "session {}: no run end within {DEADLINE:?} (at {:?})",
-                self.session,
-                *receiver.borrow()
+                "session {}: no run end within {DEADLINE:?} (at {at:?})",
+                self.session
             )
         };
         assert!(!progress.closed, "session {}: socket closed", self.session);
@@ -143,11 +137,9 @@ impl Viewer {
                     is_run_end(event) || event["name"] == super::log_checks::RECOVERED
                 })
         };
-        let receiver = self.progress.as_mut().expect("connected");
-        let waited =
-            tokio::time::timeout(DEADLINE, receiver.wait_for(|p| p.closed || continued())).await;
+        let waited = self.wait_until(|p| p.closed || continued()).await;
         assert!(
-            waited.is_ok(),
+            waited.is_some(),
             "session {}: neither a recovery marker nor a run end after seq {seq} within {DEADLINE:?}",
             self.session
         );
@@ -155,17 +147,20 @@ impl Viewer {
 
     /// Waits until this connection has seen an event after `seq`.
     pub async fn wait_past(&mut self, seq: u64) {
-        let receiver = self.progress.as_mut().expect("connected");
-        let waited = tokio::time::timeout(
-            DEADLINE,
-            receiver.wait_for(|p| p.closed || p.last_seq > seq),
-        )
-        .await;
+        let waited = self.wait_until(|p| p.closed || p.last_seq > seq).await;
         assert!(
-            waited.is_ok(),
+            waited.is_some(),
             "session {}: nothing after seq {seq} within {DEADLINE:?} (a queued message that never ran?)",
             self.session
         );
+    }
+
+    /// Waits up to [`DEADLINE`] for this connection's progress to satisfy `done`; `None`
+    /// if it did not.
+    async fn wait_until(&mut self, done: impl FnMut(&Progress) -> bool) -> Option<Progress> {
+        let receiver = self.progress.as_mut().expect("connected");
+        let waited = tokio::time::timeout(DEADLINE, receiver.wait_for(done)).await;
+        waited.ok()?.ok().map(|progress| *progress)
     }
 }
 

@@ -89,14 +89,14 @@ pub(super) struct Deleted {
 /// Deletes `id` in one transaction: hides it, then purges every hidden session no branch
 /// reads from (itself first, if none does).
 pub(super) fn delete(conn: &Connection, id: SessionId) -> Result<Deleted, StoreError> {
-    let tx = conn.unchecked_transaction()?;
-    let found = tx.prepare_cached(HIDE)?.execute([id.to_string()])? > 0;
-    let gone = match found {
-        true => purge(&tx)?,
-        false => Vec::new(),
-    };
-    tx.commit()?;
-    Ok(Deleted { found, gone })
+    super::log::in_transaction(conn, || {
+        let found = conn.prepare_cached(HIDE)?.execute([id.to_string()])? > 0;
+        let gone = match found {
+            true => purge(conn)?,
+            false => Vec::new(),
+        };
+        Ok(Deleted { found, gone })
+    })
 }
 
 /// Deletes hidden sessions no branch reads from until there are none.

@@ -172,7 +172,10 @@ impl LogState {
 }
 
 /// Runs `write` in one `BEGIN IMMEDIATE … COMMIT` transaction; rolled back on any error.
-fn in_transaction<T>(
+/// Every write on the store's connection begins so: a deferred transaction that reads
+/// first gets `SQLITE_BUSY` at once, without the busy wait, when it then writes after
+/// another connection committed.
+pub(super) fn in_transaction<T>(
     conn: &Connection,
     write: impl FnOnce() -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {

@@ -147,75 +147,76 @@ impl EventLog for SqliteStore {
         let tail = &self.log.tail;
         let named = title.is_some();
         let created = self.writer.lock().await.with(|conn| {
-            // IMMEDIATE: the fork reads the line before it writes, and a deferred read
-            // transaction that the log's writer commits past cannot take the write lock
-            // (SQLITE_BUSY at once, no busy wait): a 503 seen under schemathesis' load.
-            let tx = rusqlite::Transaction::new_unchecked(
-                conn,
-                rusqlite::TransactionBehavior::Immediate,
-            )?;
-            let conn = &*tx;
-            let Some(from) = branches::branch_point(conn, tail, fork)? else {
-                return Ok(None);
-            };
-            let (owner, parent_title, auto_title, conversation): (String, String, bool, String) =
-                conn.query_row(
+            // IMMEDIATE, as every write: the fork reads the line before it writes, and a
+            // deferred read transaction that the log's writer commits past cannot take the
+            // write lock (SQLITE_BUSY at once, no busy wait).
+            log::in_transaction(conn, || {
+                let Some(from) = branches::branch_point(conn, tail, fork)? else {
+                    return Ok(None);
+                };
+                let (owner, parent_title, auto_title, conversation): (
+                    String,
+                    String,
+                    bool,
+                    String,
+                ) = conn.query_row(
                     "SELECT owner_id, title, auto_title, coalesce(root_id, id) FROM sessions \
                      WHERE id = ?",
                     [from.parent.to_string()],
                     |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
                 )?;
-            let title = title.map_or(parent_title, str::to_string);
-            conn.prepare_cached(
-                "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
+                let title = title.map_or(parent_title, str::to_string);
+                conn.prepare_cached(
+                    "INSERT INTO sessions (id, owner_id, title, auto_title, last_seq, created_at, \
                    updated_at, parent_id, fork_seq, root_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(rusqlite::params![
-                id.to_string(),
-                owner,
-                title,
-                auto_title && !named,
-                from.at_seq as i64,
-                now_ms,
-                now_ms,
-                from.parent.to_string(),
-                from.at_seq as i64,
-                conversation
-            ])?;
-            let mut status = SessionStatus::Idle;
-            if let Some(run) = waiting {
-                use crate::store::sql::interrupts::{BRANCH_WAITS, COPY_WAITING};
-                let copied = conn
-                    .prepare_cached(COPY_WAITING)?
-                    .execute(rusqlite::params![
-                        id.to_string(),
-                        now_ms,
-                        from.parent.to_string(),
-                        run
-                    ])?;
-                if copied > 0 {
-                    conn.prepare_cached(BRANCH_WAITS)?
-                        .execute(rusqlite::params![run, id.to_string()])?;
-                    status = SessionStatus::AwaitingInput;
+                )?
+                .execute(rusqlite::params![
+                    id.to_string(),
+                    owner,
+                    title,
+                    auto_title && !named,
+                    from.at_seq as i64,
+                    now_ms,
+                    now_ms,
+                    from.parent.to_string(),
+                    from.at_seq as i64,
+                    conversation
+                ])?;
+                let mut status = SessionStatus::Idle;
+                if let Some(run) = waiting {
+                    use crate::store::sql::interrupts::{BRANCH_WAITS, COPY_WAITING};
+                    let copied = conn
+                        .prepare_cached(COPY_WAITING)?
+                        .execute(rusqlite::params![
+                            id.to_string(),
+                            now_ms,
+                            from.parent.to_string(),
+                            run
+                        ])?;
+                    if copied > 0 {
+                        conn.prepare_cached(BRANCH_WAITS)?
+                            .execute(rusqlite::params![run, id.to_string()])?;
+                        status = SessionStatus::AwaitingInput;
+                    }
                 }
-            }
-            tx.commit()?;
-            let owner = UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            Ok(Some(SessionRow {
-                id,
-                owner,
-                title,
-                status,
-                active_run_id: (status == SessionStatus::AwaitingInput)
-                    .then(|| waiting.map(str::to_string))
-                    .flatten(),
-                last_seq: from.at_seq,
-                created_at: now_ms,
-                updated_at: now_ms,
-                fork: Some(from),
-                conversation: SessionId::parse(&conversation)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            }))
+                let owner =
+                    UserId::parse(&owner).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                Ok(Some(SessionRow {
+                    id,
+                    owner,
+                    title,
+                    status,
+                    active_run_id: (status == SessionStatus::AwaitingInput)
+                        .then(|| waiting.map(str::to_string))
+                        .flatten(),
+                    last_seq: from.at_seq,
+                    created_at: now_ms,
+                    updated_at: now_ms,
+                    fork: Some(from),
+                    conversation: SessionId::parse(&conversation)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                }))
+            })
         })?;
         if created.is_some() {
             self.announcer.tell([Change::Listed { session: id }]);
