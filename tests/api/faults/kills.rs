@@ -14,10 +14,11 @@
 //! experiment's randomness, not synchronisation), kills, restarts and reconnects every
 //! viewer with `after=<its last seq>`; sometimes it kills again while the recovered runs
 //! are still going, and once it kills the same runs four times in a row to reach the
-//! recovery limit, each kill after the first once the runs were taken back. After each
-//! cycle it waits on the sockets until every run has ended and checks (a) the viewers'
-//! frames against the log, (b) contiguous seqs, (c) exact replays, (d) ended runs,
-//! settled status and an empty queue, (e) the AG-UI rules. The
+//! recovery limit: each time every instance executing one (another may have taken some
+//! over while a restart outlasted a lease), each kill after the first once the runs were
+//! taken back. After each cycle it waits on the sockets until every run has ended and
+//! checks (a) the viewers' frames against the log, (b) contiguous seqs, (c) exact
+//! replays, (d) ended runs, settled status and an empty queue, (e) the AG-UI rules. The
 //! continuation rules, the `append_file` check (f) and (g) every message sent exactly once
 //! and in order (queued ones in the order sent, after the message they waited behind; a
 //! steering one once, in its run or after it) read the final logs, which hold every
@@ -64,9 +65,11 @@ async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
             // The first kill lets the runs start; each later one follows the marker of
             // the run taken back, before the run can end.
             h.kill_after(20..=40, true).await;
+            h.note_streak_kill();
             for _ in 1..STREAK {
                 h.await_continuations().await;
                 h.kill_after(0..=10, true).await;
+                h.note_streak_kill();
             }
         } else {
             h.kill_after(20..=400, false).await;
@@ -120,6 +123,8 @@ struct Harness {
     sent: Vec<Vec<Sent>>,
     /// The last seq each viewer had seen at the last kill.
     seen_at_last_kill: Vec<u64>,
+    /// For each kill of the streak, whether it hit each session's run.
+    streak_hits: Vec<Vec<bool>>,
 }
 
 impl Harness {
@@ -165,6 +170,7 @@ impl Harness {
             problems: Vec::new(),
             sent: vec![Vec::new(); SESSIONS],
             seen_at_last_kill: vec![0; SESSIONS],
+            streak_hits: Vec::new(),
         }
     }
 
@@ -198,50 +204,57 @@ impl Harness {
         }
     }
 
-    /// Waits a random time in `millis` and SIGKILLs an instance (`the_runner`: the one
-    /// executing the runs, else a random one). Its viewers reconnect after their last
-    /// seq, to it once restarted or to another. The runner may instead stay down until
-    /// the others take its runs over (restarted after the check).
-    async fn kill_after(&mut self, millis: RangeInclusive<u64>, the_runner: bool) {
+    /// Waits a random time in `millis` and SIGKILLs an instance (`the_runners`: every
+    /// instance executing a run, else a random one). Its viewers reconnect after their
+    /// last seq, to it once restarted or to another. The runner may instead stay down
+    /// until the others take its runs over (restarted after the check).
+    async fn kill_after(&mut self, millis: RangeInclusive<u64>, the_runners: bool) {
         tokio::time::sleep(Duration::from_millis(self.rng.u64(millis))).await;
         let count = self.instances.len();
-        let victim = if the_runner {
-            // The instance that holds the runs' leases (the runner unless another took
-            // them over), so that a streak of kills hits the runs each time.
-            let holders = self.lease_holders().await;
-            holders
-                .iter()
-                .flatten()
-                .copied()
-                .next()
-                .unwrap_or(self.runner)
+        let victims = if the_runners {
+            // Every instance holding a run's lease: the runner, and any other that took
+            // runs over while a restart outlasted a lease (each may hold a few), so that
+            // each kill of a streak hits every run still in flight.
+            let mut holders: Vec<usize> =
+                self.lease_holders().await.into_iter().flatten().collect();
+            holders.sort_unstable();
+            holders.dedup();
+            if holders.is_empty() {
+                vec![self.runner]
+            } else {
+                holders
+            }
         } else {
-            self.rng.usize(..count)
+            vec![self.rng.usize(..count)]
         };
-        let hits_runner = victim == self.runner && !self.taken_over;
-        let stay_down = hits_runner && !the_runner && count > 1 && self.rng.u8(..3) == 0;
-        self.instances[victim].as_mut().unwrap().kill();
-        self.instances[victim] = None;
+        let hits_runner = victims.contains(&self.runner) && !self.taken_over;
+        let stay_down = hits_runner && !the_runners && count > 1 && self.rng.u8(..3) == 0;
+        for &victim in &victims {
+            self.instances[victim].as_mut().unwrap().kill();
+            self.instances[victim] = None;
+        }
         let killed_at = now_ms();
         self.seen_at_last_kill = self.viewers.iter().map(Viewer::last_seq).collect();
-        // Who executed each session's run when the victim died: its lease holder (it
+        // Who executed each session's run when the victims died: its lease holder (it
         // cannot change until the lease lapses, a second from now), else the runner.
         let holders = self.lease_holders().await;
         let hit = holders
             .iter()
-            .map(|holder| holder.map_or(hits_runner, |slot| slot == victim))
+            .map(|holder| holder.map_or(hits_runner, |slot| victims.contains(&slot)))
             .collect();
         self.kills_unchecked.push((killed_at, hit));
         self.tally.kills += 1;
         if !stay_down {
-            let restarted = launch(&self.url, &self.script, self.dir.path(), victim).await;
-            self.instances[victim] = Some(restarted);
-            self.tally.restarts += 1;
+            for &victim in &victims {
+                let restarted = launch(&self.url, &self.script, self.dir.path(), victim).await;
+                self.instances[victim] = Some(restarted);
+                self.tally.restarts += 1;
+            }
         }
         self.taken_over |= stay_down;
         self.tally.takeovers += usize::from(stay_down);
         for at in 0..self.viewers.len() {
-            if self.watching[at] != victim {
+            if !victims.contains(&self.watching[at]) {
                 continue;
             }
             self.viewers[at].disconnected().await;
@@ -257,6 +270,12 @@ impl Harness {
             self.viewers[at].connect(&address).await;
             self.watching[at] = through;
         }
+    }
+
+    /// Keeps which sessions' runs the last kill hit, for the verdict on the streak.
+    fn note_streak_kill(&mut self) {
+        let (_, hit) = self.kills_unchecked.last().expect("a kill was just made");
+        self.streak_hits.push(hit.clone());
     }
 
     /// Waits until every session still running after the last kill has its next word
@@ -362,7 +381,9 @@ impl Harness {
         let appended = tool_checks::check_file(&file, &lines, &mut problems);
         if self.tally.kills >= STREAK * 2 && recovery.limits == 0 {
             problems.push(format!(
-                "{STREAK} kills in a row ended no run with recovery_limit"
+                "{STREAK} kills in a row ended no run with recovery_limit \
+                 (the streak's kills hit, per session: {:?})",
+                self.streak_hits
             ));
         }
         let t = &self.tally;
