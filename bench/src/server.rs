@@ -34,6 +34,18 @@ pub struct InProcess {
     _dir: tempfile::TempDir,
 }
 
+/// The store's options for PostgreSQL: the defaults, with `TANDEM_LOG_WRITERS` (as the
+/// binary reads it) so that runs with one writer and with several alternate on one build.
+pub fn postgres_options() -> StoreOptions {
+    let writers = std::env::var("TANDEM_LOG_WRITERS").ok();
+    StoreOptions {
+        log_writers: writers
+            .and_then(|count| count.parse().ok())
+            .unwrap_or(tandem::store::DEFAULT_LOG_WRITERS),
+        ..StoreOptions::default()
+    }
+}
+
 impl InProcess {
     /// The app on a fresh SQLite file; also returns the store, for seeding and reading.
     pub fn on_sqlite(pace: Pace) -> anyhow::Result<(Self, Arc<SqliteStore>)> {
@@ -50,7 +62,7 @@ impl InProcess {
     pub fn on_postgres(pace: Pace, url: &str) -> anyhow::Result<(Self, Arc<PostgresStore>)> {
         let dir = tempfile::tempdir()?;
         let runtime = app_runtime()?;
-        let store = runtime.block_on(PostgresStore::connect(url, &StoreOptions::default()))?;
+        let store = runtime.block_on(PostgresStore::connect(url, &postgres_options()))?;
         let store = Arc::new(store);
         let app = launch(runtime, dir, url, pace, store.clone())?;
         Ok((app, store))

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::json;
 use sqlx::{Connection, PgConnection};
 use tandem::domain::SessionId;
-use tandem::store::{PostgresStore, ScratchDatabase, StoreOptions};
+use tandem::store::{PostgresStore, ScratchDatabase};
 
 use super::capacity::{self, Deployment};
 use super::live::{self, TOKEN_PERIOD};
@@ -57,7 +57,7 @@ fn persistence(ctx: &Ctx, url: &str) -> anyhow::Result<Row> {
         .enable_all()
         .build()?;
     let tandem = runtime.block_on(async {
-        let store = PostgresStore::connect(url, &StoreOptions::default()).await?;
+        let store = PostgresStore::connect(url, &crate::server::postgres_options()).await?;
         store_rate(Arc::new(store), sessions, time).await
     })?;
     let plain = runtime.block_on(plain_rate(url, sessions, time))?;

@@ -162,6 +162,12 @@ pub struct Config {
     /// of after their lease. Without one, each start is a new instance.
     #[arg(long, env = "TANDEM_INSTANCE_NAME", value_parser = instance_name)]
     pub instance_name: Option<String>,
+    /// How many log writers commit at once on PostgreSQL, each on its own connection (a
+    /// session's writes always go through the same one, so their order holds). SQLite
+    /// takes one writer at a time and always has one.
+    #[arg(long, env = "TANDEM_LOG_WRITERS", default_value_t = crate::store::DEFAULT_LOG_WRITERS,
+          value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=16), usize::from))]
+    pub log_writers: usize,
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
     #[arg(long, env = "TANDEM_WRITE_RETRY_MS", default_value_t = 30_000)]
     pub write_retry_ms: u64,
@@ -290,6 +296,7 @@ impl Config {
             lock_timeout: std::time::Duration::from_millis(self.lock_timeout_ms),
             run_lease: std::time::Duration::from_millis(self.run_lease_ms),
             instance_name: self.instance_name.clone(),
+            log_writers: self.log_writers,
         }
     }
 

@@ -1,7 +1,7 @@
-//! The single log writer: group commit.
+//! The log writers: group commit.
 //!
 //! Producers (agent runs, HTTP handlers) send [`Command`]s over a bounded channel and
-//! await the outcome. The writer takes everything queued (up to [`MAX_BATCH`]) and
+//! await the outcome. A writer takes everything queued (up to [`MAX_BATCH`]) and
 //! applies it in one transaction, so many sessions' tokens share one commit. After the
 //! commit, and only then, it publishes the events to the [`Hub`]. A batch that fails
 //! because the database is busy, locked or full is retried with backoff for a bounded
@@ -9,12 +9,19 @@
 //! command so one bad command cannot fail the others. A command that finally fails was
 //! not committed, and nothing of it is published.
 //!
+//! Where the database takes several writers at once ([`EventLog::log_writers`]:
+//! PostgreSQL), there are that many, each with its own queue, thread and connection, and
+//! each session's writes always go to the same one: one batch's round trip no longer
+//! holds every other session's tokens back, and a session's order holds as with one.
+//!
 //! A producer may also pipeline its appends ([`Writer::send`]): they keep their order,
 //! and the first one refused or failed breaks the rest of its stream (see `streams.rs`).
 //!
 //! Creating and deleting sessions goes through the writer too ([`SessionOp`]), in the
-//! order it was asked for among the appends, with the same retries: every write to the
-//! log's tables has one path.
+//! order it was asked for among the session's appends, with the same retries: every
+//! write to the log's tables has one path.
+//!
+//! [`EventLog::log_writers`]: crate::store::EventLog::log_writers
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -81,6 +88,15 @@ pub enum SessionOp {
     Delete { id: SessionId },
 }
 
+impl SessionOp {
+    /// The session written.
+    fn session(&self) -> SessionId {
+        match self {
+            Self::Create { id, .. } | Self::Delete { id } => *id,
+        }
+    }
+}
+
 /// What a [`SessionOp`] did.
 #[derive(Debug, Clone)]
 pub enum SessionDone {
@@ -91,22 +107,25 @@ pub enum SessionDone {
 
 type SessionReply = oneshot::Sender<Result<SessionDone, Arc<StoreError>>>;
 
-/// A cloneable handle to the writer task.
+/// A cloneable handle to the log writers.
 #[derive(Clone)]
 pub struct Writer {
-    queue: mpsc::Sender<Job>,
-    /// The writer's thread, joined by [`Writer::close`].
-    thread: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>>,
+    /// Each writer's queue; a session's jobs always take the same one.
+    queues: Arc<[mpsc::Sender<Job>]>,
+    /// The writers' threads, joined by [`Writer::close`].
+    threads: Arc<std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>>,
 }
 
 impl Writer {
-    /// Starts the writer on a thread of its own; a busy or full database is retried for
-    /// up to `retry_for` before the write fails. It ends once every handle is dropped.
+    /// Starts as many writers as the store takes at once
+    /// ([`log_writers`](crate::store::EventLog::log_writers)),
+    /// each on a thread of its own; a busy or full database is retried for up to
+    /// `retry_for` before the write fails. They end once every handle is dropped.
     ///
-    /// Its own thread (with a single-threaded runtime) because an embedded database
-    /// blocks it for each commit: on the app's runtime that would either stall the
-    /// runs and sockets sharing its worker or (with `block_in_place`) hand the worker
-    /// to another thread for every batch, a thread wake-up on each commit's path.
+    /// Their own threads (each with a single-threaded runtime) because an embedded
+    /// database blocks a writer for each commit: on the app's runtime that would either
+    /// stall the runs and sockets sharing its worker or (with `block_in_place`) hand the
+    /// worker to another thread for every batch, a thread wake-up on each commit's path.
     pub fn spawn<S: Store>(store: Arc<S>, hub: Hub, retry_for: Duration) -> Self {
         Self::spawn_with(store, hub, retry_for, true)
     }
@@ -119,48 +138,61 @@ impl Writer {
         retry_for: Duration,
         join_deltas: bool,
     ) -> Self {
-        let (queue, jobs) = mpsc::channel(QUEUE);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime for the log writer");
-        let thread = std::thread::Builder::new()
-            .name("tandem-writer".into())
-            .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for, join_deltas)))
-            .expect("a thread for the log writer");
+        let count = store.log_writers().max(1);
+        let (mut queues, mut threads) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        for index in 0..count {
+            let (queue, jobs) = mpsc::channel(QUEUE);
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for a log writer");
+            let (store, hub) = (store.clone(), hub.clone());
+            let name = match count {
+                1 => "tandem-writer".to_string(),
+                _ => format!("tandem-writer-{index}"),
+            };
+            let thread = std::thread::Builder::new()
+                .name(name)
+                .spawn(move || runtime.block_on(run(store, hub, jobs, retry_for, join_deltas)))
+                .expect("a thread for a log writer");
+            queues.push(queue);
+            threads.push(thread);
+        }
         Self {
-            queue,
-            thread: Arc::new(std::sync::Mutex::new(Some(thread))),
+            queues: queues.into(),
+            threads: Arc::new(std::sync::Mutex::new(threads)),
         }
     }
 
-    /// Stops the writer at a clean point: everything queued before this call is committed
-    /// (or refused) and published, the store's upkeep is done (on SQLite the tail is
-    /// folded), and its thread is joined. Anything sent later fails with
+    /// Stops the writers at a clean point: everything queued before this call is
+    /// committed (or refused) and published, the store's upkeep is done (on SQLite the
+    /// tail is folded), and their threads are joined. Anything sent later fails with
     /// [`WriteError::Stopped`]. Calling it again does nothing.
     pub async fn close(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.queue.send(Job::Close { reply }).await.is_ok() {
-            let _ = done.await;
+        for queue in self.queues.iter() {
+            let (reply, done) = oneshot::channel();
+            if queue.send(Job::Close { reply }).await.is_ok() {
+                let _ = done.await;
+            }
         }
-        let thread = self
-            .thread
-            .lock()
-            .expect("writer thread lock poisoned")
-            .take();
-        if let Some(thread) = thread {
+        let threads =
+            std::mem::take(&mut *self.threads.lock().expect("writer threads lock poisoned"));
+        for thread in threads {
             if tokio::task::spawn_blocking(move || thread.join())
                 .await
                 .map_or(true, |joined| joined.is_err())
             {
-                tracing::error!("the log writer's thread ended in a panic");
+                tracing::error!("a log writer's thread ended in a panic");
             }
         }
     }
 
-    /// Commands queued for the writer and not yet taken into a batch.
+    /// Commands queued for the writers and not yet taken into a batch.
     pub fn backlog(&self) -> usize {
-        self.queue.max_capacity() - self.queue.capacity()
+        self.queues
+            .iter()
+            .map(|queue| queue.max_capacity() - queue.capacity())
+            .sum()
     }
 
     /// Applies a command and waits until it is committed (or refused).
@@ -181,7 +213,7 @@ impl Writer {
         stream: Option<StreamId>,
     ) -> Result<InFlight, WriteError> {
         let (reply, outcome) = oneshot::channel();
-        self.queue
+        self.queue_of(command.session)
             .send(Job::Append {
                 command,
                 stream,
@@ -195,11 +227,24 @@ impl Writer {
     /// Creates or deletes a session and waits until it is done.
     pub async fn session(&self, op: SessionOp) -> Result<SessionDone, WriteError> {
         let (reply, outcome) = oneshot::channel();
-        self.queue
+        self.queue_of(op.session())
             .send(Job::Session { op, reply })
             .await
             .map_err(|_| WriteError::Stopped)?;
         Ok(outcome.await.map_err(|_| WriteError::Stopped)??)
+    }
+
+    /// The queue of the writer that writes `session`, always the same one.
+    fn queue_of(&self, session: SessionId) -> &mpsc::Sender<Job> {
+        let queues = &self.queues;
+        if queues.len() == 1 {
+            return &queues[0];
+        }
+        let hash = std::hash::BuildHasher::hash_one(
+            &std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default(),
+            session,
+        );
+        &queues[(hash % queues.len() as u64) as usize]
     }
 }
 

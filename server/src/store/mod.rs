@@ -63,7 +63,9 @@ pub use feedback::{FeedbackFilter, FeedbackReads, FeedbackRow, StoredFeedback};
 pub(crate) use frame_page::event_frame_pieces;
 pub use frame_page::FramePage;
 pub use interrupts::{InterruptRow, InterruptState};
-pub use open::{open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore};
+pub use open::{
+    open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore, DEFAULT_LOG_WRITERS,
+};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use queued::{QueuedExtra, QueuedRow, MAX_QUEUED};
@@ -276,6 +278,13 @@ pub trait EventLog: Send + Sync + 'static {
     /// those runs without waiting for them to expire, and the other instances sharing
     /// the database are told ([`Change::LeasesReleased`]). Returns how many.
     fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// How many log writers may call [`EventLog::apply`] at once, each with its own
+    /// sessions (a session's batches always come from the same one, one at a time): one
+    /// where the database takes one writer at a time.
+    fn log_writers(&self) -> usize {
+        1
+    }
 
     /// Applies a batch of commands in one transaction, checking each guard against the
     /// state left by the commands before it. One result per command, in order.

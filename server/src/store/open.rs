@@ -46,7 +46,14 @@ pub struct StoreOptions {
     /// A name this instance keeps across restarts (unique among live instances): a
     /// restarted instance then takes its runs back at once instead of after the lease.
     pub instance_name: Option<String>,
+    /// How many log writers commit at once where the database takes several (PostgreSQL),
+    /// each on its own connection; a session's writes always go through the same one.
+    pub log_writers: usize,
 }
+
+/// Log writers on a database that takes several at once: two keep PostgreSQL busy while
+/// one batch's round trip is in flight (see docs/benchmarks.md, issue 30's fifth step).
+pub const DEFAULT_LOG_WRITERS: usize = 2;
 
 impl Default for StoreOptions {
     fn default() -> Self {
@@ -54,6 +61,7 @@ impl Default for StoreOptions {
             lock_timeout: Duration::from_secs(5),
             run_lease: Duration::from_secs(10),
             instance_name: None,
+            log_writers: DEFAULT_LOG_WRITERS,
         }
     }
 }

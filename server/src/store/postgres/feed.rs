@@ -1,11 +1,10 @@
 //! The change feed: one `LISTEN tandem_log` connection per instance, its notifications
 //! parsed into [`Change`]s. When the connection drops, the feed says
 //! [`Change::Missed`] (whatever was announced meanwhile is lost) and listens again.
-//! Appends this instance's own writer announced are left out (its hub has them already,
+//! Appends this instance's own writers announced are left out (its hub has them already,
 //! as on SQLite, which never announces appends); a stop among them is kept.
 //! [`announce`] sends one change from inside the transaction that makes it.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,17 +12,18 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use sqlx::PgConnection;
 use tokio::sync::mpsc;
 
+use super::writer_connection::WriterBackends;
 use super::CHANGES_CHANNEL;
 use crate::store::{Change, StoreError};
 
 /// The name the listener's connection shows in `pg_stat_activity`.
 pub const LISTENER_NAME: &str = "tandem-listener";
 
-/// Starts listening; the task ends when the receiver is dropped. `own_writer` holds the
-/// process id of this instance's writer connection's backend.
+/// Starts listening; the task ends when the receiver is dropped. `own_writers` holds the
+/// process ids of this instance's writer connections' backends.
 pub(super) async fn listen(
     options: PgConnectOptions,
-    own_writer: Arc<AtomicU32>,
+    own_writers: Arc<WriterBackends>,
 ) -> Result<mpsc::UnboundedReceiver<Change>, StoreError> {
     let pool = PgPoolOptions::new()
         .max_connections(1)
@@ -44,7 +44,7 @@ pub(super) async fn listen(
                         );
                         continue;
                     };
-                    if notification.process_id() == own_writer.load(Ordering::Relaxed) {
+                    if own_writers.contains(notification.process_id()) {
                         read.retain(|change| !is_plain_append(change));
                     }
                     let Some(last) = read.pop() else { continue };

@@ -73,8 +73,10 @@ pub struct PostgresStore {
     pool: PgPool,
     options: PgConnectOptions,
     lease: LeaseTerms,
-    /// The log writer's own connection ([`EventLog::apply`]).
+    /// The log writers' own connections ([`EventLog::apply`]).
     writer: Arc<writer_connection::WriterConnection>,
+    /// How many log writers commit at once.
+    writers: usize,
 }
 
 impl PostgresStore {
@@ -108,12 +110,15 @@ impl PostgresStore {
         let writer_options = options
             .clone()
             .options([("plan_cache_mode", "force_generic_plan")]);
-        let writer = writer_connection::WriterConnection::new(writer_options, acquire_timeout);
+        let writers = store_options.log_writers.max(1);
+        let writer =
+            writer_connection::WriterConnection::new(writer_options, acquire_timeout, writers);
         Ok(Self {
             pool,
             options,
             lease,
             writer: Arc::new(writer),
+            writers,
         })
     }
 
@@ -242,7 +247,7 @@ impl EventLog for PostgresStore {
     }
 
     async fn changes(&self) -> Result<Option<UnboundedReceiver<Change>>, StoreError> {
-        feed::listen(self.options.clone(), self.writer.backend())
+        feed::listen(self.options.clone(), self.writer.backends())
             .await
             .map(Some)
     }
@@ -272,12 +277,16 @@ impl EventLog for PostgresStore {
         leases::release(&self.pool, &self.lease).await
     }
 
+    fn log_writers(&self) -> usize {
+        self.writers
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.take().await?;
         let applied = match tokens::fits(batch) {
             true => tokens::append_tokens(&mut conn, &self.lease, batch).await?,
             false => {
-                let mut tx = sqlx::Connection::begin(&mut conn).await?;
+                let mut tx = sqlx::Connection::begin(&mut *conn).await?;
                 let applied =
                     apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
                 tx.commit().await?;

@@ -89,6 +89,62 @@ async fn one_statement_hands_out_seqs_and_announces_every_session() {
 }
 
 #[tokio::test]
+async fn every_writer_connections_appends_are_left_out_of_its_own_feed() {
+    let (database, store) = temp_store().await;
+    assert_eq!(store.log_writers(), crate::store::DEFAULT_LOG_WRITERS);
+    let other = super::PostgresStore::connect(database.url(), &Default::default())
+        .await
+        .unwrap();
+    let mut changes = other.changes().await.unwrap().unwrap();
+    let mut own = store.changes().await.unwrap().unwrap();
+    let (first, second) = (SessionId::generate(), SessionId::generate());
+    for id in [first, second] {
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
+    }
+    // Two batches at once, as two log writers send them: each on its own connection.
+    for round in 0..3 {
+        let (one, two) = ([tokens(first, &["x"])], [tokens(second, &["y"])]);
+        let (a, b) = tokio::join!(store.apply(&one, 0), store.apply(&two, 0));
+        let first_seq = round + 1;
+        assert_eq!(a.unwrap(), [Applied::Committed { first_seq }]);
+        assert_eq!(b.unwrap(), [Applied::Committed { first_seq }]);
+    }
+    // Another instance hears both writers' appends; this one's own feed hears neither.
+    let mut heard = std::collections::HashSet::new();
+    while heard.len() < 6 {
+        let change = tokio::time::timeout(std::time::Duration::from_secs(10), changes.recv())
+            .await
+            .expect("both writers' appends are announced")
+            .unwrap();
+        if let Change::Appended {
+            session, last_seq, ..
+        } = change
+        {
+            heard.insert((session, last_seq));
+        }
+    }
+    let sentinel = SessionId::generate();
+    store
+        .create_session(UserId::LOCAL, sentinel, None, 0)
+        .await
+        .unwrap();
+    loop {
+        let change = tokio::time::timeout(std::time::Duration::from_secs(10), own.recv())
+            .await
+            .expect("the sentinel is announced")
+            .unwrap();
+        match change {
+            Change::Listed { session } if session == sentinel => break,
+            Change::Appended { .. } => panic!("a writer's own append came back: {change:?}"),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_missing_session_and_another_instances_run_are_refused_alone() {
     let (_database, store) = temp_store().await;
     let (open, leased, missing) = (
