@@ -236,15 +236,20 @@ impl Writer {
 
     /// The queue of the writer that writes `session`, always the same one.
     fn queue_of(&self, session: SessionId) -> &mpsc::Sender<Job> {
-        let queues = &self.queues;
-        if queues.len() == 1 {
-            return &queues[0];
+        &self.queues[self.writer_of(session)]
+    }
+
+    /// Which writer writes `session`: a hash of its id, so always the same one.
+    fn writer_of(&self, session: SessionId) -> usize {
+        let count = self.queues.len();
+        if count == 1 {
+            return 0;
         }
         let hash = std::hash::BuildHasher::hash_one(
             &std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default(),
             session,
         );
-        &queues[(hash % queues.len() as u64) as usize]
+        (hash % count as u64) as usize
     }
 }
 
