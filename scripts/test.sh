@@ -52,11 +52,15 @@ step "the integration suite again, on PostgreSQL"
 # features differently and rebuild the whole graph (~4 minutes on two cores).
 TANDEM_TEST_BACKEND=postgres cargo nextest run --workspace --test api
 step "benchmark smoke run (frames correct; figures not judged)"
-target/debug/tandem-bench --smoke
+# Each figure says its name when it starts, and the page's paint fails after a minute
+# without it; a whole smoke run takes well under a minute, so one that runs ten has hung
+# (in the figure named last) and is killed with its children.
+timeout --verbose --kill-after=10 600 target/debug/tandem-bench --smoke
 step "fuzz smoke: every parser of outside input, a few thousand inputs each"
 fuzz/smoke.sh
 step "schemathesis against the live API (auth on)"
-TANDEM_BIN="$PWD/target/debug/tandem" tests/schemathesis/run.sh
+# Under a minute as a rule; ten means a hang, killed with the server it started.
+TANDEM_BIN="$PWD/target/debug/tandem" timeout --verbose --kill-after=10 600 tests/schemathesis/run.sh
 step "AG-UI conformance and browser tests"
 TANDEM_BIN="$PWD/target/debug/tandem" TANDEM_WEB_DIR="$PWD/dist" \
   node --test --test-concurrency=1 --test-timeout=120000 tests/conformance tests/browser

@@ -22,6 +22,9 @@ const { values } = parseArgs({
   },
 });
 
+/** How long one load may take before the figure fails, naming what it waited for. */
+const LOAD_LIMIT_MS = 60_000;
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Polls every animation frame: the first frame a condition holds is when it is painted. */
@@ -52,10 +55,19 @@ async function load(browser, url, messages) {
     const page = await context.newPage();
     await page.addInitScript(`window.__watch = ${watchTranscript.toString()}(${messages});`);
     await page.goto(url, { waitUntil: 'commit' });
-    const timing = await page.evaluate(async () => {
+    const painted = page.evaluate(async () => {
       while (!window.__watch) await new Promise((r) => setTimeout(r, 1));
       return window.__watch;
     });
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(async () => {
+        const seen = await page.locator('[data-testid=assistant-message]').count().catch(() => '?');
+        const why = errors.length ? `; page errors: ${errors.join('; ')}` : '';
+        reject(new Error(`the transcript of ${messages} messages was not painted within ${LOAD_LIMIT_MS / 1000} s (${seen} assistant messages on screen${why})`));
+      }, LOAD_LIMIT_MS);
+    });
+    const timing = await Promise.race([painted, late]).finally(() => clearTimeout(timer));
     if (errors.length) throw new Error(errors.join('; '));
     return timing;
   } finally {
