@@ -60,8 +60,8 @@ pub struct Scale {
     pub live_sessions: usize,
     pub paused_sessions: usize,
     pub unread_tokens: u64,
-    /// Events in the session the page paints, and page loads.
-    pub page_runs: usize,
+    /// The sessions the page paints, as (turns, answer tokens a turn), and page loads.
+    pub page_sessions: Vec<(u64, u64)>,
     pub page_reps: usize,
     /// Sessions sent a message at once, and tokens in each reply (figure 11).
     pub burst_sessions: Vec<usize>,
@@ -95,7 +95,7 @@ impl Scale {
             live_sessions: 500,
             paused_sessions: 1_000,
             unread_tokens: 600_000,
-            page_runs: 20,
+            page_sessions: vec![(20, 91), (200, 21)],
             page_reps: 3,
             burst_sessions: vec![10, 100, 500],
             burst_tokens: 500,
@@ -125,7 +125,7 @@ impl Scale {
             live_sessions: 10,
             paused_sessions: 10,
             unread_tokens: 2_000,
-            page_runs: 2,
+            page_sessions: vec![(2, 91), (4, 5)],
             page_reps: 1,
             burst_sessions: vec![10],
             burst_tokens: 50,

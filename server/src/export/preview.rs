@@ -19,11 +19,19 @@ use shared::Event;
 use crate::agent::conversation::{self, ChatMessage, ReasoningBlock};
 use crate::agent::tools::request_input;
 
-/// The transcript of `events` as HTML rows, oldest first.
-pub fn transcript_html(events: &[Event]) -> String {
+/// The newest `newest` messages (the person's and the agent's) of the transcript of
+/// `events` as HTML rows, oldest first. The layer shows the transcript's end, as the page
+/// opens at it, and cannot be scrolled: older rows would only cost rendering and layout
+/// before the first paint.
+pub fn transcript_html(events: &[Event], newest: usize) -> String {
     let history = conversation::rebuild(events);
+    let shown = history
+        .messages
+        .iter()
+        .filter(|message| !matches!(message, ChatMessage::Tool { .. }));
+    let skip = shown.clone().count().saturating_sub(newest);
     let mut out = String::new();
-    for message in &history.messages {
+    for message in shown.skip(skip) {
         match message {
             ChatMessage::User { text, attachments } => {
                 out.push_str(
@@ -113,7 +121,7 @@ mod tests {
         events.push(event(EventBody::StepFinished {
             step_name: conversation::MODEL_CALL_STEP.into(),
         }));
-        let html = transcript_html(&events);
+        let html = transcript_html(&events, usize::MAX);
         let user = html.find("bubble-user").expect("the person's message");
         let answer = html.find("bubble-assistant").expect("the answer");
         assert!(user < answer, "{html}");
@@ -136,7 +144,7 @@ mod tests {
         events.push(event(EventBody::StepFinished {
             step_name: conversation::MODEL_CALL_STEP.into(),
         }));
-        let html = transcript_html(&events);
+        let html = transcript_html(&events, usize::MAX);
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("<script"), "{html}");
         assert!(
@@ -146,7 +154,44 @@ mod tests {
     }
 
     #[test]
+    fn only_the_newest_messages_are_rendered() {
+        let mut events = Vec::new();
+        for turn in 1..=30 {
+            events.extend(message(
+                TextRole::User,
+                &format!("u{turn}"),
+                &format!("question {turn}."),
+            ));
+            events.push(event(EventBody::StepStarted {
+                step_name: conversation::MODEL_CALL_STEP.into(),
+            }));
+            events.extend(message(
+                TextRole::Assistant,
+                &format!("a{turn}"),
+                &format!("answer {turn}."),
+            ));
+            events.push(event(EventBody::StepFinished {
+                step_name: conversation::MODEL_CALL_STEP.into(),
+            }));
+        }
+        let html = transcript_html(&events, 5);
+        assert_eq!(html.matches(r#"class="row "#).count(), 5, "{html}");
+        // The last five: the answer to 28, then 29 and 30 asked and answered.
+        assert!(!html.contains("question 28."), "{html}");
+        for shown in [
+            "answer 28.",
+            "question 29.",
+            "answer 29.",
+            "question 30.",
+            "answer 30.",
+        ] {
+            assert!(html.contains(shown), "{shown} missing: {html}");
+        }
+        assert!(html.find("question 29.") < html.find("answer 30."));
+    }
+
+    #[test]
     fn an_empty_log_is_an_empty_fragment() {
-        assert_eq!(transcript_html(&[]), "");
+        assert_eq!(transcript_html(&[], 10), "");
     }
 }

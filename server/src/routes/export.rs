@@ -150,6 +150,8 @@ mod tests {
 
 /// Events the preview folds at most: the newest so many (the page opens at the bottom).
 const PREVIEW_EVENTS: u32 = 10_000;
+/// Messages the preview renders at most, the newest: more than a tall screen shows.
+const PREVIEW_MESSAGES: usize = 40;
 
 /// The session's transcript as an HTML fragment in the page's markup, which the page
 /// paints while its code loads (see `export::preview`).
@@ -159,7 +161,7 @@ const PREVIEW_EVENTS: u32 = 10_000;
     tag = "sessions",
     params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
-        (status = 200, description = "The transcript's rows as an HTML fragment (`text/html`), oldest first: the person's messages, the agent's answers and reasoning, tool calls by name; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
+        (status = 200, description = "The end of the transcript as an HTML fragment (`text/html`): its newest 40 messages (the person's and the agent's, with the agent's reasoning and tool calls by name), oldest first; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
         (status = 400, description = "Not a session id", body = ErrorBody),
         (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's", body = ErrorBody),
@@ -181,5 +183,8 @@ pub async fn preview<S: Store>(
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
-        .body(crate::export::preview::transcript_html(&events)))
+        .body(crate::export::preview::transcript_html(
+            &events,
+            PREVIEW_MESSAGES,
+        )))
 }
