@@ -3,15 +3,18 @@
 // rendering of it (`GET /api/sessions/{id}/preview`), in the page's layout, with the
 // person's question, the tool call and the answer; that the page's own transcript takes
 // its place once drawn and works as ever; and that the layer goes when the person opens
-// something else before the page is ready. axe-core checks the painted layer.
-// Screenshots: target/browser/95-first-paint-<light|dark>-<desktop|phone>.png.
+// something else before the page is ready; and that a long session's layer holds its newest
+// 40 messages, opened at their end. axe-core checks the painted layer.
+// Screenshots: target/browser/95-first-paint-<light|dark>-<desktop|phone>.png and
+// 95-first-paint-long-<light|dark>-<desktop|phone>.png.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { axeBothSchemes } from '../support/axe.mjs';
 import {
-  assistantSaying, byId, connection, idle, newContext, say, shots, startSession, tandemWithPage,
+  VIEWPORTS, assistantSaying, byId, connection, idle, newContext, say, shot, shots, startSession,
+  tandemWithPage,
 } from '../support/browser.mjs';
 
 const QUESTION = 'what is 12 * (3 + 4)';
@@ -79,6 +82,58 @@ describe('first paint', () => {
       assert.deepEqual(visitor.errors, []);
     } finally {
       await visitor.close();
+    }
+  });
+});
+
+describe('first paint of a long session', () => {
+  const TURNS = 45;
+  let t;
+  let session;
+  before(async () => {
+    // The `bench` model answers "run tokens=N" with N tokens at once.
+    t = await tandemWithPage(['--engine', 'bench', '--messages-per-minute', '100000']);
+    const api = (path, init) => fetch(`${t.tandem.url}/api/sessions${path}`, init).then((r) => r.json());
+    ({ id: session } = await api('', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    for (let turn = 1; turn <= TURNS; turn += 1) {
+      const text = `run tokens=${(turn % 5) * 12 + 3} delay_ms=0`;
+      await api(`/${session}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+      // The next message waits for this run's end, so each turn is one question and its answer.
+      const until = Date.now() + 20_000;
+      while ((await api(`/${session}`)).status !== 'idle') {
+        assert.ok(Date.now() < until, `turn ${turn} did not end`);
+        await new Promise((resolve) => { setTimeout(resolve, 20); });
+      }
+    }
+  });
+  after(async () => t?.stop());
+
+  it('holds the newest 40 messages, opened at their end, on desktop and phone', async () => {
+    for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+      for (const colorScheme of ['light', 'dark']) {
+        const { context, errors } = await newContext(t.browser, { viewport, colorScheme });
+        try {
+          await context.route('**/*.wasm', () => {}); // never answered: only the layer paints
+          const page = await context.newPage();
+          await page.goto(`${t.tandem.url}/#/sessions/${session}`);
+          const layer = byId(page, 'first-paint');
+          await layer.locator('.bubble-user').first().waitFor();
+          // 90 messages: the newest 40 are the last 20 turns, asked and answered.
+          assert.equal(await layer.locator('.bubble-user').count(), 20);
+          assert.equal(await layer.locator('.bubble-assistant').count(), 20);
+          await layer.getByText(`run tokens=${(TURNS % 5) * 12 + 3} delay_ms=0`).last().waitFor();
+          const end = await page.evaluate(() => {
+            const scroller = document.querySelector('#first-paint .transcript');
+            return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
+          });
+          assert.ok(end.height > end.seen, `the rows overflow the screen: ${JSON.stringify(end)}`);
+          assert.ok(end.top + end.seen >= end.height - 1, `opened at the end: ${JSON.stringify(end)}`);
+          await shot(page, `95-first-paint-long-${colorScheme}-${device}`);
+          assert.deepEqual(errors, []);
+        } finally {
+          await context.close();
+        }
+      }
     }
   });
 });
