@@ -1,5 +1,5 @@
-//! A session's transcript as an HTML fragment in the page's own markup: what the page
-//! paints while its code is still loading (`index.html`'s loader asks for it beside the
+//! The end of a session's transcript (its newest messages) as an HTML fragment in the
+//! page's own markup: what the page paints while its code is still loading (`index.html`'s loader asks for it beside the
 //! history), until the live transcript is drawn and takes its place.
 //!
 //! Built from the conversation as the model sees it ([`conversation::rebuild`]): the
