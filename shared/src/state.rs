@@ -286,6 +286,11 @@ mod tests {
             json!([{"op": "add", "path": "/s/x", "value": 1}]),
             json!([{"op": "add", "path": "s", "value": 1}]),
             json!([{"op": "frob", "path": "/s"}]),
+            // A `~` that is neither `~0` nor `~1` makes no pointer (found by the fuzz target).
+            json!([{"op": "add", "path": "/a~b", "value": 4}]),
+            json!([{"op": "add", "path": "/a~", "value": 4}]),
+            json!([{"op": "test", "path": "/c~2d", "value": 4}]),
+            json!([{"op": "add", "path": "/c~01", "value": 4}]),
         ];
         for patch in patches {
             let patch = patch.as_array().unwrap();

@@ -68,11 +68,25 @@ fn tokens(path: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let rest = path.strip_prefix('/')?;
-    Some(
-        rest.split('/')
-            .map(|token| token.replace("~1", "/").replace("~0", "~"))
-            .collect(),
-    )
+    rest.split('/').map(unescape).collect()
+}
+
+/// A reference token with `~1` read as `/` and `~0` as `~`; `None` when a `~` starts
+/// neither, which RFC 6901 does not allow (the `json-patch` crate refuses such a path too).
+fn unescape(token: &str) -> Option<String> {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '~' => match chars.next()? {
+                '0' => '~',
+                '1' => '/',
+                _ => return None,
+            },
+            c => c,
+        });
+    }
+    Some(out)
 }
 
 /// An array index token: digits without a leading zero.
