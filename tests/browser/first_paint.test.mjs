@@ -9,7 +9,10 @@
 // 95-first-paint-long-<light|dark>-<desktop|phone>.png.
 
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+
+import { HttpAgent } from '@ag-ui/client';
 
 import { axeBothSchemes } from '../support/axe.mjs';
 import {
@@ -91,19 +94,17 @@ describe('first paint of a long session', () => {
   let t;
   let session;
   before(async () => {
-    // The `bench` model answers "run tokens=N" with N tokens at once.
+    // The `bench` model answers "run tokens=N" with N tokens at once. Each turn is one run
+    // through AG-UI's HTTP transport, which ends with the run: one question, one answer.
     t = await tandemWithPage(['--engine', 'bench', '--messages-per-minute', '100000']);
-    const api = (path, init) => fetch(`${t.tandem.url}/api/sessions${path}`, init).then((r) => r.json());
-    ({ id: session } = await api('', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const created = await fetch(`${t.tandem.url}/api/sessions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+    });
+    ({ id: session } = await created.json());
+    const agent = new HttpAgent({ url: `${t.tandem.url}/api/agui`, threadId: session });
     for (let turn = 1; turn <= TURNS; turn += 1) {
-      const text = `run tokens=${(turn % 5) * 12 + 3} delay_ms=0`;
-      await api(`/${session}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
-      // The next message waits for this run's end, so each turn is one question and its answer.
-      const until = Date.now() + 20_000;
-      while ((await api(`/${session}`)).status !== 'idle') {
-        assert.ok(Date.now() < until, `turn ${turn} did not end`);
-        await new Promise((resolve) => { setTimeout(resolve, 20); });
-      }
+      agent.addMessage({ id: randomUUID(), role: 'user', content: `run tokens=${(turn % 5) * 12 + 3} delay_ms=0` });
+      await agent.runAgent();
     }
   });
   after(async () => t?.stop());

@@ -1,8 +1,8 @@
 //! Figure 8, the page: gzipped size of the built WASM + JS (`dist/`, rebuilt with
 //! Trunk when older than the page's sources), and time to first transcript paint in
 //! headless Chromium for a session of 20 long turns (2,000 events) and one of 200 short
-//! ones, measured by `tests/bench/page.mjs` against the real binary. Without Node or Chromium the paint
-//! is reported as not measured, with the reason.
+//! ones, measured by `tests/bench/page.mjs` against the real binary. Without Node or
+//! Chromium the paint is reported as not measured, with the reason.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -136,7 +136,7 @@ fn paint(ctx: &Ctx, dist: &Path, turns: u64, tokens: u64) -> anyhow::Result<Row>
     // streams slower than the log commits (the page's paint is what is measured).
     let flags = ["--web-dir", &web, "--join-deltas", "false"];
     let mut tandem = Tandem::spawn(&binary, &url, &flags)?;
-    let session = ctx.client.block_on(async {
+    let (session, events) = ctx.client.block_on(async {
         let rest = Rest::new(&tandem.address);
         tandem.wait_healthy(&rest.http).await?;
         fill(&rest, turns, tokens).await
@@ -159,7 +159,6 @@ fn paint(ctx: &Ctx, dist: &Path, turns: u64, tokens: u64) -> anyhow::Result<Row>
         bail!("page.mjs failed: {error}");
     }
     let number = |key: &str| result[key].as_f64().unwrap_or(f64::NAN);
-    let events = turns * (tokens + TURN_EVENTS);
     let painted = format!(
         "transcript painted at {:.0} ms (server-rendered); the page's own: first message {:.0} ms, whole transcript {:.0} ms (history in at {:.0} ms)",
         number("previewMs"),
@@ -203,8 +202,9 @@ fn browser_missing(smoke: bool) -> Option<String> {
     }
 }
 
-/// A session of `turns` runs of `tokens` tokens each, every frame checked.
-async fn fill(rest: &Rest, turns: u64, tokens: u64) -> anyhow::Result<String> {
+/// A session of `turns` runs of `tokens` tokens each, every frame checked: its id and
+/// how many events it holds.
+async fn fill(rest: &Rest, turns: u64, tokens: u64) -> anyhow::Result<(String, u64)> {
     let session = rest.create_session().await?;
     let mut socket = client::connect(&rest.address, &session, 0).await?;
     let mut check = SeqCheck::after(0);
@@ -224,5 +224,5 @@ async fn fill(rest: &Rest, turns: u64, tokens: u64) -> anyhow::Result<String> {
     if check.last != expected {
         bail!("the session has {} events, expected {expected}", check.last);
     }
-    Ok(session)
+    Ok((session, expected))
 }

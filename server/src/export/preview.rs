@@ -1,6 +1,7 @@
 //! The end of a session's transcript (its newest messages) as an HTML fragment in the
-//! page's own markup: what the page paints while its code is still loading (`index.html`'s loader asks for it beside the
-//! history), until the live transcript is drawn and takes its place.
+//! page's own markup: what the page paints while its code is still loading (`index.html`'s
+//! loader asks for it beside the history), until the live transcript is drawn and takes
+//! its place.
 //!
 //! Built from the conversation as the model sees it ([`conversation::rebuild`]): the
 //! person's messages, the agent's answers (Markdown rendered by the same `tandem-markdown`
@@ -25,13 +26,13 @@ use crate::agent::tools::request_input;
 /// before the first paint.
 pub fn transcript_html(events: &[Event], newest: usize) -> String {
     let history = conversation::rebuild(events);
-    let shown = history
+    let rows: Vec<&ChatMessage> = history
         .messages
         .iter()
-        .filter(|message| !matches!(message, ChatMessage::Tool { .. }));
-    let skip = shown.clone().count().saturating_sub(newest);
+        .filter(|message| !matches!(message, ChatMessage::Tool { .. }))
+        .collect();
     let mut out = String::new();
-    for message in shown.skip(skip) {
+    for message in &rows[rows.len().saturating_sub(newest)..] {
         match message {
             ChatMessage::User { text, attachments } => {
                 out.push_str(

@@ -153,8 +153,8 @@ const PREVIEW_EVENTS: u32 = 10_000;
 /// Messages the preview renders at most, the newest: more than a tall screen shows.
 const PREVIEW_MESSAGES: usize = 40;
 
-/// The session's transcript as an HTML fragment in the page's markup, which the page
-/// paints while its code loads (see `export::preview`).
+/// The end of the session's transcript (its newest messages) as an HTML fragment in the
+/// page's markup, which the page paints while its code loads (see `export::preview`).
 #[utoipa::path(
     get,
     path = "/api/sessions/{id}/preview",
