@@ -27,10 +27,11 @@ pub struct ListStream<S> {
     watch: ListWatch,
     /// The caller's credential, which the stream lives no longer than.
     standing: Standing,
-    /// The sessions this list has told of, and whether each is a branch (what a deletion
-    /// must be told to; a branch's deletion may bring another line of its conversation
-    /// back into the list, so the list is read again).
-    listed: HashMap<SessionId, bool>,
+    /// The sessions this list has told of, each as last told: a change that leaves a row
+    /// as told is not told again (the notice of a change the snapshot already read may
+    /// arrive after it), and a branch's deletion may bring another line of its
+    /// conversation back into the list, so the list is read again.
+    listed: HashMap<SessionId, SessionSummary>,
     /// A snapshot is owed: the stream is new, or changes may have been missed.
     reload: bool,
     started: bool,
@@ -123,11 +124,10 @@ impl<S: Store> ListStream<S> {
     /// Sends the whole list.
     async fn snapshot(&mut self, out: &mut String) -> Result<(), StoreError> {
         let rows = self.state.store.list_sessions(self.owner).await?;
-        self.listed = rows
-            .iter()
-            .map(|row| (row.id, row.fork.is_some()))
-            .collect();
-        let sessions = rows.into_iter().map(summary).collect();
+        let told: Vec<(SessionId, SessionSummary)> =
+            rows.into_iter().map(|row| (row.id, summary(row))).collect();
+        self.listed = told.iter().cloned().collect();
+        let sessions = told.into_iter().map(|(_, session)| session).collect();
         push(out, &SessionListEvent::Snapshot { sessions });
         Ok(())
     }
@@ -138,9 +138,11 @@ impl<S: Store> ListStream<S> {
             ListNotice::Reload => self.reload = true,
             ListNotice::Changed(id) => match self.state.store.session(id).await? {
                 Some(row) if row.owner == self.owner => {
-                    self.listed.insert(id, row.fork.is_some());
                     let session = summary(row);
-                    push(out, &SessionListEvent::Changed { session });
+                    if self.listed.get(&id) != Some(&session) {
+                        self.listed.insert(id, session.clone());
+                        push(out, &SessionListEvent::Changed { session });
+                    }
                 }
                 _ => self.removed(id, out),
             },
@@ -151,8 +153,8 @@ impl<S: Store> ListStream<S> {
 
     fn removed(&mut self, id: SessionId, out: &mut String) {
         match self.listed.remove(&id) {
-            Some(true) => self.reload = true,
-            Some(false) => {
+            Some(told) if told.parent_id.is_some() => self.reload = true,
+            Some(_) => {
                 let id = id.to_string();
                 push(out, &SessionListEvent::Removed { id });
             }

@@ -13,6 +13,11 @@ pub enum StoreError {
     /// The disk or the database is full: retrying succeeds once space is freed.
     #[error("database full: {0}")]
     Full(String),
+    /// Another writer appended to a session at the seqs this write was given (a head
+    /// this instance knew had fallen behind): nothing of the write was committed, and
+    /// writing it again, after reading the heads afresh, succeeds.
+    #[error("seq already taken: {0}")]
+    SeqTaken(String),
     /// Anything else the database reported; retrying will not help.
     #[error("database error: {0}")]
     Database(String),
@@ -27,13 +32,18 @@ pub enum StoreError {
 pub enum ErrorKind {
     Unavailable,
     Full,
+    /// A seq another writer took ([`StoreError::SeqTaken`]).
+    SeqTaken,
     Fatal,
 }
 
 impl StoreError {
     /// Whether retrying may succeed once the condition clears.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Self::Unavailable(_) | Self::Full(_))
+        matches!(
+            self,
+            Self::Unavailable(_) | Self::Full(_) | Self::SeqTaken(_)
+        )
     }
 
     /// The error of `kind` with `message`.
@@ -41,6 +51,7 @@ impl StoreError {
         match kind {
             ErrorKind::Unavailable => Self::Unavailable(message),
             ErrorKind::Full => Self::Full(message),
+            ErrorKind::SeqTaken => Self::SeqTaken(message),
             ErrorKind::Fatal => Self::Database(message),
         }
     }

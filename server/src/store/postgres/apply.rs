@@ -168,7 +168,8 @@ async fn apply_appends<'a>(
         runs.push(advance.status.as_ref().and_then(|(_, run)| run.as_deref()));
     }
     let advanced: Vec<(String, i64)> = sqlx::query_as(
-        "UPDATE sessions AS s SET last_seq = s.last_seq + v.n, \
+        "UPDATE sessions AS s SET last_seq = greatest(s.last_seq, \
+           coalesce((SELECT max(seq) FROM events WHERE session_id = s.id), 0)) + v.n, \
            updated_at = CASE WHEN v.status IS NULL THEN s.updated_at ELSE $5 END, \
            status = coalesce(v.status, s.status), \
            active_run_id = CASE WHEN v.status IS NULL THEN s.active_run_id ELSE v.run END \
@@ -275,7 +276,8 @@ async fn apply_guarded<'a>(
             None => (None, None),
         };
         let last: Option<(i64,)> = sqlx::query_as(
-            "UPDATE sessions SET last_seq = last_seq + $1, \
+            "UPDATE sessions SET last_seq = greatest(last_seq, \
+               coalesce((SELECT max(seq) FROM events WHERE session_id = $5), 0)) + $1, \
                updated_at = CASE WHEN $3::text IS NULL AND $6 THEN updated_at ELSE $2 END, \
                status = coalesce($3, status), \
                active_run_id = CASE WHEN $3::text IS NULL THEN active_run_id ELSE $4 END \

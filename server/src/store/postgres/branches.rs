@@ -9,7 +9,7 @@ use crate::store::{Fork, StoreError};
 /// prefix belongs to the ancestor whose rows hold it, so the branch is that ancestor's.
 /// Each session on the way is locked against deletion (`FOR SHARE`) until the branch is
 /// made. `None` if a session on the way is missing, or the parent has fewer events than
-/// `fork.at_seq`.
+/// `fork.at_seq` (its head: `last_seq`, or the log's key where bare inserts went further).
 pub(super) async fn branch_point(
     conn: &mut PgConnection,
     fork: Fork,
@@ -17,7 +17,9 @@ pub(super) async fn branch_point(
     let mut at = fork;
     loop {
         let row: Option<(i64, Option<String>, Option<i64>)> = sqlx::query_as(
-            "SELECT last_seq, parent_id, fork_seq FROM sessions WHERE id = $1 FOR SHARE",
+            "SELECT greatest(last_seq, \
+               coalesce((SELECT max(seq) FROM events WHERE session_id = $1), 0)), \
+               parent_id, fork_seq FROM sessions WHERE id = $1 FOR SHARE",
         )
         .bind(at.parent.to_string())
         .fetch_optional(&mut *conn)

@@ -1,7 +1,9 @@
 //! Run leases on PostgreSQL, shared by every instance. A lease is taken over only once it
-//! has lapsed, and only under the session's row lock, the lock every append of the
-//! session takes first: an append of the old holder either commits before the takeover
-//! (and the new holder reads it from the log) or is refused after it.
+//! has lapsed, and only under the session's row lock, which every locked append takes
+//! first; a bare append of the holder ([`super::tokens`]) checks the lease in its own
+//! statement. So an append of the old holder either began before the takeover committed
+//! (its statement saw the old owner: it commits just before or after, and the log's key
+//! orders it against the new holder's appends) or is refused.
 
 use sqlx::PgPool;
 

@@ -1,12 +1,14 @@
 //! The team backend: one PostgreSQL database that any number of Tandem instances share.
 //!
-//! Writes come only through [`EventLog::apply`] (each instance's log writer, on its own
-//! connection) and run in one transaction (for the token path, one statement: see
-//! [`tokens`]) that first locks the batch's session rows in id order (`FOR UPDATE`), so
-//! writers of several instances serialise per session without deadlocking each other,
-//! and guards read facts no other transaction can change before the commit. Every batch
-//! that changes a session also issues `NOTIFY tandem_log` inside its transaction, which
-//! PostgreSQL delivers only after the commit.
+//! Writes come only through [`EventLog::apply`] (each instance's log writers, each on its
+//! own connection) and run in one transaction that first locks the batch's session rows
+//! in id order (`FOR UPDATE`), so writers of several instances serialise per session
+//! without deadlocking each other, and guards read facts no other transaction can change
+//! before the commit. The token path ([`tokens`]) is one statement, and once the writer
+//! knows a session's head ([`heads`]) a bare insert after it: the events' primary key is
+//! then the arbiter, and a head another writer moved on collides and is read again. Every
+//! batch that changes a session also issues `NOTIFY tandem_log` inside its transaction,
+//! which PostgreSQL delivers only after the commit.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -23,6 +25,7 @@ mod budgets;
 mod feed;
 mod feedback;
 mod guards;
+mod heads;
 mod leases;
 mod reads;
 pub mod scratch;
@@ -48,17 +51,29 @@ use super::{
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
+/// The events' primary key, `(session_id, seq)`: the arbiter between writers that append
+/// to one session at once.
+const EVENTS_KEY: &str = "events_pkey";
+
+/// How many times a batch is committed again at once when a seq it was given turns out
+/// taken ([`StoreError::SeqTaken`]) before the writer's own retries, with their waits,
+/// take over. Each attempt after the first reads the heads afresh, so a second collision
+/// needs yet another writer in between.
+const SEQ_ATTEMPTS: usize = 3;
+
 /// The channel every committed change of a session is announced on.
 pub const CHANGES_CHANNEL: &str = "tandem_log";
 
 /// How PostgreSQL's SQLSTATE codes read for the writer: lost or refused connections,
 /// deadlocks, serialisation failures and lock timeouts may clear; a full disk clears once
-/// space is freed; anything else is fatal. `None` for an error of another backend.
+/// space is freed; an event row whose key another writer took is a seq taken ([`heads`]);
+/// anything else is fatal. `None` for an error of another backend.
 pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Option<ErrorKind> {
     let error = error.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()?;
     let code = error.code();
     Some(match code {
         "53100" => ErrorKind::Full,
+        "23505" if error.constraint() == Some(EVENTS_KEY) => ErrorKind::SeqTaken,
         "40001" | "40P01" | "55P03" | "53300" | "57P01" | "57P02" | "57P03" => {
             ErrorKind::Unavailable
         }
@@ -77,6 +92,8 @@ pub struct PostgresStore {
     writer: Arc<writer_connection::WriterConnection>,
     /// How many log writers commit at once.
     writers: usize,
+    /// The heads of the sessions the log writers appended to ([`heads`]).
+    heads: Arc<heads::Heads>,
 }
 
 impl PostgresStore {
@@ -119,6 +136,7 @@ impl PostgresStore {
             lease,
             writer: Arc::new(writer),
             writers,
+            heads: Arc::default(),
         })
     }
 
@@ -282,25 +300,63 @@ impl EventLog for PostgresStore {
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
+        let mut attempt = 1;
+        loop {
+            match self.apply_once(batch, now_ms).await {
+                Err(StoreError::SeqTaken(error)) if attempt < SEQ_ATTEMPTS => {
+                    tracing::debug!(%error, attempt, "a seq was taken; committing again");
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+}
+
+impl PostgresStore {
+    /// One attempt at [`EventLog::apply`]: the heads it leaves are recorded, and those of
+    /// the batch's sessions forgotten if it fails.
+    async fn apply_once(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut conn = self.writer.take().await?;
-        let applied = match tokens::fits(batch) {
-            true => tokens::append_tokens(&mut conn, &self.lease, batch).await?,
-            false => {
-                let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-                let applied =
-                    apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
-                tx.commit().await?;
-                applied
+        if tokens::fits(batch) {
+            let applied = tokens::append_tokens(&mut conn, &self.lease, &self.heads, batch).await?;
+            self.writer.give_back(conn);
+            return Ok(applied);
+        }
+        let committed = async {
+            let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+            let applied = apply::apply_in_transaction(&mut tx, &self.lease, batch, now_ms).await?;
+            tx.commit().await?;
+            Ok::<_, StoreError>(applied)
+        };
+        let applied = match committed.await {
+            Ok(applied) => applied,
+            Err(error) => {
+                let ids: Vec<String> = batch.iter().map(|c| c.session.to_string()).collect();
+                self.heads.forget(ids.iter().map(String::as_str));
+                return Err(error);
             }
         };
         self.writer.give_back(conn);
+        let mut last: Vec<(String, i64)> = Vec::new();
+        for (command, applied) in batch.iter().zip(&applied) {
+            if let (Applied::Committed { first_seq }, false) = (applied, command.entries.is_empty())
+            {
+                let head = *first_seq as i64 + command.entries.len() as i64 - 1;
+                last.push((command.session.to_string(), head));
+            }
+        }
+        // In batch order, so a session's later command leaves the later head.
+        self.heads
+            .record(last.iter().map(|(id, head)| (id.as_str(), *head)));
         Ok(applied)
     }
 }
 
 impl Records for PostgresStore {
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
-        sessions::list_sessions(&self.pool, owner).await
+        let rows = sessions::list_sessions(&self.pool, owner).await?;
+        sessions::current(&self.pool, rows).await
     }
 
     async fn search_sessions(
@@ -308,7 +364,8 @@ impl Records for PostgresStore {
         owner: UserId,
         text: &str,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        sessions::search_sessions(&self.pool, owner, text).await
+        let rows = sessions::search_sessions(&self.pool, owner, text).await?;
+        sessions::current(&self.pool, rows).await
     }
 
     async fn rename_session(
@@ -321,7 +378,8 @@ impl Records for PostgresStore {
     }
 
     async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
-        sessions::conversation(&self.pool, first).await
+        let rows = sessions::conversation(&self.pool, first).await?;
+        sessions::current(&self.pool, rows).await
     }
 
     async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
@@ -344,7 +402,10 @@ impl Records for PostgresStore {
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        sessions::session(&self.pool, id).await
+        let Some(row) = sessions::session(&self.pool, id).await? else {
+            return Ok(None);
+        };
+        Ok(sessions::current(&self.pool, vec![row]).await?.pop())
     }
 
     async fn sessions_with_status(

@@ -1,4 +1,5 @@
-//! The session list ([`crate::store::sql::sessions`]) and its search on PostgreSQL.
+//! The session list ([`crate::store::sql::sessions`]) and its search on PostgreSQL, and
+//! the session rows as they stand.
 
 use sqlx::PgPool;
 
@@ -37,4 +38,30 @@ pub(super) async fn search_sessions(
         .fetch_all(pool)
         .await?;
     rows.into_iter().map(session_from).collect()
+}
+
+/// Rows as they stand: each one's `last_seq` from the log's key where the log is further
+/// on. A run's tokens go in as bare inserts after the heads its writer knows
+/// ([`super::heads`]) and leave `last_seq` behind until the session's next locked write.
+pub(super) async fn current(
+    pool: &PgPool,
+    mut rows: Vec<SessionRow>,
+) -> Result<Vec<SessionRow>, StoreError> {
+    if rows.is_empty() {
+        return Ok(rows);
+    }
+    let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
+    let heads: Vec<Option<i64>> = sqlx::query_scalar(
+        "SELECT (SELECT max(seq) FROM events WHERE session_id = v.id) \
+         FROM UNNEST($1::text[]) WITH ORDINALITY AS v(id, place) ORDER BY place",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    for (row, head) in rows.iter_mut().zip(heads) {
+        if let Some(head) = head {
+            row.last_seq = row.last_seq.max(head as u64);
+        }
+    }
+    Ok(rows)
 }

@@ -1,10 +1,11 @@
 //! The token path's one statement ([`super::tokens`]): seqs handed out command by command,
-//! the notices it builds itself, its fences, and a deleted session's rows going with it.
+//! the notices it builds itself, its fences, and a deleted session's rows going with it;
+//! the bare insert after known heads, and the key that catches a head left behind.
 
 use super::test_support::temp_store;
 use crate::domain::{SessionId, UserId};
 use crate::store::test_support::append as tokens;
-use crate::store::{Applied, Change, Command, EventLog, Rejection};
+use crate::store::{Applied, Change, Command, EventLog, Records, Rejection};
 
 #[tokio::test]
 async fn one_statement_hands_out_seqs_and_announces_every_session() {
@@ -196,4 +197,161 @@ async fn a_deleted_sessions_rows_go_with_it() {
     };
     assert_eq!(count(gone).await.unwrap(), 0);
     assert_eq!(count(kept).await.unwrap(), 2);
+}
+
+/// The deltas of a session's events in seq order, with their seqs.
+async fn deltas(store: &super::PostgresStore, session: SessionId) -> Vec<(u64, String)> {
+    let history = store.events_after(session, 0, 100).await.unwrap();
+    history
+        .iter()
+        .map(|stored| {
+            let event: serde_json::Value = serde_json::from_str(&stored.json).unwrap();
+            let delta = event["delta"].as_str().unwrap_or("").to_string();
+            (stored.seq, delta)
+        })
+        .collect()
+}
+
+/// The session's `last_seq` column as stored (bare inserts leave it behind).
+async fn stored_last_seq(store: &super::PostgresStore, session: SessionId) -> i64 {
+    sqlx::query_scalar("SELECT last_seq FROM sessions WHERE id = $1")
+        .bind(session.to_string())
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_head_another_instance_moved_on_collides_and_the_batch_goes_in_after_it() {
+    let (database, store) = temp_store().await;
+    let other = super::PostgresStore::connect(database.url(), &Default::default())
+        .await
+        .unwrap();
+    let session = SessionId::generate();
+    store
+        .create_session(UserId::LOCAL, session, None, 0)
+        .await
+        .unwrap();
+    let append = |store: &super::PostgresStore, deltas: &[&str]| {
+        let batch = [tokens(session, deltas)];
+        let store = store.clone();
+        async move { store.apply(&batch, 0).await.unwrap() }
+    };
+    // The first batch reads the head the locked way; the second goes in bare after it
+    // (which leaves the stored `last_seq` behind).
+    assert_eq!(
+        append(&store, &["a"]).await,
+        [Applied::Committed { first_seq: 1 }]
+    );
+    assert_eq!(
+        append(&store, &["b", "c"]).await,
+        [Applied::Committed { first_seq: 2 }]
+    );
+    assert_eq!(
+        stored_last_seq(&store, session).await,
+        1,
+        "the bare insert ran"
+    );
+    // Another instance appends: the head this one knows (3) falls behind.
+    assert_eq!(
+        append(&other, &["d"]).await,
+        [Applied::Committed { first_seq: 4 }]
+    );
+    // This one's next batch collides at seq 4 and is committed again after it.
+    assert_eq!(
+        append(&store, &["e"]).await,
+        [Applied::Committed { first_seq: 5 }]
+    );
+    assert_eq!(
+        append(&store, &["f"]).await,
+        [Applied::Committed { first_seq: 6 }]
+    );
+    let expected: Vec<(u64, String)> = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .zip(1..)
+        .map(|(delta, seq)| (seq, delta.to_string()))
+        .collect();
+    assert_eq!(deltas(&store, session).await, expected);
+    // Whatever the stored column says, a session's row reads its head from the log.
+    assert_eq!(stored_last_seq(&store, session).await, 5);
+    assert_eq!(store.session(session).await.unwrap().unwrap().last_seq, 6);
+    let listed = store.list_sessions(UserId::LOCAL).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|row| row.last_seq).collect::<Vec<_>>(),
+        [6]
+    );
+    let lines = store.conversation(session).await.unwrap();
+    assert_eq!(
+        lines.iter().map(|row| row.last_seq).collect::<Vec<_>>(),
+        [6]
+    );
+    // A branch may part at the head only bare inserts reached, and not after it.
+    let at = |at_seq| crate::store::Fork {
+        parent: session,
+        at_seq,
+    };
+    let past = other
+        .fork_session(SessionId::generate(), at(7), None, None, 0)
+        .await
+        .unwrap();
+    assert!(past.is_none(), "a branch parts after the log's end");
+    let branch = other
+        .fork_session(SessionId::generate(), at(6), None, None, 0)
+        .await
+        .unwrap()
+        .expect("a branch at the log's end");
+    assert_eq!(branch.last_seq, 6);
+}
+
+#[tokio::test]
+async fn the_bare_insert_is_fenced_by_the_run_lease_and_the_session() {
+    let (_database, store) = temp_store().await;
+    let (open, leased, gone) = (
+        SessionId::generate(),
+        SessionId::generate(),
+        SessionId::generate(),
+    );
+    for id in [open, leased, gone] {
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
+        store.apply(&[tokens(id, &["a"])], 0).await.unwrap();
+    }
+    // Every head is known now; another instance takes one run, one session goes.
+    sqlx::query(
+        "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
+         VALUES ($1, 'run_1', 'another-instance', 1, 9999999999999)",
+    )
+    .bind(leased.to_string())
+    .execute(store.pool())
+    .await
+    .unwrap();
+    assert!(store.delete_session(gone).await.unwrap());
+    let batch = [
+        tokens(leased, &["x"]),
+        tokens(gone, &["y"]),
+        tokens(open, &["z"]),
+    ];
+    let applied = store.apply(&batch, 0).await.unwrap();
+    assert_eq!(
+        applied,
+        [
+            Applied::Rejected(Rejection::LeaseLost),
+            Applied::Rejected(Rejection::SessionMissing),
+            Applied::Committed { first_seq: 2 },
+        ]
+    );
+    assert_eq!(
+        stored_last_seq(&store, open).await,
+        1,
+        "the bare insert ran"
+    );
+    assert_eq!(deltas(&store, leased).await, [(1, "a".to_string())]);
+    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE session_id = $1")
+        .bind(gone.to_string())
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(orphans, 0, "no rows of a deleted session");
 }
