@@ -27,6 +27,7 @@ mod feedback;
 mod guards;
 mod heads;
 mod leases;
+mod purged;
 mod reads;
 pub mod scratch;
 mod sessions;
@@ -94,6 +95,8 @@ pub struct PostgresStore {
     writers: usize,
     /// The heads of the sessions the log writers appended to ([`heads`]).
     heads: Arc<heads::Heads>,
+    /// Sweeps what bare appends left after their session was purged ([`purged`]).
+    purged: Arc<purged::Sweeper>,
 }
 
 impl PostgresStore {
@@ -137,6 +140,7 @@ impl PostgresStore {
             writer: Arc::new(writer),
             writers,
             heads: Arc::default(),
+            purged: Arc::new(purged::Sweeper::new(lock_timeout)),
         })
     }
 
@@ -297,6 +301,20 @@ impl EventLog for PostgresStore {
 
     fn log_writers(&self) -> usize {
         self.writers
+    }
+
+    async fn log_upkeep(&self) -> Result<super::Upkeep, StoreError> {
+        let swept = self
+            .purged
+            .sweep_if_due(&self.pool, crate::domain::now_ms())
+            .await?;
+        if swept > 0 {
+            tracing::info!(
+                swept,
+                "deleted rows appended to sessions as they were purged"
+            );
+        }
+        Ok(super::Upkeep::Done)
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {

@@ -1,6 +1,7 @@
 //! The token path's one statement ([`super::tokens`]): seqs handed out command by command,
 //! the notices it builds itself, its fences, and a deleted session's rows going with it;
-//! the bare insert after known heads, and the key that catches a head left behind.
+//! the bare insert after known heads, the key that catches a head left behind, and the
+//! sweep of rows a bare append left after its session was purged.
 
 use super::test_support::temp_store;
 use crate::domain::{SessionId, UserId};
@@ -354,4 +355,53 @@ async fn the_bare_insert_is_fenced_by_the_run_lease_and_the_session() {
         .await
         .unwrap();
     assert_eq!(orphans, 0, "no rows of a deleted session");
+}
+
+#[tokio::test]
+async fn rows_appended_as_their_session_was_purged_are_swept_once_no_append_can_follow() {
+    let (_database, store) = temp_store().await;
+    let (gone, kept) = (SessionId::generate(), SessionId::generate());
+    for id in [gone, kept] {
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
+        store.apply(&[tokens(id, &["a"])], 0).await.unwrap();
+    }
+    assert!(store.delete_session(gone).await.unwrap());
+    // A bare append that began before the purge commits after it: its row stays behind.
+    sqlx::query("INSERT INTO events (session_id, seq, event) VALUES ($1, 2, '{}')")
+        .bind(gone.to_string())
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let rows = |id: SessionId| {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events WHERE session_id = $1")
+            .bind(id.to_string())
+            .fetch_one(store.pool())
+    };
+    let purged_at: i64 = sqlx::query_scalar("SELECT purged_at FROM purged_sessions WHERE id = $1")
+        .bind(gone.to_string())
+        .fetch_one(store.pool())
+        .await
+        .expect("the purge is remembered");
+    // Not while an append that began before the purge might still come.
+    assert_eq!(
+        super::purged::sweep(store.pool(), purged_at).await.unwrap(),
+        0
+    );
+    assert_eq!(rows(gone).await.unwrap(), 1);
+    // After that, the writers' upkeep (which sweeps at its first round) takes it.
+    sqlx::query("UPDATE purged_sessions SET purged_at = purged_at - 3600000")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    store.log_upkeep().await.unwrap();
+    assert_eq!(rows(gone).await.unwrap(), 0);
+    assert_eq!(rows(kept).await.unwrap(), 1, "other sessions' rows stay");
+    let remembered: i64 = sqlx::query_scalar("SELECT count(*) FROM purged_sessions")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(remembered, 0, "a swept purge is forgotten");
 }
