@@ -39,18 +39,10 @@ async fn one_statement_hands_out_seqs_and_announces_every_session() {
             "command {index}"
         );
     }
-    let history = store.events_after(sessions[77], 0, 10).await.unwrap();
-    let deltas: Vec<(u64, String)> = history
-        .iter()
-        .map(|stored| {
-            let event: serde_json::Value = serde_json::from_str(&stored.json).unwrap();
-            (
-                stored.seq,
-                event["delta"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    assert_eq!(deltas, [(1, "a".into()), (2, "b".into()), (3, "c".into())]);
+    assert_eq!(
+        deltas(&store, sessions[77]).await,
+        [(1, "a".into()), (2, "b".into()), (3, "c".into())]
+    );
     // Every session announced once, with the seqs the batch gave it.
     let mut announced = Vec::new();
     while announced.len() < sessions.len() {
@@ -154,14 +146,27 @@ async fn a_missing_session_and_another_instances_run_are_refused_alone() {
             .await
             .unwrap();
     }
+    lease_to_another_instance(&store, leased).await;
+    assert_fenced(&store, [leased, missing, open], 1).await;
+    assert_eq!(rows_of(&store, leased).await, 0);
+}
+
+/// Gives `session`'s run lease to another instance.
+async fn lease_to_another_instance(store: &super::PostgresStore, session: SessionId) {
     sqlx::query(
         "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
          VALUES ($1, 'run_1', 'another-instance', 1, 9999999999999)",
     )
-    .bind(leased.to_string())
+    .bind(session.to_string())
     .execute(store.pool())
     .await
     .unwrap();
+}
+
+/// Applies one batch to a session another instance runs, a missing one and an open one
+/// (in that order): only the open one's row goes in, at `first_seq`.
+async fn assert_fenced(store: &super::PostgresStore, sessions: [SessionId; 3], first_seq: u64) {
+    let [leased, missing, open] = sessions;
     let batch = [
         tokens(leased, &["x"]),
         tokens(missing, &["y"]),
@@ -173,31 +178,53 @@ async fn a_missing_session_and_another_instances_run_are_refused_alone() {
         [
             Applied::Rejected(Rejection::LeaseLost),
             Applied::Rejected(Rejection::SessionMissing),
-            Applied::Committed { first_seq: 1 },
+            Applied::Committed { first_seq },
         ]
     );
-    assert!(store.events_after(leased, 0, 10).await.unwrap().is_empty());
+}
+
+/// `N` new sessions, each with one batch of `deltas` appended.
+async fn sessions_with<const N: usize>(
+    store: &super::PostgresStore,
+    deltas: &[&str],
+) -> [SessionId; N] {
+    let sessions = [(); N].map(|_| SessionId::generate());
+    for id in sessions {
+        store
+            .create_session(UserId::LOCAL, id, None, 0)
+            .await
+            .unwrap();
+        store.apply(&[tokens(id, deltas)], 0).await.unwrap();
+    }
+    sessions
+}
+
+/// How many rows `session` has in `events`.
+async fn rows_of(store: &super::PostgresStore, session: SessionId) -> i64 {
+    number_of(
+        store,
+        "SELECT count(*) FROM events WHERE session_id = $1",
+        session,
+    )
+    .await
+}
+
+/// The number a query of one session (`$1`) reads.
+async fn number_of(store: &super::PostgresStore, sql: &str, session: SessionId) -> i64 {
+    sqlx::query_scalar(sql)
+        .bind(session.to_string())
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn a_deleted_sessions_rows_go_with_it() {
     let (_database, store) = temp_store().await;
-    let (gone, kept) = (SessionId::generate(), SessionId::generate());
-    for id in [gone, kept] {
-        store
-            .create_session(UserId::LOCAL, id, None, 0)
-            .await
-            .unwrap();
-        store.apply(&[tokens(id, &["a", "b"])], 0).await.unwrap();
-    }
+    let [gone, kept] = sessions_with(&store, &["a", "b"]).await;
     assert!(store.delete_session(gone).await.unwrap());
-    let count = |id: SessionId| {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events WHERE session_id = $1")
-            .bind(id.to_string())
-            .fetch_one(store.pool())
-    };
-    assert_eq!(count(gone).await.unwrap(), 0);
-    assert_eq!(count(kept).await.unwrap(), 2);
+    assert_eq!(rows_of(&store, gone).await, 0);
+    assert_eq!(rows_of(&store, kept).await, 2);
 }
 
 /// The deltas of a session's events in seq order, with their seqs.
@@ -215,11 +242,12 @@ async fn deltas(store: &super::PostgresStore, session: SessionId) -> Vec<(u64, S
 
 /// The session's `last_seq` column as stored (bare inserts leave it behind).
 async fn stored_last_seq(store: &super::PostgresStore, session: SessionId) -> i64 {
-    sqlx::query_scalar("SELECT last_seq FROM sessions WHERE id = $1")
-        .bind(session.to_string())
-        .fetch_one(store.pool())
-        .await
-        .unwrap()
+    number_of(
+        store,
+        "SELECT last_seq FROM sessions WHERE id = $1",
+        session,
+    )
+    .await
 }
 
 #[tokio::test]
@@ -307,67 +335,28 @@ async fn a_head_another_instance_moved_on_collides_and_the_batch_goes_in_after_i
 #[tokio::test]
 async fn the_bare_insert_is_fenced_by_the_run_lease_and_the_session() {
     let (_database, store) = temp_store().await;
-    let (open, leased, gone) = (
-        SessionId::generate(),
-        SessionId::generate(),
-        SessionId::generate(),
-    );
-    for id in [open, leased, gone] {
-        store
-            .create_session(UserId::LOCAL, id, None, 0)
-            .await
-            .unwrap();
-        store.apply(&[tokens(id, &["a"])], 0).await.unwrap();
-    }
+    let [open, leased, gone] = sessions_with(&store, &["a"]).await;
     // Every head is known now; another instance takes one run, one session goes.
-    sqlx::query(
-        "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
-         VALUES ($1, 'run_1', 'another-instance', 1, 9999999999999)",
-    )
-    .bind(leased.to_string())
-    .execute(store.pool())
-    .await
-    .unwrap();
+    lease_to_another_instance(&store, leased).await;
     assert!(store.delete_session(gone).await.unwrap());
-    let batch = [
-        tokens(leased, &["x"]),
-        tokens(gone, &["y"]),
-        tokens(open, &["z"]),
-    ];
-    let applied = store.apply(&batch, 0).await.unwrap();
-    assert_eq!(
-        applied,
-        [
-            Applied::Rejected(Rejection::LeaseLost),
-            Applied::Rejected(Rejection::SessionMissing),
-            Applied::Committed { first_seq: 2 },
-        ]
-    );
+    assert_fenced(&store, [leased, gone, open], 2).await;
     assert_eq!(
         stored_last_seq(&store, open).await,
         1,
         "the bare insert ran"
     );
     assert_eq!(deltas(&store, leased).await, [(1, "a".to_string())]);
-    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE session_id = $1")
-        .bind(gone.to_string())
-        .fetch_one(store.pool())
-        .await
-        .unwrap();
-    assert_eq!(orphans, 0, "no rows of a deleted session");
+    assert_eq!(
+        rows_of(&store, gone).await,
+        0,
+        "no rows of a deleted session"
+    );
 }
 
 #[tokio::test]
 async fn rows_appended_as_their_session_was_purged_are_swept_once_no_append_can_follow() {
     let (_database, store) = temp_store().await;
-    let (gone, kept) = (SessionId::generate(), SessionId::generate());
-    for id in [gone, kept] {
-        store
-            .create_session(UserId::LOCAL, id, None, 0)
-            .await
-            .unwrap();
-        store.apply(&[tokens(id, &["a"])], 0).await.unwrap();
-    }
+    let [gone, kept] = sessions_with(&store, &["a"]).await;
     assert!(store.delete_session(gone).await.unwrap());
     // A bare append that began before the purge commits after it: its row stays behind.
     sqlx::query("INSERT INTO events (session_id, seq, event) VALUES ($1, 2, '{}')")
@@ -375,11 +364,6 @@ async fn rows_appended_as_their_session_was_purged_are_swept_once_no_append_can_
         .execute(store.pool())
         .await
         .unwrap();
-    let rows = |id: SessionId| {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events WHERE session_id = $1")
-            .bind(id.to_string())
-            .fetch_one(store.pool())
-    };
     let purged_at: i64 = sqlx::query_scalar("SELECT purged_at FROM purged_sessions WHERE id = $1")
         .bind(gone.to_string())
         .fetch_one(store.pool())
@@ -390,15 +374,15 @@ async fn rows_appended_as_their_session_was_purged_are_swept_once_no_append_can_
         super::purged::sweep(store.pool(), purged_at).await.unwrap(),
         0
     );
-    assert_eq!(rows(gone).await.unwrap(), 1);
+    assert_eq!(rows_of(&store, gone).await, 1);
     // After that, the writers' upkeep (which sweeps at its first round) takes it.
     sqlx::query("UPDATE purged_sessions SET purged_at = purged_at - 3600000")
         .execute(store.pool())
         .await
         .unwrap();
     store.log_upkeep().await.unwrap();
-    assert_eq!(rows(gone).await.unwrap(), 0);
-    assert_eq!(rows(kept).await.unwrap(), 1, "other sessions' rows stay");
+    assert_eq!(rows_of(&store, gone).await, 0);
+    assert_eq!(rows_of(&store, kept).await, 1, "other sessions' rows stay");
     let remembered: i64 = sqlx::query_scalar("SELECT count(*) FROM purged_sessions")
         .fetch_one(store.pool())
         .await
