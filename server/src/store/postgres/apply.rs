@@ -167,9 +167,10 @@ async fn apply_appends<'a>(
         statuses.push(advance.status.as_ref().map(|(status, _)| status.as_str()));
         runs.push(advance.status.as_ref().and_then(|(_, run)| run.as_deref()));
     }
-    let advanced: Vec<(String, i64)> = sqlx::query_as(
-        "UPDATE sessions AS s SET last_seq = greatest(s.last_seq, \
-           coalesce((SELECT max(seq) FROM events WHERE session_id = s.id), 0)) + v.n, \
+    let advanced: Vec<(String, i64)> = sqlx::query_as(concat!(
+        "UPDATE sessions AS s SET last_seq = ",
+        super::head_of!("s.last_seq", "s.id"),
+        " + v.n, \
            updated_at = CASE WHEN v.status IS NULL THEN s.updated_at ELSE $5 END, \
            status = coalesce(v.status, s.status), \
            active_run_id = CASE WHEN v.status IS NULL THEN s.active_run_id ELSE v.run END \
@@ -177,8 +178,8 @@ async fn apply_appends<'a>(
            (SELECT id FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS locked \
          WHERE s.id = v.id AND s.id = locked.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
            WHERE l.session_id = s.id AND l.owner <> $6) \
-         RETURNING s.id, s.last_seq",
-    )
+         RETURNING s.id, s.last_seq"
+    ))
     .bind(&ids)
     .bind(&counts)
     .bind(&statuses)
@@ -275,14 +276,15 @@ async fn apply_guarded<'a>(
             Some((status, run_id)) => (Some(status.as_str()), run_id.as_deref()),
             None => (None, None),
         };
-        let last: Option<(i64,)> = sqlx::query_as(
-            "UPDATE sessions SET last_seq = greatest(last_seq, \
-               coalesce((SELECT max(seq) FROM events WHERE session_id = $5), 0)) + $1, \
+        let last: Option<(i64,)> = sqlx::query_as(concat!(
+            "UPDATE sessions SET last_seq = ",
+            super::head_of!("last_seq", "$5"),
+            " + $1, \
                updated_at = CASE WHEN $3::text IS NULL AND $6 THEN updated_at ELSE $2 END, \
                status = coalesce($3, status), \
                active_run_id = CASE WHEN $3::text IS NULL THEN active_run_id ELSE $4 END \
-             WHERE id = $5 RETURNING last_seq",
-        )
+             WHERE id = $5 RETURNING last_seq"
+        ))
         .bind(count)
         .bind(now_ms)
         .bind(status)

@@ -16,11 +16,11 @@ pub(super) async fn branch_point(
 ) -> Result<Option<Fork>, StoreError> {
     let mut at = fork;
     loop {
-        let row: Option<(i64, Option<String>, Option<i64>)> = sqlx::query_as(
-            "SELECT greatest(last_seq, \
-               coalesce((SELECT max(seq) FROM events WHERE session_id = $1), 0)), \
-               parent_id, fork_seq FROM sessions WHERE id = $1 FOR SHARE",
-        )
+        let row: Option<(i64, Option<String>, Option<i64>)> = sqlx::query_as(concat!(
+            "SELECT ",
+            super::head_of!("last_seq", "$1"),
+            ", parent_id, fork_seq FROM sessions WHERE id = $1 FOR SHARE"
+        ))
         .bind(at.parent.to_string())
         .fetch_optional(&mut *conn)
         .await?;

@@ -12,41 +12,41 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use crate::domain::SessionId;
+
 /// How many heads are kept before the oldest knowledge is dropped wholesale: enough for
 /// every session an instance runs at once, small enough to never matter for memory.
 const MOST: usize = 100_000;
 
-/// Each session's head, by session id.
+/// Each session's head.
 #[derive(Default)]
-pub(super) struct Heads(Mutex<HashMap<String, i64>>);
+pub(super) struct Heads(Mutex<HashMap<SessionId, i64>>);
 
 impl Heads {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, i64>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, i64>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The heads of `sessions`, in their order, if every one is known.
-    pub(super) fn of_all(&self, sessions: &[&str]) -> Option<Vec<i64>> {
+    pub(super) fn of_all(&self, sessions: &[SessionId]) -> Option<Vec<i64>> {
         let heads = self.lock();
-        sessions.iter().map(|id| heads.get(*id).copied()).collect()
+        sessions.iter().map(|id| heads.get(id).copied()).collect()
     }
 
     /// Records heads that a committed batch left.
-    pub(super) fn record<'a>(&self, committed: impl IntoIterator<Item = (&'a str, i64)>) {
+    pub(super) fn record(&self, committed: impl IntoIterator<Item = (SessionId, i64)>) {
         let mut heads = self.lock();
         if heads.len() >= MOST {
             heads.clear();
         }
-        for (id, last) in committed {
-            heads.insert(id.to_string(), last);
-        }
+        heads.extend(committed);
     }
 
-    /// Forgets the heads of `sessions` (a batch touching them failed, or their run ended).
-    pub(super) fn forget<'a>(&self, sessions: impl IntoIterator<Item = &'a str>) {
+    /// Forgets the heads of `sessions` (a batch touching them failed, or refused them).
+    pub(super) fn forget(&self, sessions: impl IntoIterator<Item = SessionId>) {
         let mut heads = self.lock();
         for id in sessions {
-            heads.remove(id);
+            heads.remove(&id);
         }
     }
 }
@@ -54,15 +54,17 @@ impl Heads {
 #[cfg(test)]
 mod tests {
     use super::Heads;
+    use crate::domain::SessionId;
 
     #[test]
     fn known_only_when_every_head_is() {
         let heads = Heads::default();
-        heads.record([("a", 3), ("b", 7)]);
-        assert_eq!(heads.of_all(&["b", "a"]), Some(vec![7, 3]));
-        assert_eq!(heads.of_all(&["a", "c"]), None);
-        heads.forget(["a"]);
-        assert_eq!(heads.of_all(&["a"]), None);
-        assert_eq!(heads.of_all(&["b"]), Some(vec![7]));
+        let [a, b, c] = [(); 3].map(|_| SessionId::generate());
+        heads.record([(a, 3), (b, 7)]);
+        assert_eq!(heads.of_all(&[b, a]), Some(vec![7, 3]));
+        assert_eq!(heads.of_all(&[a, c]), None);
+        heads.forget([a]);
+        assert_eq!(heads.of_all(&[a]), None);
+        assert_eq!(heads.of_all(&[b]), Some(vec![7]));
     }
 }

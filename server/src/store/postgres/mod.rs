@@ -52,6 +52,21 @@ use super::{
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
+/// A session's head in SQL: its `last_seq` column (`$last_seq`), or the last seq in the
+/// log's key for its id (`$id`) where bare token inserts ([`tokens`]) went further.
+macro_rules! head_of {
+    ($last_seq:literal, $id:literal) => {
+        concat!(
+            "greatest(",
+            $last_seq,
+            ", coalesce((SELECT max(seq) FROM events WHERE session_id = ",
+            $id,
+            "), 0))"
+        )
+    };
+}
+pub(super) use head_of;
+
 /// The events' primary key, `(session_id, seq)`: the arbiter between writers that append
 /// to one session at once.
 const EVENTS_KEY: &str = "events_pkey";
@@ -350,23 +365,23 @@ impl PostgresStore {
         let applied = match committed.await {
             Ok(applied) => applied,
             Err(error) => {
-                let ids: Vec<String> = batch.iter().map(|c| c.session.to_string()).collect();
-                self.heads.forget(ids.iter().map(String::as_str));
+                self.heads
+                    .forget(batch.iter().map(|command| command.session));
                 return Err(error);
             }
         };
         self.writer.give_back(conn);
-        let mut last: Vec<(String, i64)> = Vec::new();
-        for (command, applied) in batch.iter().zip(&applied) {
-            if let (Applied::Committed { first_seq }, false) = (applied, command.entries.is_empty())
-            {
-                let head = *first_seq as i64 + command.entries.len() as i64 - 1;
-                last.push((command.session.to_string(), head));
-            }
-        }
         // In batch order, so a session's later command leaves the later head.
-        self.heads
-            .record(last.iter().map(|(id, head)| (id.as_str(), *head)));
+        let heads = batch.iter().zip(&applied).filter_map(|(command, applied)| {
+            let count = command.entries.len() as i64;
+            match applied {
+                Applied::Committed { first_seq } if count > 0 => {
+                    Some((command.session, *first_seq as i64 + count - 1))
+                }
+                _ => None,
+            }
+        });
+        self.heads.record(heads);
         Ok(applied)
     }
 }

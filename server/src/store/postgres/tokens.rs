@@ -19,6 +19,7 @@ use sqlx::PgConnection;
 use super::apply::Skipped;
 use super::heads::Heads;
 use super::CHANGES_CHANNEL;
+use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Change, Command, Effects, StoreError};
 
@@ -29,10 +30,11 @@ const LINES_PER_NOTICE: i64 = 64;
 
 /// The bare insert: `$1`/`$2` each session and its announcement line, `$3` this
 /// instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the channel, `$8` lines
-/// per notice. Returns the sessions that exist and whose lease no other instance holds;
-/// only their rows go in. The second column only makes the announcement run.
-const APPEND_AT: &str = "WITH fenced AS (SELECT v.id, v.line \
-       FROM UNNEST($1::text[], $2::text[]) AS v(id, line) \
+/// per notice. Returns the slots (1-based places in `$1`) of the sessions that exist and
+/// whose lease no other instance holds; only their rows go in. The second column only
+/// makes the announcement run.
+const APPEND_AT: &str = "WITH fenced AS (SELECT v.id, v.line, v.slot \
+       FROM UNNEST($1::text[], $2::text[]) WITH ORDINALITY AS v(id, line, slot) \
        WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.id) \
          AND NOT EXISTS (SELECT 1 FROM run_leases l WHERE l.session_id = v.id AND l.owner <> $3)), \
    inserted AS (INSERT INTO events (session_id, seq, event) \
@@ -40,20 +42,21 @@ const APPEND_AT: &str = "WITH fenced AS (SELECT v.id, v.line \
      WHERE e.id IN (SELECT id FROM fenced)), \
    announced AS (SELECT pg_notify($7, string_agg(line, E'\\n')) FROM \
      (SELECT line, (row_number() OVER ()) / $8 AS notice FROM fenced) AS lines GROUP BY notice) \
-   SELECT id, (SELECT count(*) FROM announced) FROM fenced";
+   SELECT slot, (SELECT count(*) FROM announced) FROM fenced";
 
 /// The locked way: `$1`/`$2` each session and how many rows it gets, `$3` this instance,
 /// `$4`/`$5`/`$6` the rows (session, 1-based place among its rows in the batch, JSON),
-/// `$7` the channel, `$8` lines per notice. Returns each advanced session's last seq;
-/// the third column only makes the announcement run.
-const APPEND_LOCKED: &str =
-    "WITH advanced AS (UPDATE sessions AS s SET last_seq = greatest(s.last_seq, \
-       coalesce((SELECT max(seq) FROM events WHERE session_id = s.id), 0)) + v.n \
-     FROM UNNEST($1::text[], $2::bigint[]) AS v(id, n), \
+/// `$7` the channel, `$8` lines per notice. Returns each advanced session's slot (its
+/// 1-based place in `$1`) and last seq; the third column only makes the announcement run.
+const APPEND_LOCKED: &str = concat!(
+    "WITH advanced AS (UPDATE sessions AS s SET last_seq = ",
+    super::head_of!("s.last_seq", "s.id"),
+    " + v.n \
+     FROM UNNEST($1::text[], $2::bigint[]) WITH ORDINALITY AS v(id, n, slot), \
        (SELECT id FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS locked \
      WHERE s.id = v.id AND s.id = locked.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
        WHERE l.session_id = s.id AND l.owner <> $3) \
-     RETURNING s.id, s.last_seq, v.n), \
+     RETURNING s.id, s.last_seq, v.n, v.slot), \
    inserted AS (INSERT INTO events (session_id, seq, event) \
      SELECT e.id, a.last_seq - a.n + e.k, e.event \
      FROM UNNEST($4::text[], $5::bigint[], $6::text[]) AS e(id, k, event) \
@@ -61,7 +64,8 @@ const APPEND_LOCKED: &str =
    announced AS (SELECT pg_notify($7, string_agg(line, E'\\n')) FROM \
      (SELECT 'a ' || id || ' ' || (last_seq - n + 1) || ' ' || last_seq AS line, \
         (row_number() OVER ()) / $8 AS notice FROM advanced) AS lines GROUP BY notice) \
-   SELECT id, last_seq, (SELECT count(*) FROM announced) FROM advanced";
+   SELECT slot, last_seq, (SELECT count(*) FROM announced) FROM advanced"
+);
 
 /// Whether `batch` can take the token path: plain appends whose entries change nothing
 /// but the log (no status, interrupt, stop, run end, spending or state).
@@ -73,41 +77,58 @@ pub(super) fn fits(batch: &[Command]) -> bool {
     })
 }
 
-/// A batch laid out as the statements bind it.
+/// A batch laid out as the statements bind it. Each session has a slot: its place in
+/// order of first appearance.
 struct Rows<'a> {
-    /// The sessions, in order of first appearance.
-    order: Vec<&'a str>,
-    /// How many rows each session gets.
-    totals: HashMap<&'a str, i64>,
-    /// Per row: its session, its 1-based place among its session's rows, its JSON.
-    sessions: Vec<&'a str>,
+    /// Each slot's session, its id as bound, and how many rows it gets.
+    sessions: Vec<SessionId>,
+    ids: Vec<String>,
+    totals: Vec<i64>,
+    /// Each command's slot.
+    slots: Vec<usize>,
+    /// Per row: its slot, its 1-based place among its session's rows, its JSON.
+    row_slots: Vec<usize>,
     places: Vec<i64>,
     events: Vec<&'a str>,
 }
 
 impl<'a> Rows<'a> {
-    fn of(batch: &'a [Command], ids: &'a [String]) -> Self {
+    fn of(batch: &'a [Command]) -> Self {
         let count: usize = batch.iter().map(|command| command.entries.len()).sum();
         let mut rows = Rows {
-            order: Vec::with_capacity(batch.len()),
-            totals: HashMap::with_capacity(batch.len()),
-            sessions: Vec::with_capacity(count),
+            sessions: Vec::with_capacity(batch.len()),
+            ids: Vec::with_capacity(batch.len()),
+            totals: Vec::with_capacity(batch.len()),
+            slots: Vec::with_capacity(batch.len()),
+            row_slots: Vec::with_capacity(count),
             places: Vec::with_capacity(count),
             events: Vec::with_capacity(count),
         };
-        for (command, session) in batch.iter().zip(ids) {
-            let total = rows.totals.entry(session).or_insert_with(|| {
-                rows.order.push(session);
-                0
+        let mut slot_of: HashMap<SessionId, usize> = HashMap::with_capacity(batch.len());
+        for command in batch {
+            let slot = *slot_of.entry(command.session).or_insert_with(|| {
+                rows.sessions.push(command.session);
+                rows.ids.push(command.session.to_string());
+                rows.totals.push(0);
+                rows.sessions.len() - 1
             });
+            rows.slots.push(slot);
             for entry in &command.entries {
-                *total += 1;
-                rows.sessions.push(session.as_str());
-                rows.places.push(*total);
+                rows.totals[slot] += 1;
+                rows.row_slots.push(slot);
+                rows.places.push(rows.totals[slot]);
                 rows.events.push(entry.json.as_str());
             }
         }
         rows
+    }
+
+    /// Each row's session id, as bound.
+    fn row_ids(&self) -> Vec<&str> {
+        self.row_slots
+            .iter()
+            .map(|&slot| self.ids[slot].as_str())
+            .collect()
     }
 }
 
@@ -120,91 +141,85 @@ pub(super) async fn append_tokens(
     heads: &Heads,
     batch: &[Command],
 ) -> Result<Vec<Applied>, StoreError> {
-    let ids: Vec<String> = batch.iter().map(|c| c.session.to_string()).collect();
-    let rows = Rows::of(batch, &ids);
-    let advanced = match heads.of_all(&rows.order) {
+    let rows = Rows::of(batch);
+    let advanced = match heads.of_all(&rows.sessions) {
         Some(known) => append_at(conn, lease, &rows, &known).await,
         None => append_locked(conn, lease, &rows).await,
     };
     let advanced = match advanced {
         Ok(advanced) => advanced,
         Err(error) => {
-            heads.forget(rows.order.iter().copied());
+            heads.forget(rows.sessions.iter().copied());
             return Err(error);
         }
     };
-    heads.record(advanced.iter().map(|(id, last)| (id.as_str(), *last)));
-    // Each advanced session's first seq of this batch, handed out command by command.
-    let mut next_seq: HashMap<&str, i64> = advanced
-        .iter()
-        .map(|(id, last)| {
-            let first = last - rows.totals.get(id.as_str()).copied().unwrap_or(0) + 1;
-            (id.as_str(), first)
-        })
+    // Each slot's next seq of this batch, handed out command by command; none for a
+    // session the statement refused.
+    let mut next_seq: Vec<Option<i64>> = vec![None; rows.sessions.len()];
+    for &(slot, last) in &advanced {
+        next_seq[slot] = Some(last - rows.totals[slot] + 1);
+    }
+    heads.record(
+        advanced
+            .iter()
+            .map(|&(slot, last)| (rows.sessions[slot], last)),
+    );
+    let refused: Vec<usize> = (0..rows.sessions.len())
+        .filter(|&slot| next_seq[slot].is_none())
         .collect();
-    let skipped: Vec<&str> = rows
-        .order
+    heads.forget(refused.iter().map(|&slot| rows.sessions[slot]));
+    let refused: Vec<&str> = refused
         .iter()
-        .copied()
-        .filter(|id| !next_seq.contains_key(*id))
+        .map(|&slot| rows.ids[slot].as_str())
         .collect();
-    heads.forget(skipped.iter().copied());
-    let skipped = Skipped::read(conn, &skipped).await?;
+    let skipped = Skipped::read(conn, &refused).await?;
     let applied = batch
         .iter()
-        .zip(&ids)
-        .map(
-            |(command, session)| match next_seq.get_mut(session.as_str()) {
-                Some(next) => {
-                    let first_seq = *next;
-                    *next += command.entries.len() as i64;
-                    Applied::Committed {
-                        first_seq: first_seq as u64,
-                    }
+        .zip(&rows.slots)
+        .map(|(command, &slot)| match &mut next_seq[slot] {
+            Some(next) => {
+                let first_seq = *next;
+                *next += command.entries.len() as i64;
+                Applied::Committed {
+                    first_seq: first_seq as u64,
                 }
-                None => Applied::Rejected(skipped.rejection(session)),
-            },
-        )
+            }
+            None => Applied::Rejected(skipped.rejection(&rows.ids[slot])),
+        })
         .collect();
     Ok(applied)
 }
 
-/// The bare insert after the known `heads` (in `rows.order`'s order); returns each
-/// session that took its rows with its new head.
+/// The bare insert after the known `heads` (by slot); returns each slot whose session
+/// took its rows, with its new head.
 async fn append_at(
     conn: &mut PgConnection,
     lease: &LeaseTerms,
     rows: &Rows<'_>,
     heads: &[i64],
-) -> Result<Vec<(String, i64)>, StoreError> {
-    let head_of: HashMap<&str, i64> = rows
-        .order
-        .iter()
-        .copied()
-        .zip(heads.iter().copied())
-        .collect();
+) -> Result<Vec<(usize, i64)>, StoreError> {
     let seqs: Vec<i64> = rows
-        .sessions
+        .row_slots
         .iter()
         .zip(&rows.places)
-        .map(|(session, place)| head_of[session] + place)
+        .map(|(&slot, place)| heads[slot] + place)
         .collect();
-    let mut lines = Vec::with_capacity(rows.order.len());
-    for (id, head) in rows.order.iter().zip(heads) {
-        let session = crate::domain::SessionId::parse(id).map_err(super::corrupt)?;
-        let change = Change::Appended {
-            session,
-            first_seq: (head + 1) as u64,
-            last_seq: (head + rows.totals[id]) as u64,
-            stop_run: None,
-        };
-        lines.push(change.encode());
-    }
-    let fenced: Vec<(String, i64)> = sqlx::query_as(APPEND_AT)
-        .bind(&rows.order)
+    let lines: Vec<String> = (0..rows.sessions.len())
+        .map(|slot| {
+            let change = Change::Appended {
+                session: rows.sessions[slot],
+                first_seq: (heads[slot] + 1) as u64,
+                last_seq: (heads[slot] + rows.totals[slot]) as u64,
+                stop_run: None,
+            };
+            change.encode()
+        })
+        .collect();
+    let fenced: Vec<(i64, i64)> = sqlx::query_as(APPEND_AT)
+        .bind(&rows.ids)
         .bind(&lines)
         .bind(&lease.owner)
-        .bind(&rows.sessions)
+        .bind(rows.row_ids())
         .bind(&seqs)
         .bind(&rows.events)
         .bind(CHANGES_CHANNEL)
@@ -213,25 +228,24 @@ async fn append_at(
         .await?;
     Ok(fenced
         .into_iter()
-        .map(|(id, _)| {
-            let last = head_of[id.as_str()] + rows.totals[id.as_str()];
-            (id, last)
+        .map(|(slot, _)| {
+            let slot = slot as usize - 1;
+            (slot, heads[slot] + rows.totals[slot])
         })
         .collect())
 }
 
-/// The locked way; returns each advanced session with its new head.
+/// The locked way; returns each advanced slot with its session's new head.
 async fn append_locked(
     conn: &mut PgConnection,
     lease: &LeaseTerms,
     rows: &Rows<'_>,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    let counts: Vec<i64> = rows.order.iter().map(|id| rows.totals[id]).collect();
-    let advanced: Vec<(String, i64, i64)> = sqlx::query_as(APPEND_LOCKED)
-        .bind(&rows.order)
-        .bind(&counts)
+) -> Result<Vec<(usize, i64)>, StoreError> {
+    let advanced: Vec<(i64, i64, i64)> = sqlx::query_as(APPEND_LOCKED)
+        .bind(&rows.ids)
+        .bind(&rows.totals)
         .bind(&lease.owner)
-        .bind(&rows.sessions)
+        .bind(rows.row_ids())
         .bind(&rows.places)
         .bind(&rows.events)
         .bind(CHANGES_CHANNEL)
@@ -240,6 +254,6 @@ async fn append_locked(
         .await?;
     Ok(advanced
         .into_iter()
-        .map(|(id, last, _)| (id, last))
+        .map(|(slot, last, _)| (slot as usize - 1, last))
         .collect())
 }
