@@ -20,10 +20,13 @@ use super::runner::Runner;
 use super::tools::ToolRegistry;
 use crate::domain::{new_id, now_ms};
 use crate::eventlog::WriteError;
-use crate::store::{Command, Guard, LogEntry, Store, StoredEvent};
+use crate::store::{Applied, Command, Guard, LogEntry, Rejection, Store, StoredEvent};
 
 /// How many times one run is continued after a crash before it fails.
 pub const MAX_RECOVERIES: u64 = 3;
+/// How many times a repair is computed again because the log moved under it: only
+/// appends the last holder began before the takeover can move it, one per log writer.
+const REPAIR_ATTEMPTS: u32 = 8;
 /// The marker before a recovered run's continuation.
 pub const RECOVERED_EVENT: &str = shared::custom::RUN_RECOVERED;
 /// A persisted stop request for a run.
@@ -88,32 +91,51 @@ impl<S: Store> Recovery<'_, S> {
         Ok(order.len())
     }
 
-    /// Repairs the last run of a session taken over, then continues it if it may.
+    /// Repairs the last run of a session taken over, then continues it if it may. The
+    /// repair goes in only right after the events it was computed from
+    /// ([`Guard::Repair`]): an append the last holder began before the takeover may still
+    /// land, and then the repair is computed again from the longer log.
     async fn recover(&self, session: crate::domain::SessionId) -> Result<(), WriteError> {
-        let stored = self
-            .runner
-            .deps
-            .store
-            .events_after(session, 0, u32::MAX)
-            .await?;
-        let events = StoredEvent::parse_all(&stored);
-        let repair = repair(&events, &self.runner.deps.tools);
-        if !repair.events.is_empty() {
+        let mut attempt = 1;
+        let continue_run = loop {
+            let stored = self
+                .runner
+                .deps
+                .store
+                .events_after(session, 0, u32::MAX)
+                .await?;
+            let after_seq = stored.last().map_or(0, |event| event.seq);
+            let Repair {
+                events,
+                continue_run,
+            } = repair(&StoredEvent::parse_all(&stored), &self.runner.deps.tools);
+            if events.is_empty() {
+                break continue_run;
+            }
             let now = now_ms();
-            let entries = repair
-                .events
+            let entries = events
                 .into_iter()
                 .map(|body| LogEntry::new(Event::at(body, now)))
                 .collect();
             let command = Command {
                 session,
-                guard: Guard::Append,
+                guard: Guard::Repair { after_seq },
                 entries,
                 state: None,
             };
-            self.runner.deps.writer.submit(command).await?;
-        }
-        match repair.continue_run {
+            match self.runner.deps.writer.submit(command).await? {
+                Applied::Committed { .. } => break continue_run,
+                Applied::Rejected(Rejection::LogMoved) if attempt < REPAIR_ATTEMPTS => {
+                    tracing::debug!(%session, after_seq, attempt, "the log moved under a repair; repairing again");
+                    attempt += 1;
+                }
+                Applied::Rejected(rejection) => {
+                    tracing::warn!(%session, ?rejection, "a run taken over was not repaired");
+                    return Ok(());
+                }
+            }
+        };
+        match continue_run {
             Some(run_id) => {
                 // The run waits for a slot in its owner's line, like a new one.
                 let Some(row) = self.runner.deps.store.session(session).await? else {

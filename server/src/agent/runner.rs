@@ -482,6 +482,8 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
         Rejection::LeaseLost => Refusal::Internal("a person's command met a run lease"),
         // Only state changes carry a state read, and they make theirs again.
         Rejection::StateMoved => Refusal::Internal("a run's start met a state check"),
+        // Only a takeover's repair carries an expected head, and it repairs again.
+        Rejection::LogMoved => Refusal::Internal("a person's command met a repair's check"),
         Rejection::InterruptAnswered {
             interrupt_id,
             state,

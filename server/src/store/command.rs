@@ -38,6 +38,13 @@ pub enum Guard {
     /// The run that owns the session appends: the session must exist and no other
     /// instance may hold its run lease.
     Append,
+    /// A run's repair after its lease was taken over (the events that close or resume
+    /// what its last holder left open): as [`Guard::Append`], and the session's line must
+    /// still end at `after_seq`, the last event the repair was computed from. So nothing
+    /// the last holder appended late (an append it began before the takeover) can land
+    /// between the read and the repair; if something did, the repair is refused
+    /// ([`Rejection::LogMoved`]) and computed again from the longer log.
+    Repair { after_seq: u64 },
     /// A user message starts a run: the session must be idle with no message queued
     /// before it. A repeated `client_message_id` is answered with the run it started.
     StartRun {
@@ -83,6 +90,11 @@ pub enum Guard {
 }
 
 impl Guard {
+    /// Whether the run appends (its events, or their repair) rather than a person acting.
+    pub fn is_the_runs(&self) -> bool {
+        matches!(self, Self::Append | Self::Repair { .. })
+    }
+
     /// Whether a command with this guard changes the session's queued messages (which
     /// viewers are then told of).
     pub fn changes_queue(&self) -> bool {
@@ -167,6 +179,9 @@ pub enum Rejection {
     LeaseLost,
     /// A state event was appended since the change's state was read.
     StateMoved,
+    /// The session's line grew past the seq a repair was computed from
+    /// ([`Guard::Repair`]).
+    LogMoved,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
         interrupt_id: String,

@@ -76,8 +76,10 @@ pub enum LeaseHolder {
 pub struct Facts {
     /// The session, if it exists.
     pub session: Option<SessionFacts>,
-    /// Who holds the session's run lease (read for `Append`).
+    /// Who holds the session's run lease (read for `Append` and `Repair`).
     pub lease: LeaseHolder,
+    /// For `Repair`: the seq the session's line ends at now.
+    pub head: u64,
     /// For `StartRun` and `Queue` with a client message id: the run that id already
     /// started (or, queued, will start). For `ChangeQueued`: the run its message started.
     pub earlier_run: Option<String>,
@@ -132,6 +134,14 @@ pub enum Verdict {
     Proceed(Vec<GuardWrite>),
 }
 
+/// A run's append: refused once another instance holds the session's run lease.
+fn run_append(facts: &Facts) -> Verdict {
+    match facts.lease {
+        LeaseHolder::Other => Verdict::Refuse(Rejection::LeaseLost),
+        LeaseHolder::Nobody | LeaseHolder::Us => Verdict::Proceed(Vec::new()),
+    }
+}
+
 /// Decides a command's guard from the facts read for it. An answer is judged by its
 /// interrupt alone (an interrupt goes with its session); every other guard needs the
 /// session.
@@ -141,9 +151,10 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
         None => Verdict::Refuse(Rejection::SessionMissing),
     };
     match &command.guard {
-        Guard::Append => with_session(&|_| match facts.lease {
-            LeaseHolder::Other => Verdict::Refuse(Rejection::LeaseLost),
-            LeaseHolder::Nobody | LeaseHolder::Us => Verdict::Proceed(Vec::new()),
+        Guard::Append => with_session(&|_| run_append(facts)),
+        Guard::Repair { after_seq } => with_session(&|_| match run_append(facts) {
+            Verdict::Proceed(_) if facts.head != *after_seq => Verdict::Refuse(Rejection::LogMoved),
+            verdict => verdict,
         }),
         Guard::StartRun {
             run_id,
@@ -385,6 +396,30 @@ mod tests {
         );
         let idle = session(SessionStatus::Idle, None);
         assert_eq!(decide(&append, &idle), Verdict::Proceed(Vec::new()));
+    }
+
+    #[test]
+    fn a_repair_needs_the_lease_and_the_head_it_read() {
+        let repair = command(Guard::Repair { after_seq: 7 });
+        let mut running = session(SessionStatus::Running, Some("r1"));
+        running.head = 7;
+        assert_eq!(decide(&repair, &running), Verdict::Proceed(Vec::new()));
+        running.head = 8;
+        assert_eq!(
+            decide(&repair, &running),
+            Verdict::Refuse(Rejection::LogMoved),
+            "an append landed after the repair's read"
+        );
+        running.lease = LeaseHolder::Other;
+        assert_eq!(
+            decide(&repair, &running),
+            Verdict::Refuse(Rejection::LeaseLost),
+            "another instance took the run over again"
+        );
+        assert_eq!(
+            decide(&repair, &Facts::default()),
+            Verdict::Refuse(Rejection::SessionMissing)
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::kill_script::{self, APPEND_FILE};
-use super::lease_holders::LeaseHolders;
+use super::lease_holders::{Holder, LeaseHolders};
 use super::log_checks::{self, Recovery};
 use super::queue_checks::{self, Sent};
 use super::tool_checks::{self, Repairs};
@@ -215,8 +215,12 @@ impl Harness {
             // Every instance holding a run's lease: the runner, and any other that took
             // runs over while a restart outlasted a lease (each may hold a few), so that
             // each kill of a streak hits every run still in flight.
-            let mut holders: Vec<usize> =
-                self.lease_holders().await.into_iter().flatten().collect();
+            let mut holders: Vec<usize> = self
+                .lease_holders()
+                .await
+                .into_iter()
+                .filter_map(Holder::instance)
+                .collect();
             holders.sort_unstable();
             holders.dedup();
             if holders.is_empty() {
@@ -236,11 +240,17 @@ impl Harness {
         let killed_at = now_ms();
         self.seen_at_last_kill = self.viewers.iter().map(Viewer::last_seq).collect();
         // Who executed each session's run when the victims died: its lease holder (it
-        // cannot change until the lease lapses, a second from now), else the runner.
+        // cannot change until the lease lapses, a second from now); nobody when the
+        // session ran nothing (a run another instance was starting just then, its first
+        // event stamped before the kill, was not hit); the runner where no lease says.
         let holders = self.lease_holders().await;
         let hit = holders
             .iter()
-            .map(|holder| holder.map_or(hits_runner, |slot| victims.contains(&slot)))
+            .map(|holder| match holder {
+                Holder::Instance(slot) => victims.contains(slot),
+                Holder::Nothing => false,
+                Holder::Unknown => hits_runner,
+            })
             .collect();
         self.kills_unchecked.push((killed_at, hit));
         self.tally.kills += 1;
@@ -293,7 +303,7 @@ impl Harness {
     }
 
     /// For each session, the instance holding its running run's lease (PostgreSQL).
-    async fn lease_holders(&mut self) -> Vec<Option<usize>> {
+    async fn lease_holders(&mut self) -> Vec<Holder> {
         let sessions = self.viewers.iter().map(|viewer| viewer.session.as_str());
         self.leases.of(sessions).await
     }

@@ -18,12 +18,11 @@ impl LeaseHolders {
         Self(Some(connection.await.expect("the test database answers")))
     }
 
-    /// For each of `sessions`, the instance slot holding its running run's lease, by the
-    /// name its owner starts with (`harness-<slot>/…`); `None` on SQLite or when no
-    /// lease names one.
-    pub async fn of<'a>(&mut self, sessions: impl Iterator<Item = &'a str>) -> Vec<Option<usize>> {
+    /// For each of `sessions`, who executes its run, by the name its lease's owner starts
+    /// with (`harness-<slot>/…`).
+    pub async fn of<'a>(&mut self, sessions: impl Iterator<Item = &'a str>) -> Vec<Holder> {
         let Some(connection) = self.0.as_mut() else {
-            return sessions.map(|_| None).collect();
+            return sessions.map(|_| Holder::Unknown).collect();
         };
         let rows: Vec<(String, String)> = sqlx::query_as(
             "SELECT l.session_id, l.owner FROM run_leases l \
@@ -35,10 +34,34 @@ impl LeaseHolders {
         let owners: HashMap<String, String> = rows.into_iter().collect();
         sessions
             .map(|session| {
-                let owner = owners.get(session)?;
-                let (name, _) = owner.split_once('/')?;
-                name.strip_prefix("harness-")?.parse().ok()
+                let slot = owners.get(session).and_then(|owner| {
+                    let (name, _) = owner.split_once('/')?;
+                    name.strip_prefix("harness-")?.parse().ok()
+                });
+                slot.map_or(Holder::Nothing, Holder::Instance)
             })
             .collect()
+    }
+}
+
+/// Who executes a session's run, as the lease table says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// The instance in this slot holds the lease of the session's running run.
+    Instance(usize),
+    /// The session runs nothing: no run was executing. (A run some instance is starting
+    /// at this moment has not committed its start, and with it its lease, yet.)
+    Nothing,
+    /// Not known: on SQLite, where the one instance executes every run.
+    Unknown,
+}
+
+impl Holder {
+    /// The slot of the instance holding the lease, if one does.
+    pub fn instance(self) -> Option<usize> {
+        match self {
+            Self::Instance(slot) => Some(slot),
+            Self::Nothing | Self::Unknown => None,
+        }
     }
 }

@@ -14,9 +14,7 @@ use crate::store::advances::advances;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::sessions::{HIDE, PURGE_HIDDEN};
-use crate::store::{
-    derive_effects, Applied, Change, Command, Effects, Guard, Rejection, StoreError,
-};
+use crate::store::{derive_effects, Applied, Change, Command, Effects, Rejection, StoreError};
 
 /// The rows a batch inserts, as the column arrays `UNNEST` takes.
 #[derive(Default)]
@@ -176,9 +174,9 @@ async fn apply_appends<'a>(
            active_run_id = CASE WHEN v.status IS NULL THEN s.active_run_id ELSE v.run END \
          FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[]) AS v(id, n, status, run), \
            (SELECT id FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS locked \
-         WHERE s.id = v.id AND s.id = locked.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
-           WHERE l.session_id = s.id AND l.owner <> $6) \
-         RETURNING s.id, s.last_seq"
+         WHERE s.id = v.id AND s.id = locked.id AND ",
+        super::lease_fence!("locked.id", "$6"),
+        " RETURNING s.id, s.last_seq"
     ))
     .bind(&ids)
     .bind(&counts)
@@ -290,7 +288,7 @@ async fn apply_guarded<'a>(
         .bind(status)
         .bind(run_id)
         .bind(&session)
-        .bind(matches!(command.guard, Guard::Append))
+        .bind(command.guard.is_the_runs())
         .fetch_optional(&mut *conn)
         .await?;
         let Some((last,)) = last else {

@@ -47,6 +47,18 @@ impl GuardRows for PgGuardRows<'_> {
             .await?)
     }
 
+    async fn head(&mut self, session: &str) -> Result<u64, StoreError> {
+        let head: Option<i64> = sqlx::query_scalar(concat!(
+            "SELECT ",
+            super::head_of!("last_seq", "$1"),
+            " FROM sessions WHERE id = $1"
+        ))
+        .bind(session)
+        .fetch_optional(&mut *self.0)
+        .await?;
+        Ok(head.unwrap_or(0) as u64)
+    }
+
     async fn execute(&mut self, sql: &'static str, params: &[Param<'_>]) -> Result<(), StoreError> {
         bind(sqlx::query(sql), params).execute(&mut *self.0).await?;
         Ok(())

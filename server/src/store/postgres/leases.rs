@@ -1,9 +1,14 @@
 //! Run leases on PostgreSQL, shared by every instance. A lease is taken over only once it
 //! has lapsed, and only under the session's row lock, which every locked append takes
-//! first; a bare append of the holder ([`super::tokens`]) checks the lease in its own
-//! statement. So an append of the old holder either began before the takeover committed
-//! (its statement saw the old owner: it commits just before or after, and the log's key
-//! orders it against the new holder's appends) or is refused.
+//! first (and then reads the lease row's newest version: [`super::lease_fence`], so one
+//! that waited for the lock through a takeover is refused). A bare append of the holder
+//! ([`super::tokens`]) checks the lease in its own statement, without the lock: one that
+//! began before the takeover committed may still commit just before or after it, and the
+//! log's key orders it against the new holder's appends; one that begins after is
+//! refused. The new holder's repair goes in only at the head it was computed from
+//! ([`crate::store::Guard::Repair`]), so such a late append can never slip in between
+//! the repair's read and its write: it lands before the read, or collides with the repair
+//! on the key and is committed again the locked way, which refuses it.
 
 use sqlx::PgPool;
 

@@ -67,6 +67,28 @@ macro_rules! head_of {
 }
 pub(super) use head_of;
 
+/// The lease fence of a statement that locks its sessions' rows (`$id`: the session as
+/// the locking subquery returns it, so the fence runs only once its row is locked;
+/// `$owner`: this instance): true unless another instance holds the session's run lease.
+/// The lease row is read `FOR SHARE`, so PostgreSQL reads its newest version even when the
+/// statement's snapshot predates a takeover that committed while it waited for the
+/// session's row lock (a plain subquery would still see the old holder there); `NOWAIT`,
+/// so it never waits on a renewal that holds the row (a lock the writer retries) and
+/// never holds a lease row while it waits for a session's.
+macro_rules! lease_fence {
+    ($id:literal, $owner:literal) => {
+        concat!(
+            "coalesce((SELECT l.owner FROM run_leases l WHERE l.session_id = ",
+            $id,
+            " FOR SHARE NOWAIT), ",
+            $owner,
+            ") = ",
+            $owner
+        )
+    };
+}
+pub(super) use lease_fence;
+
 /// The events' primary key, `(session_id, seq)`: the arbiter between writers that append
 /// to one session at once.
 const EVENTS_KEY: &str = "events_pkey";

@@ -54,9 +54,9 @@ const APPEND_LOCKED: &str = concat!(
     " + v.n \
      FROM UNNEST($1::text[], $2::bigint[]) WITH ORDINALITY AS v(id, n, slot), \
        (SELECT id FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE) AS locked \
-     WHERE s.id = v.id AND s.id = locked.id AND NOT EXISTS (SELECT 1 FROM run_leases l \
-       WHERE l.session_id = s.id AND l.owner <> $3) \
-     RETURNING s.id, s.last_seq, v.n, v.slot), \
+     WHERE s.id = v.id AND s.id = locked.id AND ",
+    super::lease_fence!("locked.id", "$3"),
+    " RETURNING s.id, s.last_seq, v.n, v.slot), \
    inserted AS (INSERT INTO events (session_id, seq, event) \
      SELECT e.id, a.last_seq - a.n + e.k, e.event \
      FROM UNNEST($4::text[], $5::bigint[], $6::text[]) AS e(id, k, event) \

@@ -389,3 +389,94 @@ async fn rows_appended_as_their_session_was_purged_are_swept_once_no_append_can_
         .unwrap();
     assert_eq!(remembered, 0, "a swept purge is forgotten");
 }
+
+#[tokio::test]
+async fn a_locked_append_that_waited_behind_a_takeover_is_refused() {
+    let (_database, store) = temp_store().await;
+    let run_end = shared::EventBody::RunFinished {
+        thread_id: String::new(),
+        run_id: "run_1".into(),
+        result: None,
+        outcome: None,
+        usage: None,
+    };
+    // Tokens on the locked way (no head known yet), then a run's end (plain, with effects).
+    for which in ["tokens", "a run's end"] {
+        let session = SessionId::generate();
+        store
+            .create_session(UserId::LOCAL, session, None, 0)
+            .await
+            .unwrap();
+        sqlx::query(
+            "INSERT INTO run_leases (session_id, run_id, owner, epoch, expires_at) \
+             VALUES ($1, 'run_1', $2, 1, 0)",
+        )
+        .bind(session.to_string())
+        .bind(&store.lease.owner)
+        .execute(store.pool())
+        .await
+        .unwrap();
+        // Another instance takes the lapsed lease over, under the session's row lock...
+        let mut takeover = store.pool().begin().await.unwrap();
+        sqlx::query("SELECT id FROM sessions WHERE id = $1 FOR UPDATE")
+            .bind(session.to_string())
+            .execute(&mut *takeover)
+            .await
+            .unwrap();
+        sqlx::query(
+            "UPDATE run_leases SET owner = 'another-instance', epoch = epoch + 1 \
+             WHERE session_id = $1",
+        )
+        .bind(session.to_string())
+        .execute(&mut *takeover)
+        .await
+        .unwrap();
+        // ...while this instance's append, begun before it commits, waits for that lock.
+        let appending = tokio::spawn({
+            let store = store.clone();
+            let command = match which {
+                "tokens" => tokens(session, &["late"]),
+                _ => Command {
+                    entries: vec![crate::store::LogEntry::new(shared::Event::at(
+                        run_end.clone(),
+                        0,
+                    ))],
+                    ..tokens(session, &[])
+                },
+            };
+            async move { store.apply(&[command], 0).await }
+        });
+        wait_for_a_lock_wait(&store).await;
+        takeover.commit().await.unwrap();
+        let applied = appending.await.unwrap().unwrap();
+        assert_eq!(
+            applied,
+            [Applied::Rejected(Rejection::LeaseLost)],
+            "{which}: the append's snapshot predates the takeover, its fence must not"
+        );
+        assert_eq!(rows_of(&store, session).await, 0, "{which}");
+    }
+}
+
+/// Returns once a statement of the database waits for a lock: PostgreSQL shows no other
+/// sign that the append reached the row lock, so its lock table is read until it does.
+async fn wait_for_a_lock_wait(store: &super::PostgresStore) {
+    let waiting = async {
+        loop {
+            let waits: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+            if waits > 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), waiting)
+        .await
+        .expect("the append waits for the takeover's row lock");
+}

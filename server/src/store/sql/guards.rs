@@ -112,6 +112,9 @@ pub(crate) trait GuardRows {
         interrupt_id: &str,
         session: &str,
     ) -> Result<Option<(String, Option<String>, Option<String>)>, StoreError>;
+    /// The seq `session`'s line ends at, with the commands before this one in the
+    /// batch (0 for a session without events or that does not exist).
+    async fn head(&mut self, session: &str) -> Result<u64, StoreError>;
     /// Runs one of the guard's writes.
     async fn execute(&mut self, sql: &'static str, params: &[Param<'_>]) -> Result<(), StoreError>;
 }
@@ -209,6 +212,11 @@ async fn read_facts<R: GuardRows>(
         Guard::Append => {
             let owner = rows.text_row(LEASE_OWNER, &[Param::Text(session)]).await?;
             facts.lease = lease.holder(owner.as_deref());
+        }
+        Guard::Repair { .. } => {
+            let owner = rows.text_row(LEASE_OWNER, &[Param::Text(session)]).await?;
+            facts.lease = lease.holder(owner.as_deref());
+            facts.head = rows.head(session).await?;
         }
         _ => {}
     }

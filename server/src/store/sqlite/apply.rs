@@ -19,8 +19,7 @@ use crate::store::sql::budgets::ADD_SPENDING;
 use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::interrupts::{INSERT_INTERRUPT, INSERT_RUN_END};
 use crate::store::{
-    day_of, derive_effects, Applied, Change, Command, Guard, Rejection, RunEnd, Spending,
-    StoreError,
+    day_of, derive_effects, Applied, Change, Command, Rejection, RunEnd, Spending, StoreError,
 };
 
 /// Rows per multi-row INSERT at most (4 parameters each, far below SQLite's limit).
@@ -118,7 +117,7 @@ impl<'a> Appended<'a> {
 
     /// The session's last seq so far, `None` if it does not exist.
     pub fn last_seq(
-        &mut self,
+        &self,
         conn: &Connection,
         session: SessionId,
     ) -> Result<Option<u64>, StoreError> {
@@ -231,7 +230,7 @@ fn apply_in_transaction<'a>(
     let mut applied = Vec::with_capacity(batch.len());
     for command in batch {
         let session = command.session.to_string();
-        if let Some(rejection) = check_guard(conn, lease, command, &session, now_ms)? {
+        if let Some(rejection) = check_guard(conn, appended, lease, command, &session, now_ms)? {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
@@ -290,7 +289,7 @@ fn advance_session<'a>(
 /// Whether a command that changes no status still moves the session's `updated_at`: a
 /// person's command does, a run's plain append (a token) does not.
 fn touches(command: &Command) -> bool {
-    !matches!(command.guard, Guard::Append)
+    !command.guard.is_the_runs()
 }
 
 /// Records the interrupts a command raised.

@@ -70,6 +70,12 @@ async fn the_webhook_outbox_owes_claims_and_settles() {
 }
 
 #[tokio::test]
+async fn a_repair_goes_in_only_at_the_head_it_read() {
+    let (_dir, store) = temp_store().await;
+    contract::a_repair_goes_in_only_at_the_head_it_read(&store).await;
+}
+
+#[tokio::test]
 async fn state_changes_apply_to_the_state_they_were_made_from() {
     let (_dir, store) = temp_store().await;
     contract::state_changes_apply_to_the_state_they_were_made_from(&store).await;
