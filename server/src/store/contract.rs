@@ -30,6 +30,15 @@ fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command 
     }
 }
 
+/// A new branch of `parent` parting after `at_seq`.
+async fn branch_of<S: Store>(store: &S, parent: SessionId, at_seq: u64) -> SessionId {
+    let branch = SessionId::generate();
+    let fork = Fork { parent, at_seq };
+    let row = store.fork_session(branch, fork, None, None, 0).await;
+    row.unwrap().expect("a branch of an existing session");
+    branch
+}
+
 /// A new user named `name` (sessions need an owner who exists).
 async fn user<S: Store>(store: &S, name: &str) -> UserId {
     let id = UserId::generate();
@@ -540,16 +549,7 @@ pub async fn a_repair_goes_in_only_at_the_head_it_read<S: Store>(store: &S) {
     let rows = store.events_after(root, 0, 100).await.unwrap();
     assert_eq!(rows.len(), 5, "a refused repair leaves nothing");
 
-    let branch = SessionId::generate();
-    let fork = Fork {
-        parent: root,
-        at_seq: 2,
-    };
-    store
-        .fork_session(branch, fork, None, None, 4)
-        .await
-        .unwrap()
-        .unwrap();
+    let branch = branch_of(store, root, 2).await;
     let applied = store
         .apply(&[repair(branch, 0), repair(branch, 2)], 5)
         .await
@@ -605,16 +605,7 @@ pub async fn state_changes_apply_to_the_state_they_were_made_from<S: Store>(stor
     store.apply(&[append(root, &["x"])], 4).await.unwrap();
 
     // A branch parting after both: changes made from its prefix's last one apply once.
-    let branch = SessionId::generate();
-    let fork = Fork {
-        parent: root,
-        at_seq: 3,
-    };
-    store
-        .fork_session(branch, fork, None, None, 5)
-        .await
-        .unwrap()
-        .unwrap();
+    let branch = branch_of(store, root, 3).await;
     let applied = store
         .apply(
             &[change(branch, Some(2), "c"), change(branch, Some(2), "d")],
