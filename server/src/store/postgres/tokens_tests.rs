@@ -458,23 +458,19 @@ async fn a_locked_append_that_waited_behind_a_takeover_is_refused() {
     }
 }
 
-/// Returns once a statement of the database waits for a lock: PostgreSQL shows no other
-/// sign that the append reached the row lock, so its lock table is read until it does.
+/// Returns once a statement of the database waits for a lock. PostgreSQL tells no one
+/// when a statement starts waiting, so its activity view is read until it shows the wait,
+/// each read the next as soon as the last answered (no timer: the round trip paces it).
 async fn wait_for_a_lock_wait(store: &super::PostgresStore) {
     let waiting = async {
-        loop {
-            let waits: i64 = sqlx::query_scalar(
+        let waits = || {
+            sqlx::query_scalar::<_, i64>(
                 "SELECT count(*) FROM pg_stat_activity \
                  WHERE datname = current_database() AND wait_event_type = 'Lock'",
             )
             .fetch_one(store.pool())
-            .await
-            .unwrap();
-            if waits > 0 {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
+        };
+        while waits().await.unwrap() == 0 {}
     };
     tokio::time::timeout(std::time::Duration::from_secs(10), waiting)
         .await
