@@ -15,7 +15,12 @@ case "${1:-}" in
 esac
 
 TRUNK_VERSION=0.21.14
+# The splitter of the page's WASM (scripts/build.sh); the version of the wasm_split_helpers
+# crate the page uses (web/Cargo.toml).
+WASM_SPLIT_VERSION=0.2.3
 BINARYEN_VERSION=132.0.0
+# The minifier of the page's JS (scripts/build.sh).
+TERSER_VERSION=5.51.4
 SCHEMATHESIS_VERSION=4.32.5
 CARGO_FUZZ_VERSION=0.13.2
 NEXTEST_VERSION=0.9.143
@@ -82,6 +87,12 @@ if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
   cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
+# It has no --version: cargo's list of installed packages says which one is there.
+if ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+  say "installing wasm-split-cli $WASM_SPLIT_VERSION (about 5 minutes on 2 cores, once)"
+  cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --locked --features build-binary
+fi
+
 # The CLI must match the wasm-bindgen crate in Cargo.lock exactly. Not --locked: its own
 # lockfile pins a crate version the registry mirror lacks.
 bindgen_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
@@ -95,6 +106,12 @@ if ! "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "ve
   say "installing binaryen $BINARYEN_VERSION into $TOOLS_DIR"
   mkdir -p "$TOOLS_DIR"
   npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "binaryen@$BINARYEN_VERSION"
+fi
+
+if ! "$TOOLS_DIR/node_modules/.bin/terser" --version 2>/dev/null | grep -qx "terser $TERSER_VERSION"; then
+  say "installing terser $TERSER_VERSION into $TOOLS_DIR"
+  mkdir -p "$TOOLS_DIR"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "terser@$TERSER_VERSION"
 fi
 
 if $want_browser; then

@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agui::Event;
+use crate::fields::Fields;
 
-/// A frame the server sends on a session socket.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A frame the server sends on a session socket. Read from JSON by hand, like [`Event`]
+/// (why: [`crate::fields`]); written by serde's derive.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "kind",
     rename_all = "snake_case",
@@ -93,6 +95,43 @@ impl ResumeStatus {
     }
 }
 
+impl<'de> Deserialize<'de> for ServerFrame {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        ServerFrame::from_json(value).map_err(serde::de::Error::custom)
+    }
+}
+
+impl ServerFrame {
+    /// The frame `value` holds, named by its `kind`.
+    pub fn from_json(value: Value) -> Result<Self, String> {
+        let mut f = Fields::of(value)?;
+        let kind = f.string("kind")?;
+        Ok(match kind.as_str() {
+            "event" => Self::Event {
+                seq: f.typed("seq")?,
+                event: Event::from_json(f.value("event")?)?,
+            },
+            "caught_up" => Self::CaughtUp {
+                seq: f.typed("seq")?,
+                queued: f.optional("queued")?.unwrap_or_default(),
+            },
+            "queue" => Self::Queue {
+                queued: f.typed("queued")?,
+            },
+            "error" => Self::Error {
+                code: f.string("code")?,
+                message: f.string("message")?,
+            },
+            other => {
+                return Err(format!(
+                "unknown variant `{other}`, expected one of `event`, `caught_up`, `queue`, `error`"
+            ))
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +161,48 @@ mod tests {
         assert!(
             serde_json::from_str::<ClientFrame>(r#"{"kind":"user_message","txt":"x"}"#).is_err()
         );
+    }
+
+    #[test]
+    fn server_frames_read_back_what_they_write() {
+        let frames = [
+            ServerFrame::Event {
+                seq: 3,
+                event: Event::at(
+                    crate::EventBody::TextMessageContent {
+                        message_id: "m".into(),
+                        delta: "Hi".into(),
+                    },
+                    9,
+                ),
+            },
+            ServerFrame::CaughtUp {
+                seq: 4,
+                queued: Vec::new(),
+            },
+            ServerFrame::Queue { queued: Vec::new() },
+            ServerFrame::Error {
+                code: "invalid_frame".into(),
+                message: "No.".into(),
+            },
+        ];
+        for frame in frames {
+            let text = serde_json::to_string(&frame).unwrap();
+            assert_eq!(
+                serde_json::from_str::<ServerFrame>(&text).unwrap(),
+                frame,
+                "{text}"
+            );
+        }
+        let queued = json!({"kind": "caught_up", "seq": 1, "queued": [{"id": "q", "runId": "r", "text": "next"}]});
+        assert!(serde_json::from_value::<ServerFrame>(queued).is_ok());
+        let unknown = serde_json::from_str::<ServerFrame>(r#"{"kind":"shout"}"#).unwrap_err();
+        assert!(unknown.to_string().contains("unknown variant `shout`"));
+        let event = serde_json::from_str::<ServerFrame>(r#"{"kind":"event","seq":1,"event":{}}"#);
+        assert!(event
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `type`"));
     }
 
     #[test]

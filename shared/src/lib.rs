@@ -14,6 +14,7 @@ pub mod budget;
 pub mod custom;
 pub mod envelope;
 pub mod feedback;
+mod fields;
 pub mod input;
 pub mod queue;
 pub mod run_input;

@@ -86,7 +86,7 @@ export function webDir() {
   const dir = process.env.TANDEM_WEB_DIR ?? path.join(repoRoot, 'dist');
   if (!existsSync(path.join(dir, 'index.html'))) {
     throw new Error(
-      `built page not found in ${dir}: run \`trunk build --release --skip-version-check\` ` +
+      `built page not found in ${dir}: run \`scripts/build.sh page\` ` +
         'or point TANDEM_WEB_DIR at it',
     );
   }

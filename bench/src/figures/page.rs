@@ -1,5 +1,5 @@
-//! Figure 8, the page: gzipped size of the built WASM + JS (`dist/`, rebuilt with
-//! Trunk when older than the page's sources), and time to first transcript paint in
+//! Figure 8, the page: gzipped size of the WASM + JS a first load fetches (`dist/`,
+//! rebuilt by `scripts/build.sh page` when older than the page's sources), and time to first transcript paint in
 //! headless Chromium for a session of 20 long turns (2,000 events) and one of 200 short
 //! ones, measured by `tests/bench/page.mjs` against the real binary. Without Node or
 //! Chromium the paint is reported as not measured, with the reason.
@@ -19,8 +19,9 @@ use crate::client::{self, Frame, Rest, SeqCheck};
 use crate::report::{Row, Verdict};
 use crate::stats::thousands;
 
-/// The issue's target for WASM + JS, gzipped, in bytes (KB = 1000 bytes).
-const SIZE_TARGET: u64 = 600_000;
+/// Issue 30's target for the WASM + JS a first load fetches, gzipped, in bytes (KB = 1000
+/// bytes).
+const SIZE_TARGET: u64 = 450_000;
 /// The issue's target for the first transcript paint, in milliseconds.
 const PAINT_TARGET_MS: f64 = 300.0;
 /// Events of a painted session's turn besides its answer's tokens.
@@ -36,8 +37,9 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Rebuilds `dist/` when it is missing or older than the page's sources (not in smoke
-/// runs: Trunk takes minutes); returns a note on what was measured.
+/// Rebuilds `dist/` with `scripts/build.sh page` when it is missing or older than the
+/// page's sources (not in smoke runs: the build takes minutes); returns a note on what was
+/// measured.
 fn refresh_dist(dist: &Path, smoke: bool) -> String {
     let root = repo_root();
     let sources = [
@@ -46,6 +48,7 @@ fn refresh_dist(dist: &Path, smoke: bool) -> String {
         "markdown/src",
         "Trunk.toml",
         ".cargo/config.toml",
+        "scripts/build.sh",
     ];
     let sources = sources.map(|p| root.join(p));
     let newest_source = sources.iter().filter_map(|p| newest(p)).max();
@@ -59,20 +62,14 @@ fn refresh_dist(dist: &Path, smoke: bool) -> String {
     if smoke {
         return "dist/ older than the sources (smoke runs do not rebuild)".into();
     }
-    let home = std::env::var("HOME").unwrap_or_default();
-    let path = format!(
-        "{home}/.cache/tandem-tools/node_modules/.bin:{home}/.cargo/bin:{}",
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let built = Command::new("trunk")
-        .args(["build", "--release", "--skip-version-check"])
-        .env("PATH", path)
+    let built = Command::new(root.join("scripts/build.sh"))
+        .arg("page")
         .current_dir(&root)
         .status();
     match built {
-        Ok(status) if status.success() => "dist/ rebuilt by trunk".into(),
-        Ok(status) => format!("trunk build failed ({status}); measured the old dist/"),
-        Err(error) => format!("trunk not runnable ({error}); measured the old dist/"),
+        Ok(status) if status.success() => "dist/ rebuilt".into(),
+        Ok(status) => format!("scripts/build.sh page failed ({status}); measured the old dist/"),
+        Err(error) => format!("scripts/build.sh not runnable ({error}); measured the old dist/"),
     }
 }
 
@@ -88,32 +85,67 @@ fn newest(path: &Path) -> Option<SystemTime> {
         .max()
 }
 
+/// The page's modules as `scripts/build.sh` leaves them in `dist/pkg-<hash>/`: what a first
+/// load fetches (the JS, the split loader it imports and the main WASM) against the panels'
+/// modules, fetched the first time one opens (`browser/split.test.mjs` checks which is which
+/// in Chromium).
 fn size_row(dist: &Path, note: String) -> anyhow::Result<Row> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dist)
-        .with_context(|| format!("{} is missing: build the page with trunk", dist.display()))?
+    let pkg = std::fs::read_dir(dist)
+        .with_context(|| {
+            format!(
+                "{} is missing: build the page with scripts/build.sh page",
+                dist.display()
+            )
+        })?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .find(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("pkg-"))
+        })
+        .with_context(|| {
+            format!(
+                "no pkg-* folder in {}: build the page with scripts/build.sh page",
+                dist.display()
+            )
+        })?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&pkg)?
         .filter_map(|e| Some(e.ok()?.path()))
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wasm" | "js")))
         .collect();
     files.sort();
-    if files.is_empty() {
-        bail!("no .wasm or .js in {}", dist.display());
-    }
-    let (mut raw, mut gz, mut each) = (0u64, 0u64, Vec::new());
+    let (mut raw, mut gz, mut later, mut each) = (0u64, 0u64, 0u64, Vec::new());
     for file in &files {
         let bytes = std::fs::read(file)?;
         let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
         encoder.write_all(&bytes)?;
         let zipped = encoder.finish()?.len() as u64;
-        raw += bytes.len() as u64;
-        gz += zipped;
-        let name = file.file_name().map(|n| n.to_string_lossy().to_string());
-        each.push(json!({"file": name, "bytes": bytes.len(), "gzipped": zipped}));
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let first_load = name.ends_with(".js") || name == "tandem-web_bg.wasm";
+        if first_load {
+            raw += bytes.len() as u64;
+            gz += zipped;
+        } else {
+            later += zipped;
+        }
+        each.push(json!({"file": name, "bytes": bytes.len(), "gzipped": zipped, "first_load": first_load}));
+    }
+    if gz == 0 {
+        bail!("no tandem-web_bg.wasm or .js in {}", pkg.display());
     }
     let kb = |n: u64| format!("{:.0} KB", n as f64 / 1000.0);
-    Ok(Row::new("8. page: WASM + JS gzipped")
-        .tandem(format!("{} ({} raw; {note})", kb(gz), kb(raw)))
-        .target("< 600 KB", Verdict::of(gz < SIZE_TARGET))
-        .data(json!({"gzipped": gz, "raw": raw, "files": each, "note": note})))
+    Ok(Row::new("8. page: WASM + JS gzipped, first load")
+        .tandem(format!(
+            "{} ({} raw; panels' modules {} more, on first use; {note})",
+            kb(gz),
+            kb(raw),
+            kb(later)
+        ))
+        .target("≤ 450 KB", Verdict::of(gz <= SIZE_TARGET))
+        .data(json!({"gzipped": gz, "raw": raw, "on_first_use_gzipped": later, "files": each, "note": note})))
 }
 
 /// Times the paint of a session of `turns` turns, each answered in `tokens` tokens, with

@@ -1,4 +1,4 @@
-//! The built page (Trunk's `dist/`), served by the same process, and the
+//! The built page (`dist/`, from `scripts/build.sh page`), served by the same process, and the
 //! Content-Security-Policy that lets exactly it run. Without a built page, `/` explains
 //! how to build it instead of failing.
 
@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 const NOT_BUILT: &str = "<!doctype html><meta charset=utf-8><title>Tandem</title>\
 <h1>Tandem is running</h1><p>The page has not been built. Run <code>scripts/run.sh</code> \
-(or <code>trunk build --release</code>) and restart, or point <code>TANDEM_WEB_DIR</code> \
+(or <code>scripts/build.sh page</code>) and restart, or point <code>TANDEM_WEB_DIR</code> \
 at the built <code>dist/</code> folder. The API is at <code>/api</code>.</p>";
 
 /// The page to serve.
@@ -18,7 +18,7 @@ at the built <code>dist/</code> folder. The API is at <code>/api</code>.</p>";
 pub struct Page {
     /// The folder with `index.html`, if there is a built page.
     dir: Option<PathBuf>,
-    /// SHA-256 (base64) of each inline `<script>` in `index.html`: Trunk's loader, the
+    /// SHA-256 (base64) of each inline `<script>` in `index.html`: the WASM's loader, the
     /// history prefetch and the line that applies the remembered colour theme before the
     /// first paint. Read from the built file, so editing a script needs no change here.
     inline_scripts: Vec<String>,

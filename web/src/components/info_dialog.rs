@@ -6,6 +6,9 @@
 use leptos::html::Button;
 use leptos::prelude::*;
 use shared::api::{McpServerInfo, ServerInfo};
+use wasm_split_helpers::wasm_split;
+
+use super::on_first_use::{on_first_use, warm, Loaded};
 
 /// The chip naming the model; a click (or Enter) opens the dialog about the server.
 #[component]
@@ -18,12 +21,6 @@ pub fn ModelChip(info: ServerInfo) -> impl IntoView {
     } else {
         info.model.clone()
     };
-    let close = move || {
-        open.set(false);
-        if let Some(chip) = chip.get_untracked() {
-            let _ = chip.focus();
-        }
-    };
     view! {
         <button
             class="model-label"
@@ -32,22 +29,46 @@ pub fn ModelChip(info: ServerInfo) -> impl IntoView {
             title=format!("{label}: about this server")
             node_ref=chip
             on:click=move |_| open.set(true)
+            on:pointerenter=move |_| warm(preload_info_dialog)
+            on:focus=move |_| warm(preload_info_dialog)
         >
             {label.clone()}
         </button>
         <Show when=move || open.get()>
-            <InfoDialog info=info.clone() label=label.clone() close />
+            {
+                let (info, label) = (info.clone(), label.clone());
+                move || on_first_use(info_dialog(info.clone(), label.clone(), open, chip), move || open.set(false))
+            }
         </Show>
     }
 }
 
-/// The dialog itself; Escape, Close or a click beside it closes it.
+/// The dialog, from the module fetched the first time it opens.
+#[wasm_split(info_dialog, fallible, preload(preload_info_dialog))]
+fn info_dialog(
+    info: ServerInfo,
+    label: String,
+    open: RwSignal<bool>,
+    chip: NodeRef<Button>,
+) -> Loaded {
+    Ok(view! { <InfoDialog info label open chip /> }.into_any())
+}
+
+/// The dialog itself; Escape, Close or a click beside it closes it and gives the focus
+/// back to the chip.
 #[component]
 fn InfoDialog(
     info: ServerInfo,
     label: String,
-    close: impl Fn() + Copy + Send + Sync + 'static,
+    open: RwSignal<bool>,
+    chip: NodeRef<Button>,
 ) -> impl IntoView {
+    let close = move || {
+        open.set(false);
+        if let Some(chip) = chip.get_untracked() {
+            let _ = chip.focus();
+        }
+    };
     let close_button = NodeRef::<Button>::new();
     Effect::new(move |_| {
         if let Some(button) = close_button.get() {

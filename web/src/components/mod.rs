@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod message;
 pub mod needs_you;
 pub mod notice;
+pub mod on_first_use;
 pub mod queued_messages;
 pub mod rating;
 pub mod responder;

@@ -6,6 +6,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::sharing::{CreateShare, Share};
 
+use wasm_split_helpers::wasm_split;
+
+use super::on_first_use::{on_first_use, warm, Loaded};
 use crate::api::rest;
 use crate::state::use_session;
 
@@ -14,13 +17,25 @@ use crate::state::use_session;
 pub fn ShareButton() -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
-        <button class="btn btn-quiet" data-testid="share" on:click=move |_| open.set(true)>
+        <button
+            class="btn btn-quiet"
+            data-testid="share"
+            on:click=move |_| open.set(true)
+            on:pointerenter=move |_| warm(preload_share_dialog)
+            on:focus=move |_| warm(preload_share_dialog)
+        >
             "Share"
         </button>
         <Show when=move || open.get()>
-            <ShareDialog open />
+            {move || on_first_use(share_dialog(open), move || open.set(false))}
         </Show>
     }
+}
+
+/// The dialog, from the module fetched the first time it opens.
+#[wasm_split(share_dialog, fallible, preload(preload_share_dialog))]
+fn share_dialog(open: RwSignal<bool>) -> Loaded {
+    Ok(view! { <ShareDialog open /> }.into_any())
 }
 
 #[component]

@@ -11,8 +11,10 @@ use leptos::ev;
 use leptos::prelude::*;
 use shared::api::SessionStatus;
 use wasm_bindgen::JsCast;
+use wasm_split_helpers::wasm_split;
 use web_sys::{HtmlElement, KeyboardEvent};
 
+use super::on_first_use::{on_first_use, Loaded};
 use crate::state::route::navigate;
 use crate::state::{use_layout, use_session, use_sessions, RunState};
 
@@ -101,30 +103,39 @@ pub fn Shortcuts() -> impl IntoView {
     });
     view! {
         <Show when=move || help.get()>
-            <div class="dialog-backdrop" on:click=move |_| help.set(false)>
-                <div
-                    class="dialog"
-                    role="dialog"
-                    aria-modal="true"
-                    aria-labelledby="shortcuts-title"
-                    data-testid="shortcuts"
-                    on:click=|event| event.stop_propagation()
-                >
-                    <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
-                    <p class="dialog-text">
-                        "Single keys work when you are not typing in a field; anything else you type on the page goes into the message box."
-                    </p>
-                    <dl class="shortcut-list">
-                        {KEYS
-                            .iter()
-                            .map(|(key, what)| view! { <dt><kbd>{*key}</kbd></dt><dd>{*what}</dd> })
-                            .collect_view()}
-                    </dl>
-                    <button class="btn" on:click=move |_| help.set(false)>"Close"</button>
-                </div>
-            </div>
+            {move || on_first_use(shortcuts_dialog(help), move || help.set(false))}
         </Show>
     }
+}
+
+/// The help dialog, from the module fetched the first time it opens.
+#[wasm_split(shortcuts_dialog, fallible)]
+fn shortcuts_dialog(help: RwSignal<bool>) -> Loaded {
+    Ok(view! {
+        <div class="dialog-backdrop" on:click=move |_| help.set(false)>
+            <div
+                class="dialog"
+                role="dialog"
+                aria-modal="true"
+                aria-labelledby="shortcuts-title"
+                data-testid="shortcuts"
+                on:click=|event| event.stop_propagation()
+            >
+                <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
+                <p class="dialog-text">
+                    "Single keys work when you are not typing in a field; anything else you type on the page goes into the message box."
+                </p>
+                <dl class="shortcut-list">
+                    {KEYS
+                        .iter()
+                        .map(|(key, what)| view! { <dt><kbd>{*key}</kbd></dt><dd>{*what}</dd> })
+                        .collect_view()}
+                </dl>
+                <button class="btn" on:click=move |_| help.set(false)>"Close"</button>
+            </div>
+        </div>
+    }
+    .into_any())
 }
 
 /// Whether the key goes to a text field (or any editable element) the person is using.

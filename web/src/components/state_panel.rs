@@ -7,6 +7,9 @@
 use leptos::prelude::*;
 use serde_json::Value;
 use shared::state::{plan, PlanStep};
+use wasm_split_helpers::wasm_split;
+
+use super::on_first_use::{on_first_use, warm, Loaded};
 
 use crate::state::layout::Layout;
 use crate::state::shared_state::StateEditor;
@@ -42,6 +45,8 @@ pub fn StateButton() -> impl IntoView {
                 aria-controls="state-panel"
                 aria-expanded=move || layout.state_open.get().to_string()
                 on:click=move |_| layout.state_open.update(|open| *open = !*open)
+                on:pointerenter=move |_| warm(preload_state_panel)
+                on:focus=move |_| warm(preload_state_panel)
             >
                 {move || session.shared_state().with(button_label)}
             </button>
@@ -55,53 +60,70 @@ pub fn StateButton() -> impl IntoView {
 pub fn StatePanel() -> impl IntoView {
     let session = use_session();
     let layout = use_context::<Layout>();
-    let editor = StateEditor::new(session);
     let shown = move || {
         let open = layout.is_none_or(|layout| layout.state_open.get());
         open && session
             .shared_state()
             .with(|state| !shared::state::is_empty(state))
     };
-    let close = move |_| {
-        if let Some(layout) = layout {
-            layout.state_open.set(false);
-        }
-    };
-    let editing = RwSignal::new(false);
     view! {
         <Show when=shown>
-            <aside class="state-panel" id="state-panel" data-testid="state-panel" aria-label="Shared state">
-                <div class="state-panel-head">
-                    <h2 class="state-panel-title">"Shared state"</h2>
-                    <Show when=move || layout.is_some()>
-                        <button type="button" class="icon-button" aria-label="Hide the shared state" on:click=close>
-                            "×"
-                        </button>
-                    </Show>
-                </div>
-                {move || {
-                    let state = session.shared_state().get();
-                    plan(&state).filter(|steps| !steps.is_empty()).map(|steps| view! { <Plan steps editor /> })
-                }}
-                <Show
-                    when=move || editing.get()
-                    fallback=move || view! { <Other /> }
-                >
-                    <JsonEditor editor editing />
-                </Show>
-                {move || editor.error.get().map(|why| view! {
-                    <p class="state-error" role="alert" data-testid="state-error">{why}</p>
-                })}
-                <Show when=move || !session.read_only && !editing.get()>
-                    <button type="button" class="btn btn-quiet state-edit" on:click=move |_| {
-                        editor.error.set(None);
-                        editing.set(true);
-                    }>
-                        "Edit as JSON"
+            {move || on_first_use(state_panel(layout), move || hide(layout))}
+        </Show>
+    }
+}
+
+/// Closes the panel (a share link's viewer has no layout: its panel stays).
+fn hide(layout: Option<Layout>) {
+    if let Some(layout) = layout {
+        layout.state_open.set(false);
+    }
+}
+
+/// The panel's content, from the module fetched the first time it opens.
+#[wasm_split(state_panel, fallible, preload(preload_state_panel))]
+fn state_panel(layout: Option<Layout>) -> Loaded {
+    Ok(view! { <Panel layout /> }.into_any())
+}
+
+/// The panel's content: the plan, the rest of the state, and the JSON editor.
+#[component]
+fn Panel(layout: Option<Layout>) -> impl IntoView {
+    let session = use_session();
+    let editor = StateEditor::new(session);
+    let editing = RwSignal::new(false);
+    view! {
+        <aside class="state-panel" id="state-panel" data-testid="state-panel" aria-label="Shared state">
+            <div class="state-panel-head">
+                <h2 class="state-panel-title">"Shared state"</h2>
+                <Show when=move || layout.is_some()>
+                    <button type="button" class="icon-button" aria-label="Hide the shared state" on:click=move |_| hide(layout)>
+                        "×"
                     </button>
                 </Show>
-            </aside>
-        </Show>
+            </div>
+            {move || {
+                let state = session.shared_state().get();
+                plan(&state).filter(|steps| !steps.is_empty()).map(|steps| view! { <Plan steps editor /> })
+            }}
+            <Show
+                when=move || editing.get()
+                fallback=move || view! { <Other /> }
+            >
+                <JsonEditor editor editing />
+            </Show>
+            {move || editor.error.get().map(|why| view! {
+                <p class="state-error" role="alert" data-testid="state-error">{why}</p>
+            })}
+            <Show when=move || !session.read_only && !editing.get()>
+                <button type="button" class="btn btn-quiet state-edit" on:click=move |_| {
+                    editor.error.set(None);
+                    editing.set(true);
+                }>
+                    "Edit as JSON"
+                </button>
+            </Show>
+        </aside>
     }
 }
 

@@ -235,6 +235,11 @@ impl Session {
         self.picked_prompt.read_only()
     }
 
+    /// Shows `error` in the session's notice, as a failed send would.
+    pub fn report(&self, error: ApiError) {
+        self.notice.set(Some(error));
+    }
+
     /// Dismisses the notice (and the card's refusal) once the person acts again.
     pub fn dismiss_notice(&self) {
         self.notice.set(None);

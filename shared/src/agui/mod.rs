@@ -4,11 +4,14 @@
 //! fields. Optional fields are omitted when absent, never written as `null`, because the
 //! AG-UI client rejects `null`. Only the events Tandem produces are modelled here.
 
+mod read;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One AG-UI event: the typed body plus the fields every event may carry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One AG-UI event: the typed body plus the fields every event may carry. Read from JSON
+/// by hand ([`read`]), written by serde's derive.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// The event's type and its own fields.
     #[serde(flatten)]
@@ -33,8 +36,8 @@ impl Event {
     }
 }
 
-/// The AG-UI event types Tandem emits, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The AG-UI event types Tandem emits, tagged by `type`. Only [`Event`] is read from JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "SCREAMING_SNAKE_CASE",
@@ -143,7 +146,6 @@ pub enum EventBody {
     /// Anything else, named.
     Custom { name: String, value: Value },
     /// An event type this version does not know (read only; Tandem never writes it).
-    #[serde(other)]
     Unknown,
 }
 
