@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::sharing::{CreateShare, Share};
-
 use wasm_split_helpers::wasm_split;
 
 use super::on_first_use::{on_first_use, warm, Loaded};
