@@ -51,8 +51,10 @@ describe('the panels a session opens now and then load on first use', () => {
 
   it('fetches the Share dialog’s module when the pointer comes over its button, once', async () => {
     const share = page.getByRole('button', { name: 'Share' });
+    // Listening before the hover: the module may be in before a later listener would start.
+    const loaded = page.waitForResponse((response) => response.url().endsWith('/split_share_dialog.wasm'));
     await share.hover();
-    await page.waitForResponse((response) => response.url().endsWith('/split_share_dialog.wasm'));
+    await loaded;
     await share.click();
     const dialog = page.getByRole('dialog', { name: 'Share a read-only link' });
     await dialog.getByRole('button', { name: 'Create link' }).waitFor();
