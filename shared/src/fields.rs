@@ -57,8 +57,7 @@ impl Fields {
 
     /// A required field read as `T`.
     pub(crate) fn typed<T: DeserializeOwned>(&mut self, key: &'static str) -> Result<T, String> {
-        let value = self.value(key)?;
-        serde_json::from_value(value).map_err(|error| format!("field `{key}`: {error}"))
+        read(key, self.value(key)?)
     }
 
     /// An optional field read as `T`: absent or `null` is `None`.
@@ -67,11 +66,14 @@ impl Fields {
         key: &'static str,
     ) -> Result<Option<T>, String> {
         self.optional_value(key)
-            .map(|value| {
-                serde_json::from_value(value).map_err(|error| format!("field `{key}`: {error}"))
-            })
+            .map(|value| read(key, value))
             .transpose()
     }
+}
+
+/// Field `key`'s `value` read as `T`, an error naming the field.
+fn read<T: DeserializeOwned>(key: &str, value: Value) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|error| format!("field `{key}`: {error}"))
 }
 
 fn missing(key: &str) -> String {
