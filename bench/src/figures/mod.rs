@@ -63,9 +63,12 @@ pub struct Scale {
     /// The sessions the page paints, as (turns, answer tokens a turn), and page loads.
     pub page_sessions: Vec<(u64, u64)>,
     pub page_reps: usize,
-    /// Sessions sent a message at once, and tokens in each reply (figure 11).
+    /// Sessions sent a message at once, tokens in each reply, and how many alternating
+    /// pairs of bursts (Tandem, then the no-op store) each count is measured by, five
+    /// times as many below 20 sessions (figure 11).
     pub burst_sessions: Vec<usize>,
     pub burst_tokens: u64,
+    pub burst_pairs: usize,
     /// Events in the sessions whose model-call set-up is timed (figure 12).
     pub history_events: Vec<usize>,
     /// Sessions of the burst whose server CPU time is measured (figure 13).
@@ -99,6 +102,7 @@ impl Scale {
             page_reps: 3,
             burst_sessions: vec![10, 100, 500],
             burst_tokens: 500,
+            burst_pairs: 5,
             history_events: vec![1_000, 10_000, 100_000],
             cpu_sessions: 100,
             disturbed_sessions: 100,
@@ -129,6 +133,7 @@ impl Scale {
             page_reps: 1,
             burst_sessions: vec![10],
             burst_tokens: 50,
+            burst_pairs: 1,
             history_events: vec![1_000],
             cpu_sessions: 10,
             disturbed_sessions: 5,
