@@ -123,17 +123,68 @@ describe('first paint of a long session', () => {
           assert.equal(await layer.locator('.bubble-user').count(), 20);
           assert.equal(await layer.locator('.bubble-assistant').count(), 20);
           await layer.getByText(`run tokens=${(TURNS % 5) * 12 + 3} delay_ms=0`).last().waitFor();
+          // The stylesheet may be applied after the rows are in: wait, frame by frame, for
+          // the styled layer (its rows overflow) to be at its end, or fail saying where it is.
+          const atEnd = await page
+            .waitForFunction(() => {
+              const scroller = document.querySelector('#first-paint .transcript');
+              return scroller.scrollHeight > scroller.clientHeight
+                && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
+            }, undefined, { timeout: 5000, polling: 'raf' })
+            .then(() => true, () => false);
           const end = await page.evaluate(() => {
             const scroller = document.querySelector('#first-paint .transcript');
             return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
           });
           assert.ok(end.height > end.seen, `the rows overflow the screen: ${JSON.stringify(end)}`);
-          assert.ok(end.top + end.seen >= end.height - 1, `opened at the end: ${JSON.stringify(end)}`);
+          assert.ok(atEnd, `opened at the end: ${JSON.stringify(end)}`);
           await shot(page, `95-first-paint-long-${colorScheme}-${device}`);
           assert.deepEqual(errors, []);
         } finally {
           await context.close();
         }
+      }
+    }
+  });
+
+  it('stays at its end when the stylesheet arrives after the rows, on desktop and phone', async () => {
+    for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+      const { context, errors } = await newContext(t.browser, { viewport, colorScheme: 'light' });
+      try {
+        await context.route('**/*.wasm', () => {});
+        // The stylesheet is held until the layer's rows are in, then let through.
+        let heldStylesheet;
+        const stylesheetAsked = new Promise((resolve) => {
+          context.route('**/*.css', (route) => { heldStylesheet = route; resolve(); });
+        });
+        const page = await context.newPage();
+        // Not until `load`: that waits for the held stylesheet.
+        await page.goto(`${t.tandem.url}/#/sessions/${session}`, { waitUntil: 'commit' });
+        const layer = byId(page, 'first-paint');
+        await layer.getByText(`run tokens=${(TURNS % 5) * 12 + 3} delay_ms=0`).last().waitFor();
+        await stylesheetAsked;
+        const unstyled = await page.evaluate(() => {
+          const scroller = document.querySelector('#first-paint .transcript');
+          return scroller.scrollHeight > scroller.clientHeight;
+        });
+        assert.equal(unstyled, false, 'without its stylesheet the layer does not scroll yet');
+        await heldStylesheet.continue();
+        const atEnd = await page
+          .waitForFunction(() => {
+            const scroller = document.querySelector('#first-paint .transcript');
+            return scroller.scrollHeight > scroller.clientHeight
+              && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
+          }, undefined, { timeout: 5000, polling: 'raf' })
+          .then(() => true, () => false);
+        const end = await page.evaluate(() => {
+          const scroller = document.querySelector('#first-paint .transcript');
+          return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
+        });
+        assert.ok(atEnd, `at the end once styled: ${JSON.stringify(end)}`);
+        await shot(page, `101-first-paint-late-stylesheet-${device}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
       }
     }
   });
