@@ -89,6 +89,25 @@ describe('first paint', () => {
   });
 });
 
+/**
+ * Waits, frame by frame (at most 5 s), for the first paint's layer to be styled (its rows
+ * overflow) and scrolled to its end; whether it got there, and where its scroller stands.
+ */
+async function layerAtEnd(page) {
+  const atEnd = await page
+    .waitForFunction(() => {
+      const scroller = document.querySelector('#first-paint .transcript');
+      return scroller.scrollHeight > scroller.clientHeight
+        && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
+    }, undefined, { timeout: 5000, polling: 'raf' })
+    .then(() => true, () => false);
+  const end = await page.evaluate(() => {
+    const scroller = document.querySelector('#first-paint .transcript');
+    return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
+  });
+  return { atEnd, end };
+}
+
 describe('first paint of a long session', () => {
   const TURNS = 45;
   let t;
@@ -123,19 +142,8 @@ describe('first paint of a long session', () => {
           assert.equal(await layer.locator('.bubble-user').count(), 20);
           assert.equal(await layer.locator('.bubble-assistant').count(), 20);
           await layer.getByText(`run tokens=${(TURNS % 5) * 12 + 3} delay_ms=0`).last().waitFor();
-          // The stylesheet may be applied after the rows are in: wait, frame by frame, for
-          // the styled layer (its rows overflow) to be at its end, or fail saying where it is.
-          const atEnd = await page
-            .waitForFunction(() => {
-              const scroller = document.querySelector('#first-paint .transcript');
-              return scroller.scrollHeight > scroller.clientHeight
-                && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
-            }, undefined, { timeout: 5000, polling: 'raf' })
-            .then(() => true, () => false);
-          const end = await page.evaluate(() => {
-            const scroller = document.querySelector('#first-paint .transcript');
-            return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
-          });
+          // The stylesheet may be applied after the rows are in (see the next story).
+          const { atEnd, end } = await layerAtEnd(page);
           assert.ok(end.height > end.seen, `the rows overflow the screen: ${JSON.stringify(end)}`);
           assert.ok(atEnd, `opened at the end: ${JSON.stringify(end)}`);
           await shot(page, `95-first-paint-long-${colorScheme}-${device}`);
@@ -169,17 +177,7 @@ describe('first paint of a long session', () => {
         });
         assert.equal(unstyled, false, 'without its stylesheet the layer does not scroll yet');
         await heldStylesheet.continue();
-        const atEnd = await page
-          .waitForFunction(() => {
-            const scroller = document.querySelector('#first-paint .transcript');
-            return scroller.scrollHeight > scroller.clientHeight
-              && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
-          }, undefined, { timeout: 5000, polling: 'raf' })
-          .then(() => true, () => false);
-        const end = await page.evaluate(() => {
-          const scroller = document.querySelector('#first-paint .transcript');
-          return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
-        });
+        const { atEnd, end } = await layerAtEnd(page);
         assert.ok(atEnd, `at the end once styled: ${JSON.stringify(end)}`);
         await shot(page, `101-first-paint-late-stylesheet-${device}`);
         assert.deepEqual(errors, []);
