@@ -89,6 +89,14 @@ describe('first paint', () => {
   });
 });
 
+/** Where the first paint's layer stands: its scroll position, visible and whole height. */
+function layerScroll(page) {
+  return page.evaluate(() => {
+    const scroller = document.querySelector('#first-paint .transcript');
+    return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
+  });
+}
+
 /**
  * Waits, frame by frame (at most 5 s), for the first paint's layer to be styled (its rows
  * overflow) and scrolled to its end; whether it got there, and where its scroller stands.
@@ -101,11 +109,7 @@ async function layerAtEnd(page) {
         && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
     }, undefined, { timeout: 5000, polling: 'raf' })
     .then(() => true, () => false);
-  const end = await page.evaluate(() => {
-    const scroller = document.querySelector('#first-paint .transcript');
-    return { top: scroller.scrollTop, seen: scroller.clientHeight, height: scroller.scrollHeight };
-  });
-  return { atEnd, end };
+  return { atEnd, end: await layerScroll(page) };
 }
 
 describe('first paint of a long session', () => {
@@ -171,11 +175,8 @@ describe('first paint of a long session', () => {
         const layer = byId(page, 'first-paint');
         await layer.getByText(`run tokens=${(TURNS % 5) * 12 + 3} delay_ms=0`).last().waitFor();
         await stylesheetAsked;
-        const unstyled = await page.evaluate(() => {
-          const scroller = document.querySelector('#first-paint .transcript');
-          return scroller.scrollHeight > scroller.clientHeight;
-        });
-        assert.equal(unstyled, false, 'without its stylesheet the layer does not scroll yet');
+        const unstyled = await layerScroll(page);
+        assert.equal(unstyled.height > unstyled.seen, false, 'without its stylesheet the layer does not scroll yet');
         await heldStylesheet.continue();
         const { atEnd, end } = await layerAtEnd(page);
         assert.ok(atEnd, `at the end once styled: ${JSON.stringify(end)}`);

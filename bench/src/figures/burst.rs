@@ -87,6 +87,13 @@ pub(super) fn rows(ctx: &Ctx, on_postgres: bool) -> anyhow::Result<Vec<Row>> {
             measured.tokens = sessions as u64 * tokens;
             anyhow::Ok(measured)
         };
+        let named = |burst: &Burst, what: &str| {
+            burst
+                .errors
+                .iter()
+                .map(|e| format!("{sessions} sessions{what}: {e}"))
+                .collect::<Vec<_>>()
+        };
         // A small burst is over in tens of milliseconds: more pairs for the same confidence.
         let count = ctx.scale.burst_pairs.max(1) * (100 / sessions.max(1)).clamp(1, 5);
         let mut pairs = Vec::with_capacity(count);
@@ -109,13 +116,6 @@ pub(super) fn rows(ctx: &Ctx, on_postgres: bool) -> anyhow::Result<Vec<Row>> {
             let app = InProcess::on_noop(pace)?;
             let baseline = measure(&app)?;
             app.stop();
-            let named = |burst: &Burst, what: &str| {
-                burst
-                    .errors
-                    .iter()
-                    .map(|e| format!("{sessions} sessions{what}: {e}"))
-                    .collect::<Vec<_>>()
-            };
             errors.extend(named(&tandem, ""));
             errors.extend(named(&baseline, ", no-op store"));
             pairs.push(Pair { tandem, baseline });
@@ -191,9 +191,10 @@ async fn reply(mut socket: Socket) -> anyhow::Result<(u64, Duration)> {
     }
 }
 
-/// The row of one session count: the pair whose ratio is the median of the pairs' (a
-/// burst of 10 sessions lasts about 20 ms, so one pair alone moves by a third between
-/// runs), with every pair's figures in the data.
+/// The row of one session count: the pair whose ratio is the median of the pairs' (the
+/// upper one for an even count, as `streaming::median` takes; a burst of 10 sessions
+/// lasts about 20 ms, so one pair alone moves by a third between runs), with every pair's
+/// figures in the data.
 fn row(figure: &str, sessions: usize, tokens: u64, mut pairs: Vec<Pair>) -> Row {
     pairs.sort_by(|a, b| a.ratio().total_cmp(&b.ratio()));
     let (lowest, highest) = (pairs[0].ratio(), pairs[pairs.len() - 1].ratio());
