@@ -44,9 +44,12 @@ pub struct Scale {
     pub latency_sessions: Vec<usize>,
     pub latency_tokens: u64,
     pub warmup_tokens: u64,
-    /// Concurrent sessions and measuring time of the persistence figure.
+    /// Concurrent sessions and measuring time of the persistence figures, and how many
+    /// alternating pairs (Tandem, then plain inserts) PostgreSQL's (figure 9a) is
+    /// measured by.
     pub persist_sessions: usize,
     pub persist_time: Duration,
+    pub persist_pairs: usize,
     /// Session counts tried for capacity, tokens per session, and the time budget.
     pub capacity_steps: Vec<usize>,
     pub capacity_tokens: u64,
@@ -89,6 +92,7 @@ impl Scale {
             warmup_tokens: 25,
             persist_sessions: 500,
             persist_time: Duration::from_secs(5),
+            persist_pairs: 5,
             capacity_steps: vec![50, 100, 250, 500, 1000, 1500, 2000, 3000, 4000],
             capacity_tokens: 250,
             capacity_budget: Duration::from_secs(180),
@@ -120,6 +124,7 @@ impl Scale {
             warmup_tokens: 2,
             persist_sessions: 20,
             persist_time: Duration::from_millis(300),
+            persist_pairs: 1,
             capacity_steps: vec![20],
             capacity_tokens: 20,
             capacity_budget: Duration::from_secs(10),
