@@ -24,6 +24,7 @@ mod branches;
 mod budgets;
 mod feed;
 mod feedback;
+mod flush;
 mod guards;
 mod heads;
 mod leases;
@@ -160,6 +161,7 @@ impl PostgresStore {
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+        flush::warn_unless_flushed(&pool).await?;
         let lease = LeaseTerms::new(
             store_options.run_lease,
             store_options.instance_name.as_deref(),
