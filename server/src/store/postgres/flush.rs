@@ -12,7 +12,7 @@ use crate::store::StoreError;
 
 /// Whether commits on `pool`'s connections wait for the WAL's flush: every setting of
 /// `synchronous_commit` but `off` does (`local` and the replica ones flush locally first).
-pub(super) async fn commits_wait_for_flush(pool: &PgPool) -> Result<bool, StoreError> {
+async fn commits_wait_for_flush(pool: &PgPool) -> Result<bool, StoreError> {
     let setting: String = sqlx::query_scalar("SHOW synchronous_commit")
         .fetch_one(pool)
         .await?;

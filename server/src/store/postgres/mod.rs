@@ -143,7 +143,8 @@ impl PostgresStore {
     /// unavailable and the writer retries), and as long for a free connection. A
     /// transaction left idle for a run lease's length (its instance froze mid-commit) is
     /// ended by the server, so it cannot hold a session's row against the instance that
-    /// takes the run over.
+    /// takes the run over. Warns if the database's commits do not wait for the WAL's
+    /// flush (`store/postgres/flush.rs`).
     pub async fn connect(url: &str, store_options: &StoreOptions) -> Result<Self, StoreError> {
         let lock_timeout = store_options.lock_timeout;
         let lock_ms = lock_timeout.as_millis().max(1).to_string();
