@@ -191,19 +191,13 @@ async fn reply(mut socket: Socket) -> anyhow::Result<(u64, Duration)> {
     }
 }
 
-/// The row of one session count: the pair whose ratio is the median of the pairs' (the
-/// upper one for an even count, as `streaming::median` takes; a burst of 10 sessions
-/// lasts about 20 ms, so one pair alone moves by a third between runs), with every pair's
-/// figures in the data.
+/// The row of one session count: the pair whose ratio is the median of the pairs'
+/// ([`super::pairs`]; a burst of 10 sessions lasts about 20 ms, so one pair alone moves
+/// by a third between runs), with every pair's figures in the data.
 fn row(figure: &str, sessions: usize, tokens: u64, mut pairs: Vec<Pair>) -> Row {
-    pairs.sort_by(|a, b| a.ratio().total_cmp(&b.ratio()));
-    let (lowest, highest) = (pairs[0].ratio(), pairs[pairs.len() - 1].ratio());
-    let median = &pairs[pairs.len() / 2];
+    let (median, spread) = super::pairs::sort_to_median(&mut pairs, Pair::ratio);
+    let median = &pairs[median];
     let ratio = median.ratio();
-    let spread = match pairs.len() {
-        1 => String::new(),
-        n => format!("; median of {n} alternating pairs, ratios {lowest:.2}–{highest:.2}"),
-    };
     Row::new(format!(
         "{figure}, {} sessions × {tokens} tokens (tokens/s, reply p50/p99)",
         thousands(sessions as u64)

@@ -22,6 +22,7 @@ mod latency;
 mod live;
 mod memory;
 mod page;
+mod pairs;
 mod persistence;
 mod postgres;
 mod restart;

@@ -56,8 +56,8 @@ pub fn burst_rows(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
 /// scale's time, on one database whose tables both grow from pair to pair. One pair could
 /// not tell 0.6 from 0.7 (five runs of one pair each on one machine read 0.66 to 0.89:
 /// a checkpoint falls on either side), so the row shows the pair with the median ratio
-/// (the upper one for an even count, as `streaming::median` takes) and the range beside
-/// it; `COPY` is measured once after the pairs, for the record.
+/// and the range beside it ([`super::pairs`]); `COPY` is measured once after the pairs,
+/// for the record.
 fn persistence(ctx: &Ctx, url: &str) -> anyhow::Result<Row> {
     let (sessions, time) = (ctx.scale.persist_sessions, ctx.scale.persist_time);
     let count = ctx.scale.persist_pairs.max(1);
@@ -79,15 +79,10 @@ fn persistence(ctx: &Ctx, url: &str) -> anyhow::Result<Row> {
             .await?;
         anyhow::Ok((pairs, copy))
     })?;
-    let ratio_of = |&(tandem, plain): &(f64, f64)| tandem / plain;
-    pairs.sort_by(|a, b| ratio_of(a).total_cmp(&ratio_of(b)));
-    let (lowest, highest) = (ratio_of(&pairs[0]), ratio_of(&pairs[pairs.len() - 1]));
-    let (tandem, plain) = pairs[pairs.len() / 2];
+    let (median, spread) =
+        super::pairs::sort_to_median(&mut pairs, |&(tandem, plain)| tandem / plain);
+    let (tandem, plain) = pairs[median];
     let ratio = tandem / plain;
-    let spread = match pairs.len() {
-        1 => String::new(),
-        n => format!("; median of {n} alternating pairs, ratios {lowest:.2}–{highest:.2}"),
-    };
     Ok(Row::new(format!(
         "9a. PostgreSQL persistence: {sessions} sessions appending (events/s)"
     ))
@@ -203,25 +198,21 @@ fn latency(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         tokens,
         delay_ms: TOKEN_PERIOD.as_millis() as u64,
     };
-    let live_on = |url: &str| -> anyhow::Result<live::Live> {
-        let (app, _store) = InProcess::on_postgres(pace, url)?;
+    // The live sessions on `app`, which stops after them.
+    let live_on = |app: InProcess| {
         let live = ctx
             .client
             .block_on(live::measure(&app.address, sessions, tokens, warmup));
         app.stop();
-        Ok(live)
+        live
     };
     let durable = ScratchDatabase::create().map_err(anyhow::Error::msg)?;
-    let tandem = live_on(durable.url())?;
+    let tandem = live_on(InProcess::on_postgres(pace, durable.url())?.0);
     let commits = ctx
         .client
         .block_on(one_row_commits(durable.url(), tokens as usize * 5))?;
     drop(durable);
-    let app = InProcess::on_noop(pace)?;
-    let baseline = ctx
-        .client
-        .block_on(live::measure(&app.address, sessions, tokens, warmup));
-    app.stop();
+    let baseline = live_on(InProcess::on_noop(pace)?);
     let unflushed_database = ScratchDatabase::create().map_err(anyhow::Error::msg)?;
     ctx.client.block_on(async {
         let mut conn = PgConnection::connect(unflushed_database.url()).await?;
@@ -232,7 +223,7 @@ fn latency(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         sqlx::query(&statement).execute(&mut conn).await?;
         anyhow::Ok(())
     })?;
-    let unflushed = live_on(unflushed_database.url())?;
+    let unflushed = live_on(InProcess::on_postgres(pace, unflushed_database.url())?.0);
     drop(unflushed_database);
     let errors = [&tandem, &baseline, &unflushed].map(|live| &live.errors);
     if let Some(error) = errors.into_iter().flatten().next() {
