@@ -4,9 +4,10 @@
 //!
 //! When this instance's writers know the head of every session in the batch
 //! ([`super::heads`]), the statement is a bare insert at the seqs after those heads,
-//! fenced by the run leases and with the events' primary key as the arbiter: a head that
-//! moved on (another instance appended since) collides, and the batch is committed again
-//! the locked way. Otherwise the statement advances and locks the batch's sessions in id
+//! fenced as a whole by the sessions and their run leases (a batch with a session gone or
+//! run elsewhere goes the locked way) and with the events' primary key as the arbiter: a
+//! head that moved on (another instance appended since) collides, and the batch is
+//! committed again the locked way. Otherwise the statement advances and locks the batch's sessions in id
 //! order (as the general path does, fenced by the run leases alike), reads each head from
 //! `last_seq` or the log's key, whichever is further (bare inserts leave `last_seq`
 //! behind), and inserts the rows at the seqs the advance hands out. Either way it
@@ -28,21 +29,23 @@ use crate::store::{derive_effects, Applied, Change, Command, Effects, StoreError
 /// PostgreSQL's 8,000-byte payload.
 const LINES_PER_NOTICE: i64 = 64;
 
-/// The bare insert: `$1`/`$2` each session and its announcement line, `$3` this
-/// instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the channel, `$8` lines
-/// per notice. Returns the slots (1-based places in `$1`) of the sessions that exist and
-/// whose lease no other instance holds; only their rows go in. The second column only
-/// makes the announcement run.
-const APPEND_AT: &str = "WITH fenced AS (SELECT v.id, v.line, v.slot \
-       FROM UNNEST($1::text[], $2::text[]) WITH ORDINALITY AS v(id, line, slot) \
+/// The bare insert: `$1` the batch's sessions, `$2` their announcement, already in
+/// notices, `$3` this instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the
+/// channel. All or nothing: the rows go in, and are announced, only if every session
+/// exists and no other instance holds its lease; the one row returned says whether they
+/// did (its second column only makes the announcement run). One fence for the batch,
+/// rather than one filter per row, leaves PostgreSQL the insert and two index probes per
+/// session: a batch that a deleted session or a lost lease spoils is rare, and goes the
+/// locked way, which refuses those sessions alone.
+const APPEND_AT: &str = "WITH fence AS (SELECT (SELECT count(*) FROM UNNEST($1::text[]) AS v(id) \
        WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.id) \
-         AND NOT EXISTS (SELECT 1 FROM run_leases l WHERE l.session_id = v.id AND l.owner <> $3)), \
+         AND NOT EXISTS (SELECT 1 FROM run_leases l WHERE l.session_id = v.id AND l.owner <> $3)) \
+       = cardinality($1) AS open), \
    inserted AS (INSERT INTO events (session_id, seq, event) \
-     SELECT e.id, e.seq, e.event FROM UNNEST($4::text[], $5::bigint[], $6::text[]) AS e(id, seq, event) \
-     WHERE e.id IN (SELECT id FROM fenced)), \
-   announced AS (SELECT pg_notify($7, string_agg(line, E'\\n')) FROM \
-     (SELECT line, (row_number() OVER ()) / $8 AS notice FROM fenced) AS lines GROUP BY notice) \
-   SELECT slot, (SELECT count(*) FROM announced) FROM fenced";
+     SELECT * FROM UNNEST($4::text[], $5::bigint[], $6::text[]) WHERE (SELECT open FROM fence)), \
+   announced AS (SELECT pg_notify($7, notice) FROM UNNEST($2::text[]) AS notice \
+     WHERE (SELECT open FROM fence)) \
+   SELECT open, (SELECT count(*) FROM announced) FROM fence";
 
 /// The locked way: `$1`/`$2` each session and how many rows it gets, `$3` this instance,
 /// `$4`/`$5`/`$6` the rows (session, 1-based place among its rows in the batch, JSON),
@@ -143,7 +146,12 @@ pub(super) async fn append_tokens(
 ) -> Result<Vec<Applied>, StoreError> {
     let rows = Rows::of(batch);
     let advanced = match heads.of_all(&rows.sessions) {
-        Some(known) => append_at(conn, lease, &rows, &known).await,
+        Some(known) => match append_at(conn, lease, &rows, &known).await {
+            Ok(Some(advanced)) => Ok(advanced),
+            // A session is gone or run elsewhere: the locked way refuses it alone.
+            Ok(None) => append_locked(conn, lease, &rows).await,
+            Err(error) => Err(error),
+        },
         None => append_locked(conn, lease, &rows).await,
     };
     let advanced = match advanced {
@@ -190,49 +198,50 @@ pub(super) async fn append_tokens(
     Ok(applied)
 }
 
-/// The bare insert after the known `heads` (by slot); returns each slot whose session
-/// took its rows, with its new head.
+/// The bare insert after the known `heads` (by slot); returns every slot with its new
+/// head, or `None` (and nothing went in) if the fence refused the batch.
 async fn append_at(
     conn: &mut PgConnection,
     lease: &LeaseTerms,
     rows: &Rows<'_>,
     heads: &[i64],
-) -> Result<Vec<(usize, i64)>, StoreError> {
+) -> Result<Option<Vec<(usize, i64)>>, StoreError> {
     let seqs: Vec<i64> = rows
         .row_slots
         .iter()
         .zip(&rows.places)
         .map(|(&slot, place)| heads[slot] + place)
         .collect();
-    let lines: Vec<String> = (0..rows.sessions.len())
-        .map(|slot| {
+    let new_heads: Vec<(usize, i64)> = (0..rows.sessions.len())
+        .map(|slot| (slot, heads[slot] + rows.totals[slot]))
+        .collect();
+    let lines: Vec<String> = new_heads
+        .iter()
+        .map(|&(slot, last)| {
             let change = Change::Appended {
                 session: rows.sessions[slot],
                 first_seq: (heads[slot] + 1) as u64,
-                last_seq: (heads[slot] + rows.totals[slot]) as u64,
+                last_seq: last as u64,
                 stop_run: None,
             };
             change.encode()
         })
         .collect();
-    let fenced: Vec<(i64, i64)> = sqlx::query_as(APPEND_AT)
+    let notices: Vec<String> = lines
+        .chunks(LINES_PER_NOTICE as usize)
+        .map(|lines| lines.join("\n"))
+        .collect();
+    let (open, _): (bool, i64) = sqlx::query_as(APPEND_AT)
         .bind(&rows.ids)
-        .bind(&lines)
+        .bind(&notices)
         .bind(&lease.owner)
         .bind(rows.row_ids())
         .bind(&seqs)
         .bind(&rows.events)
         .bind(CHANGES_CHANNEL)
-        .bind(LINES_PER_NOTICE)
-        .fetch_all(&mut *conn)
+        .fetch_one(&mut *conn)
         .await?;
-    Ok(fenced
-        .into_iter()
-        .map(|(slot, _)| {
-            let slot = slot as usize - 1;
-            (slot, heads[slot] + rows.totals[slot])
-        })
-        .collect())
+    Ok(open.then_some(new_heads))
 }
 
 /// The locked way; returns each advanced slot with its session's new head.

@@ -332,8 +332,11 @@ async fn a_head_another_instance_moved_on_collides_and_the_batch_goes_in_after_i
     assert_eq!(branch.last_seq, 6);
 }
 
+/// The bare insert is fenced as a whole: a session another instance runs and a deleted
+/// one send the batch the locked way, which refuses those two alone; the open session's
+/// next batch is a bare insert again.
 #[tokio::test]
-async fn the_bare_insert_is_fenced_by_the_run_lease_and_the_session() {
+async fn a_batch_the_bare_insert_fences_goes_the_locked_way() {
     let (_database, store) = temp_store().await;
     let [open, leased, gone] = sessions_with(&store, &["a"]).await;
     // Every head is known now; another instance takes one run, one session goes.
@@ -342,14 +345,29 @@ async fn the_bare_insert_is_fenced_by_the_run_lease_and_the_session() {
     assert_fenced(&store, [leased, gone, open], 2).await;
     assert_eq!(
         stored_last_seq(&store, open).await,
-        1,
-        "the bare insert ran"
+        2,
+        "the locked way appended the open session's row"
     );
     assert_eq!(deltas(&store, leased).await, [(1, "a".to_string())]);
     assert_eq!(
         rows_of(&store, gone).await,
         0,
         "no rows of a deleted session"
+    );
+    let applied = store.apply(&[tokens(open, &["b"])], 0).await.unwrap();
+    assert_eq!(applied, [Applied::Committed { first_seq: 3 }]);
+    assert_eq!(
+        stored_last_seq(&store, open).await,
+        2,
+        "the bare insert ran (it leaves last_seq behind)"
+    );
+    assert_eq!(
+        deltas(&store, open).await,
+        [
+            (1, "a".to_string()),
+            (2, "z".to_string()),
+            (3, "b".to_string())
+        ]
     );
 }
 
