@@ -7,11 +7,11 @@
 //! fenced as a whole by the sessions and their run leases (a batch with a session gone or
 //! run elsewhere goes the locked way) and with the events' primary key as the arbiter: a
 //! head that moved on (another instance appended since) collides, and the batch is
-//! committed again the locked way. Otherwise the statement advances and locks the batch's sessions in id
-//! order (as the general path does, fenced by the run leases alike), reads each head from
-//! `last_seq` or the log's key, whichever is further (bare inserts leave `last_seq`
-//! behind), and inserts the rows at the seqs the advance hands out. Either way it
-//! announces each session's new seqs on [`super::CHANGES_CHANNEL`] itself.
+//! committed again the locked way. Otherwise the statement advances and locks the batch's
+//! sessions in id order (as the general path does, fenced by the run leases alike), reads
+//! each head from `last_seq` or the log's key, whichever is further (bare inserts leave
+//! `last_seq` behind), and inserts the rows at the seqs the advance hands out. Either way
+//! it announces each session's new seqs on [`super::CHANGES_CHANNEL`] itself.
 
 use std::collections::HashMap;
 
@@ -24,13 +24,13 @@ use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Change, Command, Effects, StoreError};
 
-/// Announcement lines per notice. A line is `a <session> <first> <last>`: at most 78
+/// Announcement lines per notice, where the locked way builds them. A line is `a <session> <first> <last>`: at most 78
 /// bytes (a 36-byte id and two 19-digit seqs), so 64 of them stay well under
 /// PostgreSQL's 8,000-byte payload.
 const LINES_PER_NOTICE: i64 = 64;
 
 /// The bare insert: `$1` the batch's sessions, `$2` their announcement, already in
-/// notices, `$3` this instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the
+/// notices ([`Change::encode_many`]), `$3` this instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the
 /// channel. All or nothing: the rows go in, and are announced, only if every session
 /// exists and no other instance holds its lease; the one row returned says whether they
 /// did (its second column only makes the announcement run). One fence for the batch,
@@ -215,22 +215,16 @@ async fn append_at(
     let new_heads: Vec<(usize, i64)> = (0..rows.sessions.len())
         .map(|slot| (slot, heads[slot] + rows.totals[slot]))
         .collect();
-    let lines: Vec<String> = new_heads
+    let changes: Vec<Change> = new_heads
         .iter()
-        .map(|&(slot, last)| {
-            let change = Change::Appended {
-                session: rows.sessions[slot],
-                first_seq: (heads[slot] + 1) as u64,
-                last_seq: last as u64,
-                stop_run: None,
-            };
-            change.encode()
+        .map(|&(slot, last)| Change::Appended {
+            session: rows.sessions[slot],
+            first_seq: (heads[slot] + 1) as u64,
+            last_seq: last as u64,
+            stop_run: None,
         })
         .collect();
-    let notices: Vec<String> = lines
-        .chunks(LINES_PER_NOTICE as usize)
-        .map(|lines| lines.join("\n"))
-        .collect();
+    let notices = Change::encode_many(changes.iter());
     let (open, _): (bool, i64) = sqlx::query_as(APPEND_AT)
         .bind(&rows.ids)
         .bind(&notices)

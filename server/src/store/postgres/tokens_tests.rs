@@ -9,7 +9,7 @@ use crate::store::test_support::append as tokens;
 use crate::store::{Applied, Change, Command, EventLog, Records, Rejection};
 
 #[tokio::test]
-async fn one_statement_hands_out_seqs_and_announces_every_session() {
+async fn one_statement_hands_out_seqs_and_announces_every_session_either_way() {
     let (database, store) = temp_store().await;
     // Another instance hears them: this one's own feed leaves its own appends out.
     let other = super::PostgresStore::connect(database.url(), &Default::default())
@@ -43,7 +43,30 @@ async fn one_statement_hands_out_seqs_and_announces_every_session() {
         deltas(&store, sessions[77]).await,
         [(1, "a".into()), (2, "b".into()), (3, "c".into())]
     );
-    // Every session announced once, with the seqs the batch gave it.
+    assert_announced(&mut changes, &sessions, 1, 3).await;
+    // Every head is known now: the next batch is the bare insert, announced alike.
+    let batch: Vec<Command> = sessions.iter().map(|&s| tokens(s, &["d"])).collect();
+    let applied = store.apply(&batch, 0).await.unwrap();
+    assert!(applied
+        .iter()
+        .all(|outcome| *outcome == Applied::Committed { first_seq: 4 }));
+    assert_eq!(
+        stored_last_seq(&store, sessions[77]).await,
+        3,
+        "the bare insert ran (it leaves last_seq behind)"
+    );
+    assert_announced(&mut changes, &sessions, 4, 4).await;
+    assert_no_own_append(&store, &mut own).await;
+}
+
+/// Waits until every one of `sessions` is announced once as appended from `first_seq`
+/// to `last_seq`.
+async fn assert_announced(
+    changes: &mut tokio::sync::mpsc::UnboundedReceiver<Change>,
+    sessions: &[SessionId],
+    first_seq: u64,
+    last_seq: u64,
+) {
     let mut announced = Vec::new();
     while announced.len() < sessions.len() {
         let change = tokio::time::timeout(std::time::Duration::from_secs(10), changes.recv())
@@ -54,16 +77,15 @@ async fn one_statement_hands_out_seqs_and_announces_every_session() {
             announced.push(change);
         }
     }
-    for &session in &sessions {
+    for &session in sessions {
         let expected = Change::Appended {
             session,
-            first_seq: 1,
-            last_seq: 3,
+            first_seq,
+            last_seq,
             stop_run: None,
         };
         assert!(announced.contains(&expected), "{session} was not announced");
     }
-    assert_no_own_append(&store, &mut own).await;
 }
 
 #[tokio::test]
