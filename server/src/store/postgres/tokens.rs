@@ -24,19 +24,20 @@ use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::{derive_effects, Applied, Change, Command, Effects, StoreError};
 
-/// Announcement lines per notice, where the locked way builds them. A line is `a <session> <first> <last>`: at most 78
-/// bytes (a 36-byte id and two 19-digit seqs), so 64 of them stay well under
+/// Announcement lines per notice, where the locked way builds them (it hands the seqs
+/// out, so only it can write the lines). A line is `a <session> <first> <last>`: at most
+/// 78 bytes (a 36-byte id and two 19-digit seqs), so 64 of them stay well under
 /// PostgreSQL's 8,000-byte payload.
 const LINES_PER_NOTICE: i64 = 64;
 
 /// The bare insert: `$1` the batch's sessions, `$2` their announcement, already in
-/// notices ([`Change::encode_many`]), `$3` this instance, `$4`/`$5`/`$6` the rows (session, seq, JSON), `$7` the
-/// channel. All or nothing: the rows go in, and are announced, only if every session
-/// exists and no other instance holds its lease; the one row returned says whether they
-/// did (its second column only makes the announcement run). One fence for the batch,
-/// rather than one filter per row, leaves PostgreSQL the insert and two index probes per
-/// session: a batch that a deleted session or a lost lease spoils is rare, and goes the
-/// locked way, which refuses those sessions alone.
+/// notices ([`Change::encode_many`]), `$3` this instance, `$4`/`$5`/`$6` the rows
+/// (session, seq, JSON), `$7` the channel. All or nothing: the rows go in, and are
+/// announced, only if every session exists and no other instance holds its lease; the
+/// one row returned says whether they did (its second column only makes the announcement
+/// run). One fence for the batch, rather than one filter per row, leaves PostgreSQL the
+/// insert and two index probes per session: a batch that a deleted session or a lost
+/// lease spoils is rare, and goes the locked way, which refuses those sessions alone.
 const APPEND_AT: &str = "WITH fence AS (SELECT (SELECT count(*) FROM UNNEST($1::text[]) AS v(id) \
        WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.id) \
          AND NOT EXISTS (SELECT 1 FROM run_leases l WHERE l.session_id = v.id AND l.owner <> $3)) \
@@ -145,16 +146,7 @@ pub(super) async fn append_tokens(
     batch: &[Command],
 ) -> Result<Vec<Applied>, StoreError> {
     let rows = Rows::of(batch);
-    let advanced = match heads.of_all(&rows.sessions) {
-        Some(known) => match append_at(conn, lease, &rows, &known).await {
-            Ok(Some(advanced)) => Ok(advanced),
-            // A session is gone or run elsewhere: the locked way refuses it alone.
-            Ok(None) => append_locked(conn, lease, &rows).await,
-            Err(error) => Err(error),
-        },
-        None => append_locked(conn, lease, &rows).await,
-    };
-    let advanced = match advanced {
+    let advanced = match append_rows(conn, lease, heads, &rows).await {
         Ok(advanced) => advanced,
         Err(error) => {
             heads.forget(rows.sessions.iter().copied());
@@ -196,6 +188,23 @@ pub(super) async fn append_tokens(
         })
         .collect();
     Ok(applied)
+}
+
+/// The bare insert when every head is known and its fence lets the batch in; otherwise
+/// the locked way, which refuses a session gone or run elsewhere alone. Returns each
+/// advanced slot with its session's new head.
+async fn append_rows(
+    conn: &mut PgConnection,
+    lease: &LeaseTerms,
+    heads: &Heads,
+    rows: &Rows<'_>,
+) -> Result<Vec<(usize, i64)>, StoreError> {
+    if let Some(known) = heads.of_all(&rows.sessions) {
+        if let Some(advanced) = append_at(conn, lease, rows, &known).await? {
+            return Ok(advanced);
+        }
+    }
+    append_locked(conn, lease, rows).await
 }
 
 /// The bare insert after the known `heads` (by slot); returns every slot with its new
