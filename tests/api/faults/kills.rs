@@ -16,7 +16,10 @@
 //! are still going, and once it kills the same runs four times in a row to reach the
 //! recovery limit: each time every instance executing one (another may have taken some
 //! over while a restart outlasted a lease), each kill after the first once the runs were
-//! taken back. After each cycle it waits on the sockets until every run has ended and
+//! taken back. For that cycle every instance streams ten times slower, so that a run
+//! taken back cannot end before the next kill, however loaded the machine; the streak
+//! must leave a run that was in flight at all four kills, and that run must end with
+//! `recovery_limit`. After each cycle it waits on the sockets until every run has ended and
 //! checks (a) the viewers' frames against the log, (b) contiguous seqs, (c) exact
 //! replays, (d) ended runs, settled status and an empty queue, (e) the AG-UI rules. The
 //! continuation rules, the `append_file` check (f) and (g) every message sent exactly once
@@ -31,6 +34,8 @@ use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use super::kill_script::{self, APPEND_FILE};
 use super::lease_holders::{Holder, LeaseHolders};
@@ -47,6 +52,11 @@ const INSTANCES: usize = 3;
 const DEFAULT_KILLS: usize = 50;
 /// Kills in a row that must end a run with `recovery_limit` (three continuations).
 const STREAK: usize = 4;
+/// Each token's delay, in ms: runs of a few hundred ms, so kills land mid-stream.
+const TOKEN_DELAY_MS: u64 = 2;
+/// Each token's delay during the streak: a taken-back run's model call then streams for
+/// about a second, far longer than the harness takes to see its marker and kill again.
+const STREAK_TOKEN_DELAY_MS: u64 = 20;
 /// Replay every session from seq 0 on every this many checks.
 const FULL_REPLAY_EVERY: u64 = 10;
 
@@ -59,8 +69,12 @@ async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
     let mut h = Harness::start(kills, seed).await;
     let mut streak_done = kills < STREAK * 2;
     while h.tally.kills < kills {
+        let streak = !streak_done && h.tally.kills >= kills / 2 && kills - h.tally.kills >= STREAK;
+        if streak {
+            h.pace(STREAK_TOKEN_DELAY_MS).await;
+        }
         h.post_all().await;
-        if !streak_done && h.tally.kills >= kills / 2 && kills - h.tally.kills >= STREAK {
+        if streak {
             streak_done = true;
             // The first kill lets the runs start; each later one follows the marker of
             // the run taken back, before the run can end.
@@ -79,6 +93,9 @@ async fn sigkill_at_random_moments_loses_nothing_and_runs_continue() {
         }
         h.check().await;
         h.restart_the_down().await;
+        if streak {
+            h.pace(TOKEN_DELAY_MS).await;
+        }
     }
     h.finish(seed, started.elapsed()).await;
 }
@@ -123,8 +140,10 @@ struct Harness {
     sent: Vec<Vec<Sent>>,
     /// The last seq each viewer had seen at the last kill.
     seen_at_last_kill: Vec<u64>,
-    /// For each kill of the streak, whether it hit each session's run.
-    streak_hits: Vec<Vec<bool>>,
+    /// Each kill of the streak: when, and whether it hit each session's run.
+    streak_kills: Vec<(i64, Vec<bool>)>,
+    /// The token delay the instances run with, in ms.
+    token_delay_ms: u64,
 }
 
 impl Harness {
@@ -139,7 +158,8 @@ impl Harness {
         };
         let mut instances = Vec::new();
         for slot in 0..count {
-            instances.push(Some(launch(&url, &script, dir.path(), slot).await));
+            let instance = launch(&url, &script, dir.path(), slot, TOKEN_DELAY_MS).await;
+            instances.push(Some(instance));
         }
         let leases = LeaseHolders::connect(&url).await;
         let mut rng = fastrand::Rng::with_seed(seed);
@@ -170,7 +190,8 @@ impl Harness {
             problems: Vec::new(),
             sent: vec![Vec::new(); SESSIONS],
             seen_at_last_kill: vec![0; SESSIONS],
-            streak_hits: Vec::new(),
+            streak_kills: Vec::new(),
+            token_delay_ms: TOKEN_DELAY_MS,
         }
     }
 
@@ -256,15 +277,28 @@ impl Harness {
         self.tally.kills += 1;
         if !stay_down {
             for &victim in &victims {
-                let restarted = launch(&self.url, &self.script, self.dir.path(), victim).await;
-                self.instances[victim] = Some(restarted);
-                self.tally.restarts += 1;
+                self.relaunch(victim).await;
             }
         }
         self.taken_over |= stay_down;
         self.tally.takeovers += usize::from(stay_down);
+        self.reconnect_viewers_of(&victims).await;
+    }
+
+    /// Starts instance `slot` again, with the harness's token delay.
+    async fn relaunch(&mut self, slot: usize) {
+        let (url, script, dir) = (&self.url, &self.script, self.dir.path());
+        let restarted = launch(url, script, dir, slot, self.token_delay_ms).await;
+        self.instances[slot] = Some(restarted);
+        self.tally.restarts += 1;
+    }
+
+    /// Reconnects every viewer that watched through one of the `killed` instances after
+    /// its last seq, through an instance that is up.
+    async fn reconnect_viewers_of(&mut self, killed: &[usize]) {
+        let count = self.instances.len();
         for at in 0..self.viewers.len() {
-            if !victims.contains(&self.watching[at]) {
+            if !killed.contains(&self.watching[at]) {
                 continue;
             }
             self.viewers[at].disconnected().await;
@@ -282,10 +316,23 @@ impl Harness {
         }
     }
 
-    /// Keeps which sessions' runs the last kill hit, for the verdict on the streak.
+    /// Restarts every instance (idle between cycles) with a token delay of `millis`.
+    async fn pace(&mut self, millis: u64) {
+        self.token_delay_ms = millis;
+        let all: Vec<usize> = (0..self.instances.len()).collect();
+        for &slot in &all {
+            self.instances[slot].as_mut().unwrap().kill();
+            self.instances[slot] = None;
+            self.relaunch(slot).await;
+        }
+        self.reconnect_viewers_of(&all).await;
+    }
+
+    /// Keeps when the last kill happened and which sessions' runs it hit, for the verdict
+    /// on the streak.
     fn note_streak_kill(&mut self) {
-        let (_, hit) = self.kills_unchecked.last().expect("a kill was just made");
-        self.streak_hits.push(hit.clone());
+        let kill = self.kills_unchecked.last().expect("a kill was just made");
+        self.streak_kills.push(kill.clone());
     }
 
     /// Waits until every session still running after the last kill has its next word
@@ -312,9 +359,7 @@ impl Harness {
     async fn restart_the_down(&mut self) {
         for slot in 0..self.instances.len() {
             if self.instances[slot].is_none() {
-                let restarted = launch(&self.url, &self.script, self.dir.path(), slot).await;
-                self.instances[slot] = Some(restarted);
-                self.tally.restarts += 1;
+                self.relaunch(slot).await;
             }
         }
     }
@@ -367,13 +412,40 @@ impl Harness {
         self.kills_unchecked.clear();
     }
 
+    /// Whether one run of session `at` was in flight at every kill of the streak, each of
+    /// which hit it; such a run must have ended with `recovery_limit`.
+    fn streak_verdict(&self, at: usize, log: &[(u64, Value)], problems: &mut Vec<String>) -> bool {
+        let mut runs = self.streak_kills.iter().map(|(killed_at, hit)| {
+            hit[at]
+                .then(|| log_checks::run_in_flight_at(log, *killed_at))
+                .flatten()
+        });
+        let Some(Some(run)) = runs.next() else {
+            return false;
+        };
+        if !runs.all(|other| other.as_ref() == Some(&run)) {
+            return false;
+        }
+        let ending = log_checks::run_ending(log, &run);
+        if ending.as_deref() != Some("recovery_limit") {
+            let session = &self.viewers[at].session;
+            problems.push(format!(
+                "session {session}: run {run} was hit by all {STREAK} kills of the streak \
+                 and ended {ending:?}, not with recovery_limit"
+            ));
+        }
+        true
+    }
+
     /// The continuation rules and (f) over the final logs, the summary, the verdict.
     async fn finish(mut self, seed: u64, elapsed: Duration) {
         let app = self.any_client();
         let (mut problems, mut lines) = (std::mem::take(&mut self.problems), HashMap::new());
         let (mut recovery, mut repairs) = (Recovery::default(), Repairs::default());
+        let mut streak_runs = Vec::new();
         for (at, viewer) in self.viewers.iter().enumerate() {
             let log = log_checks::raw_log(&app, &viewer.session).await;
+            streak_runs.push(self.streak_verdict(at, &log, &mut problems));
             let found = log_checks::recovery_rules(&viewer.session, &log, &mut problems);
             recovery.continued += found.continued;
             recovery.failed += found.failed;
@@ -389,11 +461,11 @@ impl Harness {
         let file = self.dir.path().join("workspace/local").join(APPEND_FILE);
         let file = std::fs::read_to_string(file).unwrap_or_default();
         let appended = tool_checks::check_file(&file, &lines, &mut problems);
-        if self.tally.kills >= STREAK * 2 && recovery.limits == 0 {
+        if !self.streak_kills.is_empty() && !streak_runs.contains(&true) {
+            let hits: Vec<&Vec<bool>> = self.streak_kills.iter().map(|(_, hit)| hit).collect();
             problems.push(format!(
-                "{STREAK} kills in a row ended no run with recovery_limit \
-                 (the streak's kills hit, per session: {:?})",
-                self.streak_hits
+                "no run was in flight at all {STREAK} kills of the streak \
+                 (the kills hit, per kill and session: {hits:?})"
             ));
         }
         let t = &self.tally;
@@ -439,17 +511,24 @@ impl Harness {
     }
 }
 
-/// Starts instance `slot`: script engine, 2 ms per token, `append_file` without
-/// approval, leases of a second.
-async fn launch(url: &str, script: &std::path::Path, dir: &std::path::Path, slot: usize) -> Tandem {
+/// Starts instance `slot`: script engine, `token_delay_ms` per token, `append_file`
+/// without approval, leases of a second.
+async fn launch(
+    url: &str,
+    script: &std::path::Path,
+    dir: &std::path::Path,
+    slot: usize,
+    token_delay_ms: u64,
+) -> Tandem {
     let name = format!("harness-{slot}");
     let (url, script) = (url.to_string(), script.to_path_buf());
     let workspace = dir.join("workspace").display().to_string();
+    let delay = token_delay_ms.to_string();
     tokio::task::spawn_blocking(move || {
         // Named: each restart is the same instance, which takes its runs back at once.
         let flags = [
             "--token-delay-ms",
-            "2",
+            &delay,
             "--skip-approval",
             "append_file",
             "--instance-name",

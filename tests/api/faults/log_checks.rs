@@ -226,20 +226,8 @@ pub fn continued_after_kill(
     hit_runner: bool,
     problems: &mut Vec<String>,
 ) -> bool {
-    let stamp = |e: &Value| e["timestamp"].as_i64().unwrap_or(i64::MAX);
-    let split = log
-        .iter()
-        .position(|(_, e)| stamp(e) > killed_at)
-        .unwrap_or(log.len());
-    let open = (!quiet(&log[..split]))
-        .then(|| {
-            log[..split]
-                .iter()
-                .rev()
-                .find(|(_, e)| e["type"] == "RUN_STARTED")
-        })
-        .flatten()
-        .map(|(_, e)| e["runId"].clone());
+    let split = written_by(log, killed_at);
+    let open = run_in_flight(&log[..split]);
     let next = log[split..]
         .iter()
         .find(|(_, e)| is_run_end(e) || e["type"] == "RUN_STARTED" || e["name"] == RECOVERED);
@@ -262,6 +250,41 @@ pub fn continued_after_kill(
         problems.push(format!("session {session}, kill at {killed_at} ms: {what}"));
     }
     open.is_some()
+}
+
+/// The run in flight at a kill at `killed_at` (ms since the epoch), judged from the
+/// events stamped up to it: the id of the last run started, unless it had ended.
+pub fn run_in_flight_at(log: &[(u64, Value)], killed_at: i64) -> Option<Value> {
+    run_in_flight(&log[..written_by(log, killed_at)])
+}
+
+/// How many of the log's first events were stamped by `killed_at`.
+fn written_by(log: &[(u64, Value)], killed_at: i64) -> usize {
+    let stamp = |e: &Value| e["timestamp"].as_i64().unwrap_or(i64::MAX);
+    log.iter()
+        .position(|(_, e)| stamp(e) > killed_at)
+        .unwrap_or(log.len())
+}
+
+/// The id of the run `log` leaves open, if any.
+fn run_in_flight(log: &[(u64, Value)]) -> Option<Value> {
+    if quiet(log) {
+        return None;
+    }
+    let started = log.iter().rev().find(|(_, e)| e["type"] == "RUN_STARTED");
+    started.map(|(_, e)| e["runId"].clone())
+}
+
+/// How the run `run` ended: its `RUN_ERROR` code, `"finished"`, or `None` while open.
+pub fn run_ending(log: &[(u64, Value)], run: &Value) -> Option<String> {
+    let start = log
+        .iter()
+        .position(|(_, e)| e["type"] == "RUN_STARTED" && e["runId"] == *run)?;
+    let (_, end) = log[start..].iter().find(|(_, e)| is_run_end(e))?;
+    Some(match end["type"].as_str() {
+        Some("RUN_ERROR") => end["code"].as_str().unwrap_or_default().to_string(),
+        _ => "finished".to_string(),
+    })
 }
 
 /// Whether the session's log ends with a run end (or is empty).
