@@ -36,13 +36,12 @@ pub struct MessageAttachments {
 
 /// A size as people read it: `900 bytes`, `18 KB`, `3.4 MB`.
 pub fn human_size(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
+    const KB: u64 = 1024;
+    if bytes < KB {
         format!("{bytes} bytes")
-    } else if b < KB * KB {
-        format!("{:.0} KB", b / KB)
+    } else if bytes < KB * KB {
+        format!("{} KB", (bytes + KB / 2) / KB)
     } else {
-        format!("{:.1} MB", b / KB / KB)
+        format!("{} MB", crate::decimal::tenths(bytes, KB * KB))
     }
 }

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::decimal::fixed;
+
 /// One cap and where the user stands against it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -68,7 +70,7 @@ impl BudgetLine {
     pub fn short_left(&self) -> String {
         let period = self.period_words();
         match self.unit.as_str() {
-            "usd" => format!("${:.2} left {period}", self.left),
+            "usd" => format!("${} left {period}", fixed(self.left, 2)),
             _ => format!("{} tokens left {period}", tokens(self.left)),
         }
     }
@@ -76,7 +78,11 @@ impl BudgetLine {
     fn describe(&self, value: f64, what: &str) -> String {
         let period = self.period_words();
         match self.unit.as_str() {
-            "usd" => format!("${value:.2} of ${:.2} {what} {period}", self.limit),
+            "usd" => format!(
+                "${} of ${} {what} {period}",
+                fixed(value, 2),
+                fixed(self.limit, 2)
+            ),
             _ => format!(
                 "{} of {} tokens {what} {period}",
                 tokens(value),

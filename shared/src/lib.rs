@@ -12,6 +12,7 @@ pub mod api;
 pub mod attachments;
 pub mod budget;
 pub mod custom;
+pub mod decimal;
 pub mod envelope;
 pub mod feedback;
 mod fields;

@@ -1,6 +1,7 @@
 //! Uploading a file the person attached: `POST /api/sessions/{id}/attachments?name=` with
 //! the file as the body, through `XMLHttpRequest` because `fetch` reports no upload
-//! progress. The progress callback gets the fraction sent (0 to 1) as the browser sends it.
+//! progress. The progress callback gets the whole percent sent (0 to 100) as the browser
+//! sends it.
 
 use shared::api::ErrorBody;
 use shared::attachments::Attachment;
@@ -16,7 +17,7 @@ use super::ApiError;
 pub async fn upload(
     session: &str,
     file: &File,
-    progress: impl Fn(f64) + 'static,
+    progress: impl Fn(u8) + 'static,
 ) -> Result<Attachment, ApiError> {
     let request = XmlHttpRequest::new().map_err(|e| ApiError::network(format!("{e:?}")))?;
     let name = js_sys::encode_uri_component(&file.name());
@@ -31,7 +32,10 @@ pub async fn upload(
     let _ = request.set_request_header("Content-Type", &media_type);
     let on_progress = Closure::<dyn Fn(ProgressEvent)>::new(move |event: ProgressEvent| {
         if event.length_computable() && event.total() > 0.0 {
-            progress(event.loaded() / event.total());
+            let percent = (event.loaded() / event.total() * 100.0)
+                .round()
+                .clamp(0.0, 100.0);
+            progress(percent as u8);
         }
     });
     if let Ok(upload) = request.upload() {

@@ -81,10 +81,7 @@ fn TrayChip(pending: Pending, tray: Tray) -> impl IntoView {
     let name = pending.name.clone();
     let (state, percent) = match &pending.upload {
         Upload::Waiting => ("Sent with the message".to_string(), None),
-        Upload::Sending(sent) => (
-            format!("Uploading… {:.0}%", sent * 100.0),
-            Some((sent * 100.0).round()),
-        ),
+        Upload::Sending(percent) => (format!("Uploading… {percent}%"), Some(*percent)),
         Upload::Done(_) => (size(pending.bytes), None),
         Upload::Failed(why) => (why.clone(), None),
     };

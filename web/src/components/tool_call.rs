@@ -63,9 +63,9 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 <span class="tool-name">{name}</span>
                 <span class=move || format!("pill pill-{}", status.get().as_str())>{status_label}</span>
             </div>
-            {move || progress.get().map(|(share, label)| view! {
+            {move || progress.get().map(|(percent, label)| view! {
                 <div class="tool-progress" data-testid="tool-progress">
-                    <progress max="1" value=share aria-label=progress_label.clone()></progress>
+                    <progress max="100" value=percent aria-label=progress_label.clone()></progress>
                     <span class="tool-progress-label">{label}</span>
                 </div>
             })}

@@ -15,8 +15,8 @@ use crate::api::ApiError;
 pub enum Upload {
     /// Waits for a session (a new conversation's first message creates it).
     Waiting,
-    /// On its way: the fraction sent.
-    Sending(f64),
+    /// On its way: the percent sent (0–100).
+    Sending(u8),
     /// Stored.
     Done(Attachment),
     /// Refused or cut off: why.
@@ -180,9 +180,9 @@ impl Tray {
         let Some(file) = self.file(key) else {
             return;
         };
-        self.set(key, Upload::Sending(0.0));
+        self.set(key, Upload::Sending(0));
         let tray = *self;
-        let progress = move |sent: f64| tray.set(key, Upload::Sending(sent));
+        let progress = move |percent: u8| tray.set(key, Upload::Sending(percent));
         let outcome = match upload(&session, &file, progress).await {
             Ok(stored) => Upload::Done(stored),
             Err(refused) => Upload::Failed(refused.message),

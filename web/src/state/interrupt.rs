@@ -206,18 +206,33 @@ fn typed_value(field: &FormField, text: &str) -> Result<Option<Value>, String> {
         FieldKind::Text => Value::String(text.to_string()),
         FieldKind::Boolean => Value::Bool(text == "true"),
         FieldKind::Integer => Value::from(text.parse::<i64>().map_err(|_| invalid())?),
-        FieldKind::Number => {
-            let number = text.parse::<f64>().map_err(|_| invalid())?;
-            serde_json::Number::from_f64(number)
-                .map(Value::Number)
-                .ok_or_else(invalid)?
-        }
+        FieldKind::Number => Value::Number(json_number(text).ok_or_else(invalid)?),
         FieldKind::Enum(options) => {
             let index = text.parse::<usize>().map_err(|_| invalid())?;
             options.get(index).cloned().ok_or_else(invalid)?
         }
     };
     Ok(Some(value))
+}
+
+/// A number field's text (HTML's floating-point number: `.5`, `007`, `-1.5e3`) as a JSON
+/// number, read by serde_json, whose parser the page ships anyway (core's would add its
+/// tables to the WASM). JSON wants a digit before the point and no leading zeros, so those
+/// are mended first; anything else JSON refuses (`1.`, `+1`, `inf`, `1e999`) is `None`.
+fn json_number(text: &str) -> Option<serde_json::Number> {
+    let (sign, mut digits) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    while digits.len() > 1
+        && digits.starts_with('0')
+        && digits[1..].starts_with(|c: char| c.is_ascii_digit())
+    {
+        digits = &digits[1..];
+    }
+    let point = if digits.starts_with('.') { "0" } else { "" };
+    let number = serde_json::from_str::<f64>(&format!("{sign}{point}{digits}")).ok()?;
+    serde_json::Number::from_f64(number)
 }
 
 fn type_word(kind: &FieldKind) -> &'static str {

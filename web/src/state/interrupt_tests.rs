@@ -136,3 +136,52 @@ fn confirm_payload_omits_an_empty_comment() {
         json!({"approved": false, "comment": "no"})
     );
 }
+
+#[test]
+fn number_fields_read_what_a_number_input_gives() {
+    let fields = vec![FormField {
+        name: "height".into(),
+        label: "Height".into(),
+        kind: FieldKind::Number,
+        required: true,
+    }];
+    let read = |text: &str| form_payload(&fields, &[FieldValue::Text(text.into())]);
+    for (text, number) in [
+        ("1.82", 1.82),
+        (".5", 0.5),
+        ("-.5", -0.5),
+        ("007", 7.0),
+        ("00.25", 0.25),
+        ("0", 0.0),
+        ("-1.5e3", -1500.0),
+        ("2E-2", 0.02),
+    ] {
+        assert_eq!(read(text).unwrap(), json!({"height": number}), "{text}");
+    }
+    for text in [
+        "-", ".", "1.", "+1", "e5", "x", "inf", "NaN", "1e999", "1.2.3",
+    ] {
+        assert_eq!(read(text).unwrap_err(), "Height must be a number", "{text}");
+    }
+}
+
+#[test]
+fn typed_decimals_read_exactly_as_rust_reads_them() {
+    // serde_json's parser is exact where a decimal fits 2^53 and a power of ten it holds
+    // exactly; what a person types in a number field does. A sweep of such values:
+    for whole in (0..1_000_000u64).step_by(7) {
+        for places in 0..=6 {
+            let digits = whole.to_string();
+            let text = match places {
+                0 => digits,
+                _ if digits.len() > places => {
+                    let (int, fraction) = digits.split_at(digits.len() - places);
+                    format!("{int}.{fraction}")
+                }
+                _ => format!("0.{digits:0>places$}"),
+            };
+            let ours = json_number(&text).and_then(|n| n.as_f64());
+            assert_eq!(ours, text.parse::<f64>().ok(), "{text}");
+        }
+    }
+}

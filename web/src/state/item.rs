@@ -190,7 +190,7 @@ pub struct ToolCall {
 fn figure(value: f64) -> String {
     match value.fract() == 0.0 && value.abs() < 1e15 {
         true => format!("{}", value as i64),
-        false => format!("{value:.1}"),
+        false => shared::decimal::fixed(value, 1),
     }
 }
 
@@ -234,9 +234,9 @@ impl ToolStatus {
 }
 
 impl ToolCall {
-    /// How far the call got, while it works: the share of the whole done (when the tool
-    /// said the whole) and what a person reads (`3 of 4 — indexing`).
-    pub fn progress(&self) -> Option<(Option<f64>, String)> {
+    /// How far the call got, while it works: the whole percent done (when the tool said
+    /// the whole) and what a person reads (`3 of 4 — indexing`).
+    pub fn progress(&self) -> Option<(Option<u8>, String)> {
         let working = self.result.is_none() && !self.abandoned;
         let content = self.progress.as_ref().filter(|_| working)?;
         let done = content.get("progress").and_then(Value::as_f64)?;
@@ -252,7 +252,8 @@ impl ToolCall {
             Some(message) => format!("{amount} — {message}"),
             None => amount,
         };
-        Some((total.map(|total| (done / total).clamp(0.0, 1.0)), label))
+        let percent = total.map(|total| (done / total * 100.0).round().clamp(0.0, 100.0) as u8);
+        Some((percent, label))
     }
 
     /// The call's status, derived from its result.

@@ -210,10 +210,7 @@ fn a_call_s_progress_shows_on_its_card_until_its_result() {
         ItemBody::ToolCall(call) => call.progress(),
         other => panic!("unexpected {other:?}"),
     };
-    assert_eq!(
-        progress(&fold(&events)),
-        Some((Some(0.25), "1 of 4".into()))
-    );
+    assert_eq!(progress(&fold(&events)), Some((Some(25), "1 of 4".into())));
     events.push(
         json!({"type": "ACTIVITY_DELTA", "messageId": "act_1", "activityType": "progress",
         "patch": [{"op": "replace", "path": "/progress", "value": 3},
@@ -221,7 +218,7 @@ fn a_call_s_progress_shows_on_its_card_until_its_result() {
     );
     assert_eq!(
         progress(&fold(&events)),
-        Some((Some(0.75), "3 of 4 — indexing".into()))
+        Some((Some(75), "3 of 4 — indexing".into()))
     );
     // Another kind of activity, or one for no card, changes nothing.
     events.push(

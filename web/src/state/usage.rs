@@ -1,15 +1,16 @@
 //! How usage reads on the page: short token counts and costs for a run's footer, the
 //! working line and the session header. Pure, tested on the host.
 
+use shared::decimal::{fixed, tenths};
 use shared::usage::UsageTotals;
 
 /// `950`, `1.2k`, `12k`, `3.4M`.
 pub fn tokens(count: u64) -> String {
     match count {
         0..=999 => count.to_string(),
-        1_000..=9_999 => trim(format!("{:.1}k", count as f64 / 1e3)),
+        1_000..=9_999 => trim(format!("{}k", tenths(count, 1_000))),
         10_000..=999_999 => format!("{}k", count / 1_000),
-        _ => trim(format!("{:.1}M", count as f64 / 1e6)),
+        _ => trim(format!("{}M", tenths(count, 1_000_000))),
     }
 }
 
@@ -19,11 +20,11 @@ pub fn dollars(cost: f64) -> String {
         "$0".into()
     } else if cost < 0.01 {
         let digits = (-cost.log10()).floor() as usize + 2;
-        format!("${cost:.digits$}")
+        format!("${}", fixed(cost, digits))
     } else if cost < 100.0 {
-        format!("${cost:.2}")
+        format!("${}", fixed(cost, 2))
     } else {
-        format!("${cost:.0}")
+        format!("${}", fixed(cost, 0))
     }
 }
 
