@@ -2,11 +2,12 @@
 //!
 //! Errors always have the shape `{"error": {"code", "message", "details"?}}`.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::agui::{Event, Interrupt};
 use crate::envelope::ResumeStatus;
+use crate::fields::{read_object, unknown_variant};
 
 /// Where a session stands, derived from its event log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +88,8 @@ pub struct Regenerate {
 }
 
 /// An edit's or a regeneration's answer: the branch it made, and the run it started there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Read from JSON by hand ([`crate::fields`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchStarted {
@@ -140,8 +142,9 @@ pub struct BranchList {
     pub branches: Vec<SessionSummary>,
 }
 
-/// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `GET /api/sessions/{id}`: the summary plus the questions waiting for an answer. Read
+/// from JSON by hand ([`crate::fields`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionDetail {
@@ -160,8 +163,9 @@ pub struct SessionList {
 /// One message of `GET /api/sessions/stream`, the caller's session list as it changes
 /// (each the `data:` of one Server-Sent Event). The stream opens with a `snapshot` (what
 /// `GET /api/sessions` answers), then tells each change; after a `snapshot` the list is
-/// exactly that snapshot (one is sent again whenever changes may have been missed).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// exactly that snapshot (one is sent again whenever changes may have been missed). Read
+/// from JSON by hand ([`crate::fields`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SessionListEvent {
@@ -352,4 +356,46 @@ pub struct ErrorDetail {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for SessionDetail {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, |f| {
+            Ok(Self {
+                pending_interrupts: f.typed("pendingInterrupts")?,
+                summary: f.rest()?,
+            })
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BranchStarted {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, |f| {
+            Ok(Self {
+                run_id: f.string("runId")?,
+                session: f.rest()?,
+            })
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionListEvent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, |f| {
+            let kind = f.string("type")?;
+            Ok(match kind.as_str() {
+                "snapshot" => Self::Snapshot {
+                    sessions: f.typed("sessions")?,
+                },
+                "changed" => Self::Changed {
+                    session: f.typed("session")?,
+                },
+                "removed" => Self::Removed {
+                    id: f.string("id")?,
+                },
+                other => return Err(unknown_variant(other, &["snapshot", "changed", "removed"])),
+            })
+        })
+    }
 }

@@ -1,8 +1,9 @@
 //! REST bodies for renaming sessions and for their read-only share links.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::api::SessionStatus;
+use crate::fields::read_object;
 
 /// `PATCH /api/sessions/{id}` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,8 +68,9 @@ pub struct Share {
     pub created_at: i64,
 }
 
-/// `201` of `POST /api/sessions/{id}/shares`: the link, shown this once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `201` of `POST /api/sessions/{id}/shares`: the link, shown this once. Read from JSON by
+/// hand ([`crate::fields`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedShare {
@@ -103,4 +105,16 @@ pub struct SharedSession {
     /// The link shows the shared state.
     #[serde(default)]
     pub state: bool,
+}
+
+impl<'de> Deserialize<'de> for CreatedShare {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, |f| {
+            Ok(Self {
+                token: f.string("token")?,
+                path: f.string("path")?,
+                share: f.rest()?,
+            })
+        })
+    }
 }

@@ -249,8 +249,8 @@ pub enum ToolRole {
     Tool,
 }
 
-/// How a run that did not fail ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How a run that did not fail ended. Read from JSON by hand ([`read`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "lowercase",

@@ -1,29 +1,54 @@
-//! Reading an [`Event`] from JSON, written by hand rather than derived (why:
-//! [`crate::fields`]). Writing stays derived, and the tests hold the two to each other
-//! for every event type.
+//! Reading an [`Event`] and a run's [`Outcome`] from JSON, written by hand rather than
+//! derived (why: [`crate::fields`]). Writing stays derived, and the tests hold the two to
+//! each other for every event type and outcome.
 
-use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{Event, EventBody};
-use crate::fields::Fields;
+use super::{Event, EventBody, Outcome};
+use crate::fields::{read_object, unknown_variant, Fields};
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Event::from_json(value).map_err(D::Error::custom)
+        read_object(deserializer, event)
+    }
+}
+
+impl<'de> Deserialize<'de> for Outcome {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        read_object(deserializer, |f| {
+            let kind = f.string("type")?;
+            Ok(match kind.as_str() {
+                "success" => Outcome::Success {
+                    pending_tool_call_ids: f.optional("pendingToolCallIds")?,
+                },
+                "interrupt" => Outcome::Interrupt {
+                    interrupts: f.typed("interrupts")?,
+                },
+                "cancelled" => Outcome::Cancelled,
+                other => {
+                    return Err(unknown_variant(
+                        other,
+                        &["success", "interrupt", "cancelled"],
+                    ))
+                }
+            })
+        })
     }
 }
 
 impl Event {
     /// The event `value` holds: its `type`, that type's fields, and `timestamp`.
     pub fn from_json(value: Value) -> Result<Self, String> {
-        let mut fields = Fields::of(value)?;
-        let timestamp = fields.optional("timestamp")?;
-        let body = body(&mut fields)?;
-        Ok(Self { body, timestamp })
+        event(&mut Fields::of(value)?)
     }
+}
+
+/// The event whose fields `f` holds.
+fn event(f: &mut Fields) -> Result<Event, String> {
+    let timestamp = f.optional("timestamp")?;
+    let body = body(f)?;
+    Ok(Event { body, timestamp })
 }
 
 /// The body named by the object's `type`; an unknown type is [`EventBody::Unknown`].
