@@ -12,3 +12,10 @@ pub mod upload;
 
 pub use error::ApiError;
 pub use socket::{ConnState, SessionSocket};
+
+/// A reply's JSON text read as `T`, through a [`serde_json::Value`]: every wire type is then
+/// read by one copy of its derived code (the `Value` one, which the types read by hand use
+/// too) rather than a second copy for text, which the page's WASM would carry for each.
+pub fn from_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_value(serde_json::from_str(text)?)
+}

@@ -370,8 +370,8 @@ async fn checked(response: Response) -> Result<Response, ApiError> {
     if response.ok() {
         return Ok(response);
     }
-    let status = response.status();
-    match response.json::<ErrorBody>().await {
+    let (status, status_text) = (response.status(), response.status_text());
+    match json::<ErrorBody>(response).await {
         Ok(body) => {
             if body.error.code == "unauthorized" {
                 ON_UNAUTHORIZED.with(|slot| {
@@ -384,13 +384,14 @@ async fn checked(response: Response) -> Result<Response, ApiError> {
         }
         Err(_) => Err(ApiError::new(
             "http_error",
-            format!("The server answered {status} {}", response.status_text()),
+            format!("The server answered {status} {status_text}"),
         )),
     }
 }
 
 async fn json<T: DeserializeOwned>(response: Response) -> Result<T, ApiError> {
-    response.json().await.map_err(ApiError::bad_response)
+    let text = response.text().await.map_err(ApiError::bad_response)?;
+    super::from_text(&text).map_err(ApiError::bad_response)
 }
 
 /// A string field of a reply read by hand (the page keeps no derived deserialiser it can

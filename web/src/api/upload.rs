@@ -53,9 +53,9 @@ pub async fn upload(
     let status = request.status().unwrap_or(0);
     let body = request.response_text().ok().flatten().unwrap_or_default();
     match status {
-        201 => serde_json::from_str(&body).map_err(ApiError::bad_response),
+        201 => super::from_text(&body).map_err(ApiError::bad_response),
         0 => Err(ApiError::network("the upload was cut off")),
-        _ => Err(serde_json::from_str::<ErrorBody>(&body)
+        _ => Err(super::from_text::<ErrorBody>(&body)
             .map(|refused| ApiError::from(refused.error))
             .unwrap_or_else(|_| {
                 ApiError::new("upload_failed", format!("The upload failed ({status})"))
