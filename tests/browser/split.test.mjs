@@ -1,6 +1,7 @@
 // Proves, in headless Chromium against the real binary, that the page's rarely opened panels
 // are not part of its first load (scripts/build.sh splits them into their own WASM modules):
-// opening a session fetches the main module and its JS only; the Share dialog, the server's
+// opening the page fetches the main module and its JS only; the controls of a question that
+// waits for the person come once a run starts (it may ask); the Share dialog, the server's
 // details, the keyboard shortcuts and the shared state each fetch their module the first
 // time they open (Share's as soon as the pointer is over its button), and work as before; a
 // module that cannot be fetched (the server was updated, or is gone) leaves the panel closed
@@ -10,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { byId, idle, launchBrowser, newContext, shots, startSession } from '../support/browser.mjs';
+import { byId, idle, launchBrowser, newContext, pending, shots, startSession } from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
 let tandem;
@@ -38,15 +39,30 @@ after(async () => {
   await tandem?.stop('SIGKILL');
 });
 
-const panelModules = () => fetched.filter((file) => file.endsWith('.wasm') && file !== 'tandem-web_bg.wasm');
+const panelModules = () => fetched.filter((file) => /^split_.*\.wasm$/.test(file));
 const fetchedOnce = (file) => fetched.filter((name) => name === file).length;
 
 describe('the panels a session opens now and then load on first use', () => {
-  it('opens a session on the main module alone', async () => {
-    await startSession(page, 'Hello');
-    await idle(page);
+  it('opens the page on the main module alone; a run brings the question controls', async () => {
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
     assert.deepEqual([...new Set(fetched)].sort(), ['__wasm_split.js', 'tandem-web.js', 'tandem-web_bg.wasm']);
-    assert.deepEqual(panelModules(), [], 'no panel module before a panel opens');
+    const controls = page.waitForResponse((response) => response.url().endsWith('/split_interrupt_controls.wasm'));
+    await startSession(page, 'Hello');
+    await controls;
+    await idle(page);
+    assert.deepEqual(panelModules(), ['split_interrupt_controls.wasm'], 'no panel module before a panel opens');
+  });
+
+  it('answers a question with the controls from their module', async () => {
+    await startSession(page, 'ask me a question');
+    const card = pending(page);
+    await card.getByText("What's your name?").waitFor();
+    await card.getByPlaceholder('Type your answer…').fill('Ada');
+    await card.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText('Answered: Ada').waitFor();
+    await page.getByText('Nice to meet you, Ada!').waitFor();
+    await idle(page);
+    assert.equal(fetchedOnce('split_interrupt_controls.wasm'), 1, 'a module is fetched once for the page’s life');
   });
 
   it('fetches the Share dialog’s module when the pointer comes over its button, once', async () => {

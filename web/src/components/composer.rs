@@ -152,6 +152,10 @@ pub fn Composer() -> impl IntoView {
         if now == RunState::Running {
             sent.set_value(None);
             sent_files.set_value(Vec::new());
+            if previous != Some(RunState::Running) {
+                // The run may ask: have a question's controls ready by then.
+                super::interrupt::warm_controls();
+            }
         }
         let ended = previous == Some(RunState::Running) && now == RunState::Idle;
         let answered = previous == Some(RunState::Awaiting) && now == RunState::Running;

@@ -7,16 +7,24 @@
 //! when it appears, its controls (at its end) first. The tool-approval control lives in
 //! [`super::approval`], the countdown in [`super::deadline`], the sending and locking in
 //! [`super::responder`].
+//!
+//! The controls of a question that waits for the person are a split point
+//! ([`super::on_first_use`]): their code is fetched the first time a question waits (and
+//! as soon as a run starts, so a live question rarely waits for it), not by the page's
+//! first load; a session whose questions are all answered never fetches it. The card's
+//! head, prompt and recorded answer are drawn at once either way.
 
 use leptos::html::Div;
 use leptos::prelude::*;
 use serde_json::json;
 use shared::ResumeStatus;
+use wasm_split_helpers::wasm_split;
 
 use super::approval::ApprovalControl;
 use super::budget::BudgetControl;
 use super::deadline::Countdown;
 use super::form::FormControl;
+use super::on_first_use::{on_first_use, warm, Loaded};
 use super::responder::Responder;
 use crate::markdown;
 use crate::state::answer::{Answer, AnswerOutcome};
@@ -84,12 +92,32 @@ pub fn InterruptCard(item: Signal<Item>) -> impl IntoView {
                         "Waiting for the session's owner to answer."
                     </p>
                 }.into_any(),
-                None => pending(control.get_value(), responder).into_any(),
+                // Nothing to close if the module cannot come: the notice says to reload.
+                None => on_first_use(controls(control.get_value(), responder, node), || {})
+                    .into_any(),
             }}
             {move || responder.refusal.get().map(refusal_note)}
         </div>
     }
     .into_any()
+}
+
+/// Starts fetching the question controls' module (a run started: it may ask).
+pub fn warm_controls() {
+    warm(preload_controls);
+}
+
+/// The controls of a question waiting for the person, from the module fetched the first
+/// time one waits. They arrive after the card was laid out, so its end (the buttons) is
+/// brought into view again once they are.
+#[wasm_split(interrupt_controls, fallible, preload(preload_controls))]
+fn controls(control: Control, responder: Responder, card: NodeRef<Div>) -> Loaded {
+    Effect::new(move |_| {
+        if let Some(card) = card.get_untracked() {
+            request_animation_frame(move || card.scroll_into_view_with_bool(false));
+        }
+    });
+    Ok(pending(control, responder))
 }
 
 /// Scrolls a card that waits for the person into view once it is laid out, its end (the

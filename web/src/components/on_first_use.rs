@@ -1,7 +1,8 @@
 //! Panels whose code the first load does not fetch.
 //!
 //! The dialogs and panels a session opens now and then (sharing, the server's details, the
-//! keyboard shortcuts, the shared state) are split points (`#[wasm_split]`): the function
+//! keyboard shortcuts, the shared state) and the controls of a question waiting for the
+//! person ([`super::interrupt`]) are split points (`#[wasm_split]`): the function
 //! that builds each one, and all the code only it reaches, goes into a second WASM module
 //! that `scripts/build.sh` splits off, fetched the first time the panel opens and kept for
 //! the page's life. Off the wasm32 target (the host's unit tests) the functions are plain
