@@ -38,6 +38,12 @@ pub fn tenths(count: u64, divisor: u64) -> String {
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
+/// How much of `whole` `part` is, in whole percent from 0 to 100 (a progress bar's
+/// `value` of `max="100"`): `percent(1.0, 3.0)` is `33`.
+pub fn percent(part: f64, whole: f64) -> u8 {
+    (part / whole * 100.0).round().clamp(0.0, 100.0) as u8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +79,14 @@ mod tests {
         assert_eq!(fixed(f64::INFINITY, 1), "inf");
         assert_eq!(fixed(f64::NEG_INFINITY, 0), "-inf");
         assert_eq!(fixed(1e30, 0), u64::MAX.to_string());
+    }
+
+    #[test]
+    fn percent_is_whole_and_stays_within_the_bar() {
+        assert_eq!(percent(1.0, 3.0), 33);
+        assert_eq!(percent(2.0, 3.0), 67);
+        assert_eq!(percent(5.0, 4.0), 100);
+        assert_eq!(percent(-1.0, 4.0), 0);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agui::Event;
-use crate::fields::Fields;
+use crate::fields::{read_object, unknown_variant};
 
 /// A frame the server sends on a session socket. Read from JSON by hand, like [`Event`]
 /// (why: [`crate::fields`]); written by serde's derive.
@@ -97,37 +97,29 @@ impl ResumeStatus {
 
 impl<'de> Deserialize<'de> for ServerFrame {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        ServerFrame::from_json(value).map_err(serde::de::Error::custom)
-    }
-}
-
-impl ServerFrame {
-    /// The frame `value` holds, named by its `kind`.
-    pub fn from_json(value: Value) -> Result<Self, String> {
-        let mut f = Fields::of(value)?;
-        let kind = f.string("kind")?;
-        Ok(match kind.as_str() {
-            "event" => Self::Event {
-                seq: f.typed("seq")?,
-                event: Event::from_json(f.value("event")?)?,
-            },
-            "caught_up" => Self::CaughtUp {
-                seq: f.typed("seq")?,
-                queued: f.optional("queued")?.unwrap_or_default(),
-            },
-            "queue" => Self::Queue {
-                queued: f.typed("queued")?,
-            },
-            "error" => Self::Error {
-                code: f.string("code")?,
-                message: f.string("message")?,
-            },
-            other => {
-                return Err(format!(
-                "unknown variant `{other}`, expected one of `event`, `caught_up`, `queue`, `error`"
-            ))
-            }
+        read_object(deserializer, |f| {
+            let kind = f.string("kind")?;
+            Ok(match kind.as_str() {
+                "event" => Self::Event {
+                    seq: f.typed("seq")?,
+                    event: Event::from_json(f.value("event")?)?,
+                },
+                "caught_up" => Self::CaughtUp {
+                    seq: f.typed("seq")?,
+                    queued: f.optional("queued")?.unwrap_or_default(),
+                },
+                "queue" => Self::Queue {
+                    queued: f.typed("queued")?,
+                },
+                "error" => Self::Error {
+                    code: f.string("code")?,
+                    message: f.string("message")?,
+                },
+                other => {
+                    let kinds = ["event", "caught_up", "queue", "error"];
+                    return Err(unknown_variant(other, &kinds));
+                }
+            })
         })
     }
 }

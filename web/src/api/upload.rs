@@ -32,10 +32,7 @@ pub async fn upload(
     let _ = request.set_request_header("Content-Type", &media_type);
     let on_progress = Closure::<dyn Fn(ProgressEvent)>::new(move |event: ProgressEvent| {
         if event.length_computable() && event.total() > 0.0 {
-            let percent = (event.loaded() / event.total() * 100.0)
-                .round()
-                .clamp(0.0, 100.0);
-            progress(percent as u8);
+            progress(shared::decimal::percent(event.loaded(), event.total()));
         }
     });
     if let Ok(upload) = request.upload() {

@@ -114,7 +114,7 @@ pub fn warm_controls() {
 fn controls(control: Control, responder: Responder, card: NodeRef<Div>) -> Loaded {
     Effect::new(move |_| {
         if let Some(card) = card.get_untracked() {
-            request_animation_frame(move || card.scroll_into_view_with_bool(false));
+            show_end_after_layout(card);
         }
     });
     Ok(pending(control, responder))
@@ -125,10 +125,7 @@ fn controls(control: Control, responder: Responder, card: NodeRef<Div>) -> Loade
 /// when the card appears (live, or in a session opened with it waiting), and again when
 /// the window is resized (a phone turned, a window narrowed) until it is answered.
 fn bring_into_view(node: NodeRef<Div>, answer: Memo<Option<Answer>>) {
-    node.on_load(|card| {
-        // After this frame's layout (the transcript's own scrolling included).
-        request_animation_frame(move || card.scroll_into_view_with_bool(false));
-    });
+    node.on_load(show_end_after_layout);
     let resized = window_event_listener(leptos::ev::resize, move |_| {
         if answer.try_with_untracked(Option::is_none).unwrap_or(false) {
             if let Some(card) = node.get_untracked() {
@@ -137,6 +134,12 @@ fn bring_into_view(node: NodeRef<Div>, answer: Memo<Option<Answer>>) {
         }
     });
     on_cleanup(move || resized.remove());
+}
+
+/// Brings the card's end into view after this frame's layout (the transcript's own
+/// scrolling included).
+fn show_end_after_layout(card: web_sys::HtmlDivElement) {
+    request_animation_frame(move || card.scroll_into_view_with_bool(false));
 }
 
 /// Why the server would not take this card's answer: said on the card, calmly, not as the

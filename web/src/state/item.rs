@@ -5,6 +5,7 @@
 //! [`super::transcript`]. Pure Rust, no signals or DOM.
 
 use serde_json::Value;
+use shared::decimal::{fixed, percent};
 use shared::usage::UsageTotals;
 use shared::Interrupt;
 
@@ -190,7 +191,7 @@ pub struct ToolCall {
 fn figure(value: f64) -> String {
     match value.fract() == 0.0 && value.abs() < 1e15 {
         true => format!("{}", value as i64),
-        false => shared::decimal::fixed(value, 1),
+        false => fixed(value, 1),
     }
 }
 
@@ -252,8 +253,7 @@ impl ToolCall {
             Some(message) => format!("{amount} — {message}"),
             None => amount,
         };
-        let percent = total.map(|total| (done / total * 100.0).round().clamp(0.0, 100.0) as u8);
-        Some((percent, label))
+        Some((total.map(|total| percent(done, total)), label))
     }
 
     /// The call's status, derived from its result.
