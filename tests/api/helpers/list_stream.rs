@@ -1,15 +1,19 @@
 //! A client of `GET /api/sessions/stream`: the caller's session list as Server-Sent
-//! Events, read one message at a time, each wait under a time limit.
+//! Events, read one message at a time, each wait under a time limit that keep-alives do
+//! not extend.
 
 use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::TestApp;
 
-/// How long one message may take before the test fails, naming what it waited for.
+/// How long one message (or `until`'s whole wait) may take before the test fails, naming
+/// what it waited for. Keep-alive comments, which the server sends every 15 s whatever
+/// happens, do not count as the message coming.
 const WAIT: Duration = Duration::from_secs(20);
 
 /// An open list stream.
@@ -22,6 +26,12 @@ impl ListStream {
     /// The next message (keep-alive comments and `retry:` left out); `None` when the
     /// stream ended.
     pub async fn next(&mut self) -> Option<Value> {
+        self.next_by(Instant::now() + WAIT, "the next message")
+            .await
+    }
+
+    /// [`Self::next`], failing the test, naming `what`, unless it comes by `deadline`.
+    async fn next_by(&mut self, deadline: Instant, what: &str) -> Option<Value> {
         loop {
             while let Some(end) = self.buffer.find("\n\n") {
                 let frame: String = self.buffer.drain(..end + 2).collect();
@@ -29,9 +39,9 @@ impl ListStream {
                     return Some(serde_json::from_str(json).expect("a data message is JSON"));
                 }
             }
-            let chunk = tokio::time::timeout(WAIT, self.body.next())
+            let chunk = tokio::time::timeout_at(deadline, self.body.next())
                 .await
-                .expect("the list stream sent nothing in time");
+                .unwrap_or_else(|_| panic!("waited {WAIT:?} for {what} on the list stream"));
             match chunk {
                 Some(Ok(bytes)) => self.buffer.push_str(std::str::from_utf8(&bytes).unwrap()),
                 Some(Err(_)) | None => return None,
@@ -46,9 +56,10 @@ impl ListStream {
 
     /// Messages until one `matches`; returns it.
     pub async fn until(&mut self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
         loop {
             let message = self
-                .next()
+                .next_by(deadline, what)
                 .await
                 .unwrap_or_else(|| panic!("the list stream ended before {what}"));
             if matches(&message) {
