@@ -319,8 +319,7 @@ async fn a_session_list_on_one_instance_follows_what_the_other_does() {
     let mut list = a.list_stream().await;
     assert_eq!(list.expect().await["type"], "snapshot");
     let session = b.create_session().await;
-    let created = list.expect().await;
-    assert_eq!(created["session"]["id"], session.as_str(), "{created}");
+    list.until_status(&session, "idle").await;
     let mut on_b = b.socket(&session, 0).await;
     b.say(&session, "ask me").await;
     list.until_status(&session, "awaiting_input").await;
@@ -331,13 +330,10 @@ async fn a_session_list_on_one_instance_follows_what_the_other_does() {
     list.until_status(&session, "idle").await;
     let path = format!("/api/sessions/{session}");
     assert_eq!(b.patch(&path, json!({"title": "On B"})).await.0, 200);
-    list.until("the rename on B", |m| m["session"]["title"] == "On B")
+    list.until_session(&session, "the rename on B", |told| told["title"] == "On B")
         .await;
     assert_eq!(b.delete_session(&session).await, 204);
-    let removed = list
-        .until("the deletion on B", |m| m["type"] == "removed")
-        .await;
-    assert_eq!(removed["id"], session.as_str());
+    list.until_removed(&session).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

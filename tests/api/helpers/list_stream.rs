@@ -68,15 +68,68 @@ impl ListStream {
         }
     }
 
-    /// Messages until a `changed` of `session` in `status`.
+    /// Messages until the list tells `session` in `status`; returns the session as told.
     pub async fn until_status(&mut self, session: &str, status: &str) -> Value {
         let what = format!("{session} became {status}");
-        self.until(&what, |m| {
-            m["type"] == "changed"
-                && m["session"]["id"] == session
-                && m["session"]["status"] == status
-        })
-        .await
+        self.until_session(session, &what, |told| told["status"] == status)
+            .await
+    }
+
+    /// Messages until the list tells `session` as `matches` wants it, by a `changed` or
+    /// by a fresh snapshot (which the list sends instead when it may have missed changes:
+    /// its feed dropped, a read failed); returns the session as told.
+    pub async fn until_session(
+        &mut self,
+        session: &str,
+        what: &str,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let message = self
+                .next_by(deadline, what)
+                .await
+                .unwrap_or_else(|| panic!("the list stream ended before {what}"));
+            if let Some(told) = told_of(&message, session) {
+                if matches(told) {
+                    return told.clone();
+                }
+            }
+        }
+    }
+
+    /// Messages until the list tells that `session` is gone: `removed`, or a fresh
+    /// snapshot without it.
+    pub async fn until_removed(&mut self, session: &str) {
+        let deadline = Instant::now() + WAIT;
+        let what = format!("{session} removed");
+        loop {
+            let message = self
+                .next_by(deadline, &what)
+                .await
+                .unwrap_or_else(|| panic!("the list stream ended before {what}"));
+            let gone = match message["type"].as_str() {
+                Some("removed") => message["id"] == session,
+                Some("snapshot") => told_of(&message, session).is_none(),
+                _ => false,
+            };
+            if gone {
+                return;
+            }
+        }
+    }
+}
+
+/// The summary of `session` that `message` tells, if it tells one: a `changed` of it, or
+/// its row in a snapshot.
+fn told_of<'a>(message: &'a Value, session: &str) -> Option<&'a Value> {
+    match message["type"].as_str()? {
+        "changed" => Some(&message["session"]).filter(|told| told["id"] == session),
+        "snapshot" => message["sessions"]
+            .as_array()?
+            .iter()
+            .find(|told| told["id"] == session),
+        _ => None,
     }
 }
 
