@@ -56,16 +56,8 @@ impl ListStream {
 
     /// Messages until one `matches`; returns it.
     pub async fn until(&mut self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let message = self
-                .next_by(deadline, what)
-                .await
-                .unwrap_or_else(|| panic!("the list stream ended before {what}"));
-            if matches(&message) {
-                return message;
-            }
-        }
+        self.find(what, |message| matches(message).then(|| message.clone()))
+            .await
     }
 
     /// Messages until the list tells `session` in `status`; returns the session as told.
@@ -84,37 +76,40 @@ impl ListStream {
         what: &str,
         matches: impl Fn(&Value) -> bool,
     ) -> Value {
+        self.find(what, |message| {
+            told_of(message, session)
+                .filter(|told| matches(told))
+                .cloned()
+        })
+        .await
+    }
+
+    /// Messages until the list tells that `session` is gone: `removed`, or a fresh
+    /// snapshot without it.
+    pub async fn until_removed(&mut self, session: &str) {
+        let what = format!("{session} removed");
+        self.find(&what, |message| {
+            let gone = match message["type"].as_str() {
+                Some("removed") => message["id"] == session,
+                Some("snapshot") => told_of(message, session).is_none(),
+                _ => false,
+            };
+            gone.then_some(())
+        })
+        .await
+    }
+
+    /// Messages until `pick` takes something from one, all under one [`WAIT`]; failing
+    /// the test, naming `what`, if none does by then or the stream ends.
+    async fn find<T>(&mut self, what: &str, pick: impl Fn(&Value) -> Option<T>) -> T {
         let deadline = Instant::now() + WAIT;
         loop {
             let message = self
                 .next_by(deadline, what)
                 .await
                 .unwrap_or_else(|| panic!("the list stream ended before {what}"));
-            if let Some(told) = told_of(&message, session) {
-                if matches(told) {
-                    return told.clone();
-                }
-            }
-        }
-    }
-
-    /// Messages until the list tells that `session` is gone: `removed`, or a fresh
-    /// snapshot without it.
-    pub async fn until_removed(&mut self, session: &str) {
-        let deadline = Instant::now() + WAIT;
-        let what = format!("{session} removed");
-        loop {
-            let message = self
-                .next_by(deadline, &what)
-                .await
-                .unwrap_or_else(|| panic!("the list stream ended before {what}"));
-            let gone = match message["type"].as_str() {
-                Some("removed") => message["id"] == session,
-                Some("snapshot") => told_of(&message, session).is_none(),
-                _ => false,
-            };
-            if gone {
-                return;
+            if let Some(picked) = pick(&message) {
+                return picked;
             }
         }
     }
