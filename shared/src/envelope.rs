@@ -116,8 +116,8 @@ impl<'de> Deserialize<'de> for ServerFrame {
                     message: f.string("message")?,
                 },
                 other => {
-                    let kinds = ["event", "caught_up", "queue", "error"];
-                    return Err(unknown_variant(other, &kinds));
+                    let kinds = &["event", "caught_up", "queue", "error"];
+                    return Err(unknown_variant(other, kinds));
                 }
             })
         })

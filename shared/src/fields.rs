@@ -28,13 +28,9 @@ where
     read(&mut fields).map_err(D::Error::custom)
 }
 
-/// serde's error for a tag naming none of an enum's variants.
-pub(crate) fn unknown_variant(found: &str, expected: &[&str]) -> String {
-    let expected: Vec<String> = expected.iter().map(|name| format!("`{name}`")).collect();
-    format!(
-        "unknown variant `{found}`, expected one of {}",
-        expected.join(", ")
-    )
+/// serde's error for a tag naming none of an enum's variants, in serde's own words.
+pub(crate) fn unknown_variant(found: &str, expected: &'static [&'static str]) -> String {
+    serde::de::value::Error::unknown_variant(found, expected).to_string()
 }
 
 /// A JSON object whose fields are taken out one by one.
