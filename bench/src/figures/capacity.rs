@@ -119,16 +119,14 @@ pub(super) fn ladder(ctx: &Ctx, deployment: Deployment) -> anyhow::Result<Row> {
         .filter(|&step| step >= from)
         .collect();
     let ceiling = search(ctx, deployment.ceiling(), &ceiling_steps)?;
-    let errors: Vec<&String> = found.errors.iter().chain(&ceiling.errors).collect();
+    let errors: Vec<&str> = found
+        .errors
+        .iter()
+        .chain(&ceiling.errors)
+        .map(String::as_str)
+        .collect();
     if !errors.is_empty() {
-        anyhow::bail!(
-            "capacity ({deployment:?}): {}",
-            errors
-                .iter()
-                .map(|e| e.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
+        anyhow::bail!("capacity ({deployment:?}): {}", errors.join("; "));
     }
     let best = found.largest_passing();
     let (title, target) = match deployment {
