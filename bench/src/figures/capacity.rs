@@ -9,6 +9,7 @@
 //! machine carries with the load client beside it, whatever a store does. A target above
 //! that ceiling is out of this machine's reach, not the store's.
 
+use std::fmt;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -68,14 +69,31 @@ impl Deployment {
     }
 }
 
+/// Why a search stopped.
+enum Stop {
+    /// Every step passed.
+    Done,
+    /// The time budget was spent before this step.
+    Budget(usize),
+    /// This step failed, for this reason.
+    Failed(usize, String),
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Done => write!(f, "every step passed"),
+            Self::Budget(before) => write!(f, "time budget spent before {before}"),
+            Self::Failed(sessions, why) => write!(f, "{sessions} failed: {why}"),
+        }
+    }
+}
+
 /// What one search over the steps found.
 struct Search {
     /// The largest passing step and its p99, in nanoseconds.
     passed: Option<(usize, u64)>,
-    /// Why the search stopped.
-    stopped: String,
-    /// The first step that failed, if one did.
-    failed_at: Option<usize>,
+    stop: Stop,
     steps: Vec<Value>,
     errors: Vec<String>,
 }
@@ -88,14 +106,22 @@ impl Search {
                 "{} sessions (p99 {} ms); {}",
                 thousands(n as u64),
                 ms(p99),
-                self.stopped
+                self.stop
             ),
-            None => format!("none; {}", self.stopped),
+            None => format!("none; {}", self.stop),
         }
     }
 
     fn largest_passing(&self) -> usize {
         self.passed.map_or(0, |(n, _)| n)
+    }
+
+    /// The step that failed, if one did.
+    fn failed_at(&self) -> Option<usize> {
+        match self.stop {
+            Stop::Failed(sessions, _) => Some(sessions),
+            Stop::Done | Stop::Budget(_) => None,
+        }
     }
 }
 
@@ -110,7 +136,7 @@ pub(super) fn ladder(ctx: &Ctx, deployment: Deployment) -> anyhow::Result<Row> {
     let started = Instant::now();
     let found = search(ctx, deployment, &ctx.scale.capacity_steps)?;
     let seconds = started.elapsed().as_secs_f64();
-    let from = found.failed_at.unwrap_or(usize::MAX);
+    let from = found.failed_at().unwrap_or(usize::MAX);
     let ceiling_steps: Vec<usize> = ctx
         .scale
         .capacity_steps
@@ -147,9 +173,10 @@ pub(super) fn ladder(ctx: &Ctx, deployment: Deployment) -> anyhow::Result<Row> {
             Some(TWO_INSTANCE_TARGET),
         ),
     };
-    let baseline = match (found.failed_at, ceiling.passed) {
+    // The ceiling's search starts at the failed step: nothing below it was tried.
+    let baseline = match (found.failed_at(), ceiling.passed) {
         (None, _) => "-".to_string(),
-        (Some(_), None) => format!("no-op store: {}", ceiling.stopped),
+        (Some(_), None) => format!("no-op store: {}", ceiling.stop),
         (Some(_), Some(_)) => format!("no-op store: {}", ceiling.shown()),
     };
     let row = Row::new(title).tandem(found.shown()).baseline(baseline);
@@ -164,7 +191,7 @@ pub(super) fn ladder(ctx: &Ctx, deployment: Deployment) -> anyhow::Result<Row> {
         row.data(json!({"largest_passing": best, "steps": found.steps,
         "seconds": seconds,
         "noop_store": {"largest_passing": ceiling.largest_passing(),
-            "steps": ceiling.steps, "stopped": ceiling.stopped}})),
+            "steps": ceiling.steps, "stopped": ceiling.stop.to_string()}})),
     )
 }
 
@@ -177,14 +204,13 @@ fn search(ctx: &Ctx, deployment: Deployment, steps: &[usize]) -> anyhow::Result<
     };
     let mut found = Search {
         passed: None,
-        stopped: "every step passed".to_string(),
-        failed_at: None,
+        stop: Stop::Done,
         steps: Vec::new(),
         errors: Vec::new(),
     };
     for &sessions in steps {
         if started.elapsed() > ctx.scale.capacity_budget {
-            found.stopped = format!("time budget spent before {sessions}");
+            found.stop = Stop::Budget(sessions);
             break;
         }
         let (apps, database) = deployment.launch(pace)?;
@@ -214,8 +240,7 @@ fn search(ctx: &Ctx, deployment: Deployment, steps: &[usize]) -> anyhow::Result<
                 ),
                 None => format!("p99 {} ms", ms(p99)),
             };
-            found.stopped = format!("{sessions} failed: {why}");
-            found.failed_at = Some(sessions);
+            found.stop = Stop::Failed(sessions, why);
             break;
         }
         found.passed = Some((sessions, p99));
