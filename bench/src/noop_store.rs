@@ -15,8 +15,8 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, TokenHash, UserId, UserName};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, EventLog, Fork, InterruptRow, QueuedRow, Records, SessionRow,
-    ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    derive_effects, Applied, Command, EventLog, Fork, Found, InterruptRow, QueuedRow, Records,
+    SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere.
@@ -60,6 +60,22 @@ impl tandem::store::Attachments for NoopStore {}
 
 impl tandem::store::FeedbackReads for NoopStore {}
 impl tandem::store::Budgets for NoopStore {}
+
+/// Nobody's instructions: the benchmark's runs are told none.
+impl tandem::store::Instructions for NoopStore {
+    async fn user_instructions(&self, _user: UserId) -> Result<String, StoreError> {
+        Ok(String::new())
+    }
+
+    async fn set_user_instructions(
+        &self,
+        _user: UserId,
+        _text: &str,
+        _now_ms: i64,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
 
 impl EventLog for NoopStore {
     /// The benchmark makes no branches.
@@ -178,14 +194,16 @@ impl Records for NoopStore {
         Ok(rows)
     }
 
-    async fn search_sessions(
-        &self,
-        owner: UserId,
-        text: &str,
-    ) -> Result<Vec<SessionRow>, StoreError> {
+    async fn search_sessions(&self, owner: UserId, text: &str) -> Result<Vec<Found>, StoreError> {
         let mut rows = self.list_sessions(owner).await?;
         rows.retain(|row| row.title.contains(text));
-        Ok(rows)
+        Ok(rows
+            .into_iter()
+            .map(|session| Found {
+                session,
+                message: None,
+            })
+            .collect())
     }
 
     async fn rename_session(

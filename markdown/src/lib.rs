@@ -10,8 +10,9 @@
 //!   `rel="noopener noreferrer"`; images become links, so nothing loads from elsewhere;
 //! - fenced code gets a header with its language and a copy button, and highlighted
 //!   spans ([`code`]);
-//! - tables sit in a scrolling box so a wide one never widens the page, and their cells
-//!   are aligned by class (the page's CSP allows no `style` attribute);
+//! - tables sit in a scrolling box (keyboard-focusable) so a wide one never widens the
+//!   page, and their cells are aligned by class (the page's CSP allows no `style`
+//!   attribute);
 //! - task list boxes carry a label for screen readers;
 //! - a single line break inside a paragraph is a line break (`<br>`), as in chat products:
 //!   models often write one item a line without list syntax. Code is untouched (a code
@@ -121,7 +122,8 @@ impl Rewriter {
             Event::Start(Tag::Table(alignments)) => {
                 self.alignments = alignments.clone();
                 vec![
-                    html(r#"<div class="table-wrap">"#.into()),
+                    // A wide table scrolls in its box; a keyboard reaches it to scroll it.
+                    html(r#"<div class="table-wrap" tabindex="0">"#.into()),
                     Event::Start(Tag::Table(alignments)),
                 ]
             }

@@ -15,7 +15,7 @@ fn common_markdown_and_gfm_render() {
         "<code>code</code>",
         r#"<input type="checkbox" disabled checked aria-label="done">"#,
         r#"<input type="checkbox" disabled aria-label="not done">"#,
-        r#"<div class="table-wrap"><table>"#,
+        r#"<div class="table-wrap" tabindex="0"><table>"#,
         "<th>a</th>",
         r#"<td class="align-right">2</td>"#,
         "<th>a</th><th class=\"align-right\">b</th>",

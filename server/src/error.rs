@@ -37,6 +37,8 @@ pub enum ApiError {
     InterruptExpired(Value),
     #[error("the answer does not match the question's response schema: {0}")]
     InvalidPayload(String),
+    #[error("{0}")]
+    InvalidInstructions(String),
     #[error("the request body is larger than {0} bytes")]
     TooLarge(usize),
     #[error("storage failure: {0}")]
@@ -122,6 +124,7 @@ impl ApiError {
             Self::InterruptAnswered(_) => "interrupt_already_answered",
             Self::InterruptExpired(_) => "interrupt_expired",
             Self::InvalidPayload(_) => "invalid_payload",
+            Self::InvalidInstructions(_) => "invalid_instructions",
             Self::TooLarge(_) => "payload_too_large",
             Self::Storage(_) => "storage_unavailable",
             Self::Unauthorized => "unauthorized",
@@ -222,6 +225,7 @@ impl From<Refusal> for ApiError {
             Refusal::InterruptAnswered(settled) => Self::InterruptAnswered(settled.to_json()),
             Refusal::InterruptExpired(settled) => Self::InterruptExpired(settled.to_json()),
             Refusal::InvalidPayload(why) => Self::InvalidPayload(why),
+            Refusal::InvalidInstructions(why) => Self::InvalidInstructions(why),
             Refusal::NotAForkPoint { at_seq } => Self::NotAForkPoint(format!(
                 "seq {at_seq} is inside a run: a branch parts between runs, at 0 or at the \
                  seq of a run's RUN_FINISHED or RUN_ERROR"
@@ -272,6 +276,7 @@ impl ResponseError for ApiError {
             }
             Self::InvalidMessage(_)
             | Self::InvalidPayload(_)
+            | Self::InvalidInstructions(_)
             | Self::NotAForkPoint(_)
             | Self::InvalidAttachment(_)
             | Self::InvalidState { .. } => StatusCode::UNPROCESSABLE_ENTITY,

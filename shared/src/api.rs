@@ -87,6 +87,18 @@ pub struct Regenerate {
     pub model: Option<String>,
 }
 
+/// `POST /api/sessions/{id}/runs/{runId}/continue` body (may be empty).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContinueRun {
+    /// The caller's id for the request: a repeat starts nothing new and gets the run the
+    /// first one started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 128))]
+    pub client_message_id: Option<String>,
+}
+
 /// An edit's or a regeneration's answer: the branch it made, and the run it started there.
 /// Read from JSON by hand ([`crate::fields`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,6 +144,10 @@ pub struct SessionSummary {
     /// The conversation it is a line of: the first line's id (its own `id` on that line).
     /// The list shows each conversation once, by its most recently updated line.
     pub conversation_id: String,
+    /// In a search's results: a piece of the latest message that matched, around the
+    /// match (absent when only the title matched, and outside a search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }
 
 /// `GET /api/sessions/{id}/branches`: every line of the session's conversation.

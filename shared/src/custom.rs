@@ -15,6 +15,9 @@
 //! | [`MODEL_FALLBACK`] | `{from, to, code, message}`: a model call switched to the next fallback model |
 //! | [`FEEDBACK`] | `{runId, rating, comment?, user}`: a person rated an answer (`up` or `down`) |
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
+//! | [`BUDGET_DECISION`] | `{interruptId, continue, pastBudget}`: a person's decision on a run that reached its budget |
+//! | [`INSTRUCTIONS`] | `{scope, text}`: the person's own instructions as a run used them (`person`), or this conversation's as the person set them (`conversation`) |
+//! | [`CONTINUE`] | `{runId, messageId, clientMessageId?}`: this run continues the answer `messageId` of the stopped run `runId` |
 //!
 //! [`ALL`] lists every name, for code that must decide about each one (what a share
 //! link shows of it is decided in the server's `visibility`, whose tests walk this list).
@@ -85,6 +88,22 @@ pub const FEEDBACK: &str = "tandem.feedback";
 /// `pastBudget`, which `--budget-overrun allow` permits); otherwise the run ends there.
 pub const BUDGET_DECISION: &str = "tandem.budget_decision";
 
+/// The run continues an answer its run was stopped in (the person pressed Continue): the
+/// value is `{runId, messageId, clientMessageId?}`, the stopped run, its last answer and
+/// the request's id (a repeat of it gets this run). Committed with the
+/// run's `RUN_STARTED`, in place of a message of the person's. The model is told to go on
+/// from where the answer stopped, and the run's first answer joins that one: the page
+/// shows one answer.
+pub const CONTINUE: &str = "tandem.continue";
+
+/// Instructions sent with every model call after the server's system prompt (see
+/// [`crate::instructions`]): the value is `{scope, text}`. `scope` `conversation`: the
+/// person set this conversation's (a note, like a change of the shared state); `person`:
+/// a run recorded the person's own instructions before its first model call, because they
+/// differ from the last ones recorded on its line. The latest of each scope stands; empty
+/// text is none.
+pub const INSTRUCTIONS: &str = "tandem.instructions";
+
 /// Every name above, once. A name added to this file belongs here too (a test counts
 /// them), so that whatever must decide about each name (a share link's filter) meets it.
 pub const ALL: &[&str] = &[
@@ -102,6 +121,8 @@ pub const ALL: &[&str] = &[
     FEEDBACK,
     MODEL_FALLBACK,
     BUDGET_DECISION,
+    CONTINUE,
+    INSTRUCTIONS,
 ];
 
 #[cfg(test)]

@@ -166,6 +166,7 @@ mod tests {
             parent_id: branch.then(|| "s1".into()),
             fork_seq: branch.then_some(7),
             conversation_id: "s1".into(),
+            snippet: branch.then(|| "…a match…".into()),
         }
     }
 
@@ -221,6 +222,7 @@ mod tests {
                 hide_tool_arguments: false,
                 attachments: true,
                 state: false,
+                instructions: true,
                 created_at: 3,
             },
             token: "secret".into(),

@@ -36,6 +36,10 @@ pub struct CreateShare {
     /// Show the shared state (`STATE_SNAPSHOT`, `STATE_DELTA`); true when absent.
     #[serde(default = "shown")]
     pub state: bool,
+    /// Show the instructions the model was given (the person's own and the
+    /// conversation's, `CUSTOM tandem.instructions`); false when absent.
+    #[serde(default)]
+    pub instructions: bool,
 }
 
 impl Default for CreateShare {
@@ -45,6 +49,7 @@ impl Default for CreateShare {
             hide_tool_arguments: false,
             attachments: true,
             state: true,
+            instructions: false,
         }
     }
 }
@@ -65,6 +70,9 @@ pub struct Share {
     pub attachments: bool,
     /// The link shows the shared state.
     pub state: bool,
+    /// The link shows the instructions.
+    #[serde(default)]
+    pub instructions: bool,
     pub created_at: i64,
 }
 
@@ -105,6 +113,9 @@ pub struct SharedSession {
     /// The link shows the shared state.
     #[serde(default)]
     pub state: bool,
+    /// The link shows the instructions.
+    #[serde(default)]
+    pub instructions: bool,
 }
 
 impl<'de> Deserialize<'de> for CreatedShare {

@@ -270,3 +270,46 @@ async fn only_answers_of_one_s_own_sessions_are_rated_and_only_operators_list() 
     assert_eq!(body["feedback"][0]["user"], "ada");
     assert_eq!(body["feedback"][0]["comment"], "Spot on");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rating_is_no_activity_of_the_conversation_the_list_keeps_its_order_and_time() {
+    let turns = json!([{"text": "First."}, {"text": "Second."}, {"text": "Third."}]);
+    let app = spawn_app_with(turns, &[]).await;
+    let (older, run) = answered(&app).await;
+    let (newer, _) = answered(&app).await;
+    let listed = |list: &Value| -> Vec<(String, i64)> {
+        list["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["id"].as_str().unwrap().to_string(),
+                    s["updatedAt"].as_i64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let before = listed(&app.get("/api/sessions").await.1);
+    assert_eq!(before[0].0, newer);
+    let (status, body) = app
+        .post(
+            &feedback_path(&older, &run),
+            json!({"rating": "down", "comment": "meh"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        listed(&app.get("/api/sessions").await.1),
+        before,
+        "neither the order nor the times moved"
+    );
+    // A message is activity: the older conversation comes first again.
+    let mut socket = app.socket(&older, 0).await;
+    socket.backlog().await;
+    app.say(&older, "more").await;
+    socket.until_run_end().await;
+    let after = listed(&app.get("/api/sessions").await.1);
+    assert_eq!(after[0].0, older);
+    assert!(after[0].1 > before[1].1);
+}

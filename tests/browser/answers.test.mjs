@@ -1,8 +1,8 @@
 // Proves, in headless Chromium against the real binary (demo engine, built page), issue 25's
 // items on answers, approvals and questions as a person meets them: an answer's single line
 // breaks show as lines; Copy puts a whole answer's Markdown on the clipboard; after Stop,
-// Continue (on the stopped answer only, only while nothing runs) starts a run that answers
-// again; an approval card scrolls into view when it appears, its tool card says it waits for
+// Continue (on the stopped answer only, only while nothing runs) goes on with that answer
+// in place (no message of the person's, one answer, one usage line); an approval card scrolls into view when it appears, its tool card says it waits for
 // the person, its prompt's Markdown renders; a rejection is a warning, not a success; a form's
 // answer reads in the schema's titles and Yes/No; and an answer cut off by a crash (the
 // server killed mid-answer and restarted) is marked "Interrupted by a restart", collapsed,
@@ -117,7 +117,7 @@ describe('answers, approvals and questions (issue 25)', () => {
     await accessible('an answer with its actions');
   });
 
-  it('after Stop offers Continue on the stopped answer only, which starts a new run', async () => {
+  it('after Stop offers Continue on the stopped answer only, which goes on with that answer in place', async () => {
     await say(page, 'hello');
     await page.locator('[data-testid=assistant-message].streaming', { hasText: 'Hi!' }).waitFor();
     await page.getByRole('button', { name: 'Stop' }).click();
@@ -130,12 +130,24 @@ describe('answers, approvals and questions (issue 25)', () => {
     await shots(page, '72-continue-offered');
     await accessible('a stopped answer offering Continue');
 
+    const people = await byId(page, 'user-message').count();
+    const said = await answers().count();
+    const usage = await byId(page, 'run-usage').count();
+    const stoppedText = await answers().last().evaluate((el) => el.innerText);
     await continueButton().click();
-    // The request shows as the person's message: it is what the agent was told.
-    await page.getByTestId('user-message').filter({ hasText: 'Continue from where you stopped.' }).waitFor();
     await continueButton().waitFor({ state: 'detached' });
     await assistantSaying(page, GREETING_END);
     await idle(page);
+    // One answer, written on in place: no message of the person's, no second bubble, no
+    // "Run stopped" in between, one usage line for the whole answer.
+    assert.equal(await byId(page, 'user-message').count(), people, 'no message of the person\'s');
+    assert.equal(await answers().count(), said, 'the continuation joined the stopped answer');
+    const whole = await answers().last().evaluate((el) => el.innerText);
+    assert.ok(whole.startsWith(stoppedText.trimEnd().slice(0, 40)), whole);
+    assert.equal(whole.split(GREETING).length, 2, `said once, not again: ${whole}`);
+    assert.equal(await page.getByText('Run stopped').count(), 0, 'the stop mark is gone');
+    // The stopped call's usage (when its model reported any) is counted in the one line.
+    assert.ok(await byId(page, 'run-usage').count() <= usage + 1, 'one usage line for the answer');
     assert.equal(await continueButton().count(), 0, 'the continued run finished: nothing to continue');
     await shots(page, '73-continued');
   });

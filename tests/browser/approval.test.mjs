@@ -73,6 +73,9 @@ describe('approving and rejecting a tool call', () => {
     // The call itself is an ordinary tool card, waiting (not failed, not "running") while
     // the person decides.
     await writeCard(page).and(page.locator('[data-status=awaiting]')).waitFor();
+    // The arguments show once, in the box that edits them, not in the call's card too.
+    assert.equal(await writeCard(page).getByTestId('tool-args').count(), 0);
+    assert.equal(await writeCard(page).getByText('Arguments', { exact: true }).count(), 0);
     const box = card.getByTestId('approval-arguments');
     const original = await box.inputValue();
     assert.match(original, /"path": "notes\/tandem\.txt"/);
@@ -103,6 +106,9 @@ describe('approving and rejecting a tool call', () => {
     await answered.waitFor();
     assert.equal((await answered.getByTestId('interrupt-answer').textContent()).trim(), 'Approved with edits');
     await writeCard(page).and(page.locator('[data-status=done]')).waitFor();
+    // Decided, the call's card shows its arguments again (as the model wrote them; the
+    // answer above says they were edited).
+    assert.match(await writeCard(page).getByTestId('tool-args').textContent(), /"path"/);
     await replyAfterCard(page).last().waitFor();
     await idle(page);
     assert.ok(existsSync(path.join(workspace, 'local/notes/edited.txt')), 'the edited path was written');

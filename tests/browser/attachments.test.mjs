@@ -126,6 +126,37 @@ describe('files and images in the conversation', () => {
     await page.emulateMedia({ colorScheme: null });
   });
 
+  it('opens images in a viewer over the page: zoom, next and previous, download, Escape', async () => {
+    const thumbnails = page.locator('[data-testid=transcript] a.attached-image');
+    const count = await thumbnails.count();
+    assert.ok(count >= 2, `${count} images in the session`);
+    await thumbnails.first().click();
+    const viewer = page.getByRole('dialog', { name: 'Image: picture.png' });
+    await viewer.waitFor();
+    assert.equal(await byId(page, 'viewer-place').textContent(), `1 of ${count}`);
+    assert.equal(page.url().includes('/api/attachments/'), false, 'the raw file did not open');
+    const image = viewer.getByRole('img', { name: 'picture.png' });
+    const fitted = await image.evaluate((img) => img.getBoundingClientRect().width);
+    await viewer.getByRole('button', { name: 'Zoom in' }).click();
+    await viewer.getByRole('button', { name: 'Zoom in' }).click();
+    await page.waitForFunction((before) => {
+      const img = document.querySelector('[data-testid=image-viewer] img');
+      return img.getBoundingClientRect().width > before;
+    }, fitted);
+    await shots(page, '63-image-viewer');
+    assert.deepEqual(await seriousViolations(page), [], 'axe-core on the viewer');
+    await page.keyboard.press('ArrowRight');
+    await page.getByRole('dialog', { name: 'Image: pasted.png' }).waitFor();
+    assert.equal(await byId(page, 'viewer-place').textContent(), `2 of ${count}`);
+    await page.keyboard.press('ArrowLeft');
+    await viewer.waitFor();
+    const download = viewer.getByRole('link', { name: 'Download' });
+    assert.equal(await download.getAttribute('download'), 'picture.png');
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.classList.contains('attached-image'));
+  });
+
   it('shows the files of a message queued while the agent answers', async () => {
     await hand('paste', [['first.png', 'image/png', PICTURE]]);
     await chip('first.png').getByText('18 KB').waitFor();

@@ -19,8 +19,8 @@ import { after, before, describe, it } from 'node:test';
 
 import { seriousViolations } from '../support/axe.mjs';
 import {
-  assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shots, startSession, VIEWPORTS,
+  assistantSaying, byId, connection, headerItem, idle, launchBrowser, moreMenu, newContext,
+  pending, say, sessionIdOf, shots, startSession, VIEWPORTS,
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
 
@@ -180,13 +180,16 @@ describe('light and dark, and a header that fits', () => {
     await look(page, '91-welcome', 'the welcome screen');
   });
 
-  it('switches theme from the header by keyboard, and remembers it across a reload', async () => {
+  it('switches theme from the header\'s menu by keyboard, and remembers it across a reload', async () => {
     await page.emulateMedia({ colorScheme: 'light' });
+    // The menu opens from the keyboard; Tab reaches the picker; the arrow keys pick.
+    await page.getByTestId('more').locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('more').locator('.more-items').waitFor();
     assert.equal(await picker(page).inputValue(), 'system');
-    // Tab from the model chip reaches the picker; the arrow keys pick.
-    await page.getByRole('button', { name: MODEL }).focus();
-    await page.keyboard.press('Tab');
-    assert.equal(await picker(page).evaluate((el) => el === document.activeElement), true);
+    while (!(await picker(page).evaluate((el) => el === document.activeElement))) {
+      await page.keyboard.press('Tab');
+    }
     await page.keyboard.press('ArrowDown');
     await page.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'light');
     await page.keyboard.press('ArrowDown');
@@ -195,6 +198,7 @@ describe('light and dark, and a header that fits', () => {
     assert.equal(await stored(page), 'dark');
 
     await page.reload();
+    await moreMenu(page);
     await picker(page).waitFor();
     assert.equal(await picker(page).inputValue(), 'dark');
     assert.equal(await theme(page), 'dark');
@@ -208,6 +212,7 @@ describe('light and dark, and a header that fits', () => {
     assert.equal(await theme(page), null);
     assert.equal(await stored(page), null, 'following the system is the default: nothing stored');
     assert.equal(await darkBackground(page), true, 'the system again');
+    await page.keyboard.press('Escape');
     await page.emulateMedia({ colorScheme: null });
   });
 
@@ -263,14 +268,18 @@ describe('light and dark, and a header that fits', () => {
     await answer.getByRole('heading', { name: 'Palette check' }).waitFor();
     assert.ok(await answer.locator('.hl-comment, .hl-keyword, .hl-string, .hl-tag').count() >= 4);
 
-    // The header holds one line on a desktop, and the model chip is whole on any screen.
+    // The header holds one line on a desktop and a phone, and the model chip (in the row
+    // or in the menu) is whole on any screen.
     const header = page.locator('header');
     assert.ok((await header.boundingBox()).height < 70, 'the header is one line tall');
-    const chip = page.getByRole('button', { name: MODEL });
-    await wholeOnScreen(chip, 'the model chip on a desktop');
+    await wholeOnScreen(await headerItem(page, 'model-label'), 'the model chip on a desktop');
+    await page.keyboard.press('Escape');
     await page.setViewportSize(VIEWPORTS.phone);
-    await wholeOnScreen(chip, 'the model chip on a phone');
+    assert.ok((await header.boundingBox()).height < 70, 'the header is one line tall on a phone');
+    await wholeOnScreen(await headerItem(page, 'model-label'), 'the model chip on a phone');
+    await moreMenu(page);
     await wholeOnScreen(picker(page), 'the theme picker on a phone');
+    await page.keyboard.press('Escape');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
     await page.setViewportSize(VIEWPORTS.desktop);
@@ -303,14 +312,14 @@ describe('light and dark, and a header that fits', () => {
   });
 
   it('shows the shortcuts and share dialogs in both themes', async () => {
-    await pressKey(page, '?');
+    await pressKey(page, 'Control+/');
     const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await shortcuts.waitFor();
     await look(page, '96-shortcuts', 'the shortcuts dialog');
     await page.keyboard.press('Escape');
     await shortcuts.waitFor({ state: 'detached' });
 
-    await page.getByRole('button', { name: 'Share' }).click();
+    await (await headerItem(page, 'share')).click();
     const share = page.getByRole('dialog', { name: 'Share a read-only link' });
     await share.waitFor();
     await byId(page, 'create-link').click();

@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { seriousViolations } from '../support/axe.mjs';
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, say,
-  sessionIdOf, shot, startSession,
+  headerItem, sessionIdOf, shot, startSession,
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -29,6 +29,11 @@ const MARKDOWN = [
   '|---|--:|',
   '| Lisbon | 3 |',
   '| Porto | 2 |',
+  '',
+  '| Option | Runs on | Cost per month | Notes |',
+  '|---|---|---|---|',
+  '| Kubernetes | any cloud provider | from seventy dollars | orchestration everywhere |',
+  '| Serverless | managed platforms | pay per invocation | cold starts sometimes |',
   '',
   '- [x] book flights',
   '- [ ] pack',
@@ -135,7 +140,7 @@ describe('the page people expect of a chat product', () => {
     const answer = byId(page, 'assistant-message').last();
     await answer.getByRole('heading', { name: 'Trip report' }).waitFor();
     assert.equal(await answer.locator('strong').textContent(), 'bold');
-    const table = answer.getByRole('table');
+    const table = answer.getByRole('table').first();
     assert.deepEqual(await table.getByRole('cell').allTextContents(), ['Lisbon', '3', 'Porto', '2']);
     assert.equal(await answer.getByRole('checkbox', { name: 'done', exact: true }).isChecked(), true);
     assert.equal(await answer.locator('.code-lang').textContent(), 'rust');
@@ -164,7 +169,8 @@ describe('the page people expect of a chat product', () => {
 
   it('shows what the run used and cost, under the run and in the header', async () => {
     assert.equal(await byId(page, 'run-usage').last().textContent(), '1.2k in · 300 out · $0.0054');
-    assert.equal(await byId(page, 'session-usage').textContent(), '1.2k in · 300 out · $0.0054');
+    const header = await headerItem(page, 'session-usage');
+    assert.match(await header.textContent(), /1\.2k in · 300 out · \$0\.0054$/);
   });
 
   it('tells a hidden tab the agent needs you: a notification and the count in the title', async () => {
@@ -180,8 +186,8 @@ describe('the page people expect of a chat product', () => {
     await shot(page, '62-needs-you');
   });
 
-  it('takes keyboard shortcuts: ? lists them, w jumps to the question, / and n', async () => {
-    await pressKey('?');
+  it('takes keyboard shortcuts, each with a modifier: Ctrl+/ lists them, Alt+W jumps to the question', async () => {
+    await pressKey('Control+/');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
     await shot(page, '63-shortcuts');
@@ -189,7 +195,7 @@ describe('the page people expect of a chat product', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
 
-    await pressKey('w');
+    await pressKey('Alt+W');
     await page.waitForFunction(() => document.activeElement?.dataset.testid === 'interrupt-text');
     await page.keyboard.type('Porto');
     await pending(page).getByTestId('interrupt-submit').click();
@@ -197,9 +203,9 @@ describe('the page people expect of a chat product', () => {
     await idle(page);
     await page.waitForFunction(() => document.title === 'Tandem');
 
-    await pressKey('/');
+    await pressKey('Shift+Escape');
     await page.waitForFunction(() => document.activeElement?.dataset.testid === 'composer');
-    await pressKey('n');
+    await pressKey('Control+Shift+O');
     // A new conversation: nothing is created until its first message.
     await page.waitForFunction((first) => !location.hash.endsWith(first), firstSession);
     await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
@@ -225,12 +231,17 @@ describe('the page people expect of a chat product', () => {
     await byId(page, 'search').fill('println');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 1);
     assert.deepEqual(await titles(), ['Lisbon trip']);
+    // The result says what matched: a piece of the message, the match marked.
+    const snippet = byId(page, 'search-snippet');
+    assert.match(await snippet.textContent(), /println!\("Lisbon"\)/);
+    assert.equal(await snippet.locator('mark').textContent(), 'println');
+    await shot(page, '63-search-snippet');
     await byId(page, 'search').fill('no such words');
     await byId(page, 'search-empty').waitFor();
     await byId(page, 'search').fill('');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 2);
 
-    await byId(page, 'export').locator('summary').click();
+    await (await headerItem(page, 'export')).locator('summary').click();
     const [markdown] = await Promise.all([
       page.waitForEvent('download'),
       byId(page, 'export-markdown').click(),
@@ -241,7 +252,7 @@ describe('the page people expect of a chat product', () => {
     assert.match(text, /\*\*Question:\*\* Which city next\?/);
     assert.match(text, /\*\*Answer:\*\* Porto/);
     assert.equal(await byId(page, 'export').getAttribute('open'), null, 'picking a format closes the menu');
-    await byId(page, 'export').locator('summary').click();
+    await (await headerItem(page, 'export')).locator('summary').click();
     const [json] = await Promise.all([
       page.waitForEvent('download'),
       byId(page, 'export-json').click(),
@@ -253,7 +264,7 @@ describe('the page people expect of a chat product', () => {
   });
 
   it('shares a read-only link: live, no controls, and the hidden reasoning never arrives', async () => {
-    await byId(page, 'share').click();
+    await (await headerItem(page, 'share')).click();
     const dialog = page.getByRole('dialog', { name: 'Share a read-only link' });
     await dialog.waitFor();
     await byId(page, 'hide-reasoning').check();
@@ -299,9 +310,29 @@ describe('the page people expect of a chat product', () => {
     const small = await phone.newPage();
     await small.goto(`${tandem.url}/#/sessions/${firstSession}`);
     await connection(small, 'live');
-    await small.getByRole('table').waitFor();
+    await small.getByRole('table').first().waitFor();
     const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    // The wide table scrolls sideways in its box, as code does; no word breaks mid-word.
+    const wide = small.locator('.table-wrap').filter({ hasText: 'Kubernetes' });
+    const [scroll, box] = await wide.evaluate((wrap) => [wrap.scrollWidth, wrap.clientWidth]);
+    assert.ok(scroll > box, `the table scrolls in its box (${scroll} > ${box})`);
+    const broken = await wide.evaluate((wrap) => [...wrap.querySelectorAll('td, th')].flatMap((cell) => {
+      // Each word of the cell on one line: a word broken mid-word has two line boxes.
+      const text = cell.firstChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) return [];
+      const words = [];
+      const range = document.createRange();
+      let at = 0;
+      for (const word of text.textContent.split(' ')) {
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        if (range.getClientRects().length > 1) words.push(word);
+        at += word.length + 1;
+      }
+      return words;
+    }));
+    assert.deepEqual(broken, [], 'words broken across lines in the table');
     const sidebar = small.locator('.sidebar');
     assert.equal(await sidebar.isVisible(), false, 'the sidebar is tucked away');
     await shot(small, '66-phone');
@@ -340,7 +371,11 @@ describe('the page people expect of a chat product', () => {
     await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));
     const session = await sessionIdOf(page);
     await connection(page, 'live');
+    // The picker shows the picked model the moment the conversation becomes a session,
+    // and keeps showing it while that model runs.
+    assert.equal(await picker.inputValue(), 'tandem-alt', 'right after the first message');
     await assistantSaying(page, 'stays text');
+    assert.equal(await picker.inputValue(), 'tandem-alt', 'while it runs');
     await idle(page);
     const log = await (await fetch(`${tandem.url}/api/sessions/${session}/events`)).json();
     const picks = log.events

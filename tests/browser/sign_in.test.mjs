@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 
 import {
-  assistantSaying, byId, connection, idle, launchBrowser, newContext, say, sessionIdOf, shot,
-  startSession,
+  assistantSaying, byId, connection, idle, launchBrowser, moreMenu, newContext, say,
+  sessionIdOf, shot, startSession,
 } from '../support/browser.mjs';
 import { seriousViolations } from '../support/axe.mjs';
 import { freePort, startTandem, tandemBin, webDir } from '../support/tandem.mjs';
@@ -70,7 +70,7 @@ describe('signing in and out', () => {
     await shot(page, '52-sign-in-refused');
 
     await signIn(page, adaToken);
-    await byId(page, 'user-name').waitFor();
+    await byId(page, 'user-name').waitFor({ state: 'attached' });
     assert.equal(await byId(page, 'user-name').textContent(), 'ada');
     adaSession = await startSession(page, 'what is 6 * 7');
     assert.match(await assistantSaying(page, '42'), /42/);
@@ -82,7 +82,8 @@ describe('signing in and out', () => {
     assert.equal(await byId(page, 'user-name').textContent(), 'ada', 'the cookie survives a reload');
     await assistantSaying(page, '42');
 
-    await byId(page, 'sign-out').click();
+    // Who is signed in, and Sign out, are in the header's menu.
+    await (await moreMenu(page)).getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
@@ -95,7 +96,7 @@ describe('signing in and out', () => {
     const page = await freshPage();
     await page.goto(tandem.url);
     await signIn(page, addUser(tandem, 'bob'));
-    await byId(page, 'user-name').waitFor();
+    await byId(page, 'user-name').waitFor({ state: 'attached' });
     assert.equal(await byId(page, 'session-item').count(), 0);
     await page.goto(`${tandem.url}/#/sessions/${adaSession}`);
     const status = await page.evaluate(
@@ -111,7 +112,7 @@ describe('signing in and out', () => {
     const page = await freshPage();
     await page.goto(tandem.url);
     await signIn(page, token);
-    await byId(page, 'user-name').waitFor();
+    await byId(page, 'user-name').waitFor({ state: 'attached' });
     await startSession(page, 'what time is it');
     await idle(page);
     execFileSync(tandemBin(), ['--database-url', tandem.databaseUrl, 'users', 'revoke', 'cleo']);

@@ -11,7 +11,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { byId, idle, launchBrowser, newContext, pending, shots, startSession } from '../support/browser.mjs';
+import {
+  byId, headerItem, idle, launchBrowser, newContext, pending, shots, startSession,
+} from '../support/browser.mjs';
 import { freePort, startTandem, webDir } from '../support/tandem.mjs';
 
 let tandem;
@@ -66,7 +68,7 @@ describe('the panels a session opens now and then load on first use', () => {
   });
 
   it('fetches the Share dialog’s module when the pointer comes over its button, once', async () => {
-    const share = page.getByRole('button', { name: 'Share' });
+    const share = await headerItem(page, 'share');
     // Listening before the hover: the module may be in before a later listener would start.
     const loaded = page.waitForResponse((response) => response.url().endsWith('/split_share_dialog.wasm'));
     await share.hover();
@@ -83,11 +85,9 @@ describe('the panels a session opens now and then load on first use', () => {
     assert.equal(fetchedOnce('split_share_dialog.wasm'), 1, 'a module is fetched once for the page’s life');
   });
 
-  it('fetches the shortcuts list’s module on `?`', async () => {
+  it('fetches the shortcuts list’s module on Ctrl+/', async () => {
     assert.equal(fetchedOnce('split_shortcuts_dialog.wasm'), 0);
-    // A single key is a shortcut only while no field has the focus.
-    await page.evaluate(() => document.activeElement?.blur());
-    await page.keyboard.press('?');
+    await page.keyboard.press('Control+/');
     const list = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await list.getByText('Jump to the question waiting for you').waitFor();
     assert.equal(fetchedOnce('split_shortcuts_dialog.wasm'), 1);
@@ -96,10 +96,9 @@ describe('the panels a session opens now and then load on first use', () => {
   });
 
   it('says to reload when a module cannot be fetched, and fetches it again on the next try', async () => {
-    const chip = page.getByRole('button', { name: 'Demo model' });
     // As after a server update: this page's modules are gone.
     await page.route('**/split_info_dialog.wasm', (route) => route.fulfill({ status: 404, body: 'Not Found' }));
-    await chip.click();
+    await (await headerItem(page, 'model-label')).click();
     const notice = byId(page, 'notice').filter({ hasText: 'This part of the page could not be loaded' });
     await notice.waitFor();
     assert.match(await notice.textContent(), /Reload the page/);
@@ -110,7 +109,7 @@ describe('the panels a session opens now and then load on first use', () => {
     assert.ok(failed >= 1);
 
     await page.unroute('**/split_info_dialog.wasm');
-    await chip.click();
+    await (await headerItem(page, 'model-label')).click();
     const dialog = page.getByRole('dialog', { name: 'About this server' });
     await dialog.getByText('TANDEM_ENGINE').waitFor();
     assert.ok(fetchedOnce('split_info_dialog.wasm') > failed, 'the failed fetch was not kept');

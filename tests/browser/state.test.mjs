@@ -87,18 +87,22 @@ describe('the shared state beside the conversation', () => {
     await answer.locator('button[aria-label="Good answer"][aria-pressed="true"]').waitFor();
     await bad.click();
     const why = page.getByRole('textbox', { name: 'What was wrong with this answer? (optional)' });
-    await why.fill('It never asked what the plan was for.');
+    await why.fill('It never asked');
+    // Shift+Enter is a new line; Enter sends, as in every text box of words on the page.
+    await why.press('Shift+Enter');
+    await why.pressSequentially('what the plan was for.');
+    assert.equal(await why.inputValue(), 'It never asked\nwhat the plan was for.');
     // The panel stands over the transcript on a phone: out of the way for these shots.
     await page.getByRole('button', { name: 'Hide the shared state' }).click();
     await shots(page, '89-rating-comment');
-    await page.getByRole('button', { name: 'Send feedback' }).click();
+    await why.press('Enter');
     await why.waitFor({ state: 'detached' });
     await answer.locator('button[aria-label="Bad answer"][aria-pressed="true"]').waitFor();
     assert.equal(await good.getAttribute('aria-pressed'), 'false');
     await axeBothSchemes(page);
     const listed = await (await page.request.get(`${tandem.url}/api/feedback`)).json();
     assert.equal(listed.feedback[0].rating, 'down');
-    assert.equal(listed.feedback[0].comment, 'It never asked what the plan was for.');
+    assert.equal(listed.feedback[0].comment, 'It never asked\nwhat the plan was for.');
   });
 
   it('hides and shows the panel from the header, and a share viewer sees it read-only', async () => {

@@ -2,7 +2,9 @@
 // person types and behaves like a finished chat product around it: a new conversation is
 // only created by its first message (typed right after "+ New session", or an example
 // prompt clicked); the composer has the focus when it should, stays usable during a run
-// (the text waits and the page says why), and typing on the bare page lands in it; the
+// (the text waits and the page says why), and every character typed on the bare page lands
+// in it whole, after any click (shortcuts take a modifier; Space still presses a focused
+// button), as does what is typed the moment a first message is sent; the
 // transcript opens at the newest message, follows the stream, and offers "Jump to latest"
 // once the person scrolls up; a deleted session can be brought back with Undo; a session
 // that cannot be loaded says so and loads once the server is back.
@@ -16,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { seriousViolations } from '../support/axe.mjs';
 import {
   assistantSaying, byId, connection, idle, launchBrowser, newContext, pending, shots,
-  startSession,
+  startSession, typeKeys,
 } from '../support/browser.mjs';
 import { artefactDir, freePort, startTandem, webDir } from '../support/tandem.mjs';
 
@@ -92,6 +94,97 @@ describe('typing, new conversations and following the stream', () => {
     assert.equal((await listed(page)).length, before.length + 1);
   });
 
+  it('puts every character typed on the bare page into the message box, after any click', async () => {
+    const page = await freshPage();
+    await page.goto(demo.url);
+    // Every class of key a reply may start with: the letters and signs that used to be
+    // shortcuts, other letters, capitals, digits, punctuation, accents, other scripts,
+    // symbols, and a space on the bare page.
+    const replies = ['nice, thanks', 'why not?', '?really', '/help me', '[draft]', 'Yes please',
+      '42 is it', '“quoted”', 'écoute', 'Жду ответа', '€5 max', ' spaced'];
+    const typedAfter = async (where, reply) => {
+      await byId(page, 'composer').fill('');
+      await where();
+      await typeKeys(page, reply);
+      assert.equal(await composerValue(page), reply, `typed after ${where.name}`);
+    };
+    // After clicking an example card: the conversation starts, and typing lands in the box.
+    const exampleCard = async function exampleCard() {
+      await page.getByRole('button', { name: /Plan a trip/ }).click();
+      await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));
+    };
+    await typedAfter(exampleCard, 'nice, thanks');
+    const question = pending(page);
+    await question.waitFor();
+    const before = await listed(page);
+    const inTheTranscript = async function inTheTranscript() {
+      await byId(page, 'transcript').click({ position: { x: 5, y: 5 } });
+    };
+    const onAButton = async function onAButton() {
+      await page.getByRole('button', { name: 'Copy answer' }).first().click();
+    };
+    for (const reply of replies) {
+      await typedAfter(inTheTranscript, reply);
+      if (!reply.startsWith(' ')) await typedAfter(onAButton, reply);
+    }
+    assert.equal(await page.getByRole('dialog').count(), 0, 'no dialog opened');
+    assert.deepEqual(await listed(page), before, 'no conversation was started');
+    // Space on a focused button still presses it (the keyboard's way to press).
+    await byId(page, 'composer').fill('');
+    await page.getByRole('button', { name: 'Copy answer' }).first().focus();
+    await page.keyboard.press(' ');
+    await page.getByRole('button', { name: 'Copied' }).first().waitFor();
+    assert.equal(await composerValue(page), '');
+    // After answering a question, whose card then leaves the focus nowhere.
+    const answered = async function afterAnswering() {
+      await question.getByRole('button', { name: 'Lisbon' }).click();
+      await question.waitFor({ state: 'detached' });
+    };
+    await typedAfter(answered, 'wait, one thing');
+    // The next question took none of it either.
+    const next = pending(page);
+    await next.waitFor();
+    const fields = await next.locator('input, textarea').evaluateAll((all) => all.map((f) => f.value));
+    assert.ok(fields.every((value) => value === ''), `${fields}`);
+    assert.equal(await composerValue(page), 'wait, one thing');
+    await shots(page, '87-typed-on-the-page');
+  });
+
+  it('keeps what is typed the moment the first message is sent', async () => {
+    const page = await freshPage();
+    await page.goto(demo.url);
+    await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+    await byId(page, 'composer').fill('what time is it');
+    await byId(page, 'composer').press('Enter');
+    await page.keyboard.type('and the date');
+    await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));
+    await page.locator('[data-testid=user-message]', { hasText: 'what time is it' }).waitFor();
+    assert.equal(await composerValue(page), 'and the date', 'nothing typed after Enter is lost');
+  });
+
+  it('does what each shortcut says, each with its modifier', async () => {
+    const page = await freshPage();
+    await page.goto(demo.url);
+    await startSession(page, 'plan a trip');
+    await pending(page).waitFor();
+    const session = await page.evaluate(() => location.hash);
+    await page.keyboard.press('Control+Shift+O');
+    await page.waitForFunction(() => location.hash === '');
+    await composerFocused(page);
+    await page.keyboard.press('Alt+W');
+    await page.waitForFunction((open) => location.hash === open, session);
+    await page.waitForFunction(() => document.activeElement?.closest('[data-testid=interrupt]'));
+    await page.keyboard.press('Shift+Escape');
+    await composerFocused(page);
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.keyboard.press('Control+/');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.getByText('Ctrl+Shift+O').waitFor();
+    await shots(page, '88-shortcuts');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+  });
+
   it('starts a conversation from an example prompt', async () => {
     const page = await freshPage();
     await page.goto(demo.url);
@@ -119,15 +212,15 @@ describe('typing, new conversations and following the stream', () => {
     await idle(page);
     await composerFocused(page);
 
-    // Typing on the bare page goes into the composer; shortcut keys still work there.
+    // Typing on the bare page goes into the composer; shortcuts take a modifier.
     await page.evaluate(() => document.activeElement?.blur());
     await page.keyboard.type('hi');
     await composerFocused(page);
     assert.equal(await composerValue(page), 'hi');
     await page.evaluate(() => document.activeElement?.blur());
-    await page.keyboard.press('?');
+    await page.keyboard.press('Control+/');
     await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
-    await page.getByText('Single keys work when you are not typing in a field').waitFor();
+    await page.getByText('Shortcuts take a modifier key, so they never take a letter you type.').waitFor();
     await page.keyboard.press('Escape');
     assert.equal(await composerValue(page), 'hi', 'a shortcut took nothing from the draft');
 

@@ -53,6 +53,60 @@ export async function shot(page, name) {
 export const byId = (page, id) => page.getByTestId(id);
 export const pending = (page) => page.locator('[data-testid=interrupt][data-state=pending]');
 
+/**
+ * Types `text` as a keyboard that has a key for each character does: a `keydown` with the
+ * character, then the character into whatever has the focus by then. Playwright types a
+ * character it has no key for (`é`, `ж`, `“`) as text alone, with no `keydown`, which no
+ * keyboard does; such characters go through the DevTools protocol's key events instead.
+ */
+export async function typeKeys(page, text) {
+  let session;
+  for (const character of text) {
+    if (/^[\x20-\x7e]$/.test(character)) {
+      await page.keyboard.type(character);
+      continue;
+    }
+    session ??= await page.context().newCDPSession(page);
+    await session.send('Input.dispatchKeyEvent', {
+      type: 'keyDown', key: character, text: character, unmodifiedText: character,
+    });
+    await session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: character });
+  }
+  await session?.detach();
+}
+
+/**
+ * A header item by its test id, where it is now: standing in the header's row, or, when
+ * the row has no room for it, in the "More" menu (opened for it). The header moves items
+ * between the two as what it shows changes, so this waits until the item is in one place
+ * it can be used from.
+ */
+export async function headerItem(page, id) {
+  const where = await page.waitForFunction((testId) => {
+    // The header marks its row fitted once a measure moved nothing.
+    if (!document.querySelector('.header-row[data-fitted=true]')) return false;
+    const item = document.querySelector(`header [data-testid="${testId}"]`);
+    if (!item) return false;
+    const menu = item.closest('[data-testid=more]');
+    if (menu && !menu.open) return 'menu';
+    return item.getClientRects().length > 0 ? 'shown' : false;
+  }, id);
+  if ((await where.jsonValue()) === 'menu') await page.getByTestId('more').locator('summary').click();
+  const item = page.locator(`header [data-testid="${id}"]`);
+  await item.waitFor();
+  return item;
+}
+
+/** Opens the header's "More" menu (⋯) and returns it. */
+export async function moreMenu(page) {
+  const menu = page.getByTestId('more');
+  // Not while the row's items move (the button would move under the click).
+  await page.locator('.header-row[data-fitted=true]').waitFor({ state: 'attached' });
+  if ((await menu.getAttribute('open')) === null) await menu.locator('summary').click();
+  await menu.locator('.more-items').waitFor();
+  return menu;
+}
+
 /** Waits for the connection indicator to show `state` (live, reconnecting, …). */
 export function connection(page, state) {
   return page.locator(`[data-testid=connection][data-state=${state}]`).waitFor();

@@ -8,7 +8,9 @@
 //! (`CUSTOM tandem.tool_approval`) are collected too. For the model, a call without a
 //! result gets a synthetic error result so every provider accepts the history. A run an
 //! AG-UI client started carries the client's new messages (and tool results) and the
-//! tools it declared in its `RUN_STARTED.input`.
+//! tools it declared in its `RUN_STARTED.input`. A run that continues a stopped answer
+//! (`CUSTOM tandem.continue`) puts Tandem's word to go on ([`ChatMessage::Continue`])
+//! after it.
 
 use std::collections::HashMap;
 
@@ -67,6 +69,10 @@ pub enum ChatMessage {
         name: String,
         content: String,
     },
+    /// Tandem's word to the model that the answer before was stopped and is to go on from
+    /// where it stopped (`CUSTOM tandem.continue`): sent as a message of the person's
+    /// ([`super::prompt::CONTINUE`]), though the person wrote none.
+    Continue,
 }
 
 impl ChatMessage {
@@ -96,6 +102,8 @@ pub struct History {
     pub client_context: Option<serde_json::Value>,
     /// The model the person last picked (`CUSTOM tandem.model_selected`), if any.
     pub model: Option<String>,
+    /// The instructions the model is given (`CUSTOM tandem.instructions`).
+    pub instructions: super::instructions::Given,
     /// The person's message the model's view begins at, as last recorded
     /// (`CUSTOM tandem.context_trimmed`; 0 = the first).
     pub view_start: usize,
@@ -118,6 +126,42 @@ pub struct History {
 pub struct ContextSummary {
     pub first_user: usize,
     pub text: String,
+}
+
+/// The conversation as a person reads it: an answer and the continuation after Continue
+/// are one answer (their text, reasoning and tool calls joined), and Tandem's word to go on
+/// is not shown.
+pub fn as_read(messages: &[ChatMessage]) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::with_capacity(messages.len());
+    let mut joining = false;
+    for message in messages {
+        match (message, joining, out.last_mut()) {
+            (ChatMessage::Continue, _, _) => joining = true,
+            (
+                ChatMessage::Assistant {
+                    reasoning,
+                    text,
+                    tool_calls,
+                },
+                true,
+                Some(ChatMessage::Assistant {
+                    reasoning: earlier_reasoning,
+                    text: earlier_text,
+                    tool_calls: earlier_calls,
+                }),
+            ) => {
+                earlier_reasoning.extend(reasoning.iter().cloned());
+                earlier_text.push_str(text);
+                earlier_calls.extend(tool_calls.iter().cloned());
+                joining = false;
+            }
+            (other, _, _) => {
+                joining = false;
+                out.push(other.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Rebuilds the conversation from a session's whole log.
@@ -252,6 +296,13 @@ impl Fold {
             }
             EventBody::Custom { name, value } if name == shared::custom::ATTACHMENTS => {
                 self.attach(value)
+            }
+            EventBody::Custom { name, value } if name == shared::custom::INSTRUCTIONS => {
+                self.history.instructions.observe(value)
+            }
+            EventBody::Custom { name, .. } if name == shared::custom::CONTINUE => {
+                self.finish_assistant();
+                self.history.messages.push(ChatMessage::Continue);
             }
             EventBody::Custom { name, value } if name == APPROVAL_EVENT => {
                 if let Some(approval) = Approval::from_event(value) {

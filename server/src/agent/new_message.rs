@@ -137,6 +137,11 @@ pub(super) fn check_message(
             "the message is longer than {max_bytes} bytes"
         )));
     }
+    check_client_id(client_message_id)
+}
+
+/// Checks a `clientMessageId`'s length.
+pub(super) fn check_client_id(client_message_id: Option<&str>) -> Result<(), Refusal> {
     if client_message_id.is_some_and(|id| id.is_empty() || id.len() > MAX_CLIENT_ID) {
         return Err(Refusal::InvalidMessage(format!(
             "clientMessageId must be 1 to {MAX_CLIENT_ID} bytes"

@@ -1,10 +1,12 @@
 //! The system prompt every model call starts with: Tandem's default (how to work with the
 //! person, its tools, MCP servers' and the client application's tools, when to ask with
 //! `request_input`), or the operator's own
-//! (`--system-prompt` / `--system-prompt-file`), plus what an AG-UI client passed as
-//! `context` for its run.
+//! (`--system-prompt` / `--system-prompt-file`), then the person's instructions (their own
+//! and the conversation's), plus what an AG-UI client passed as `context` for its run.
 
 use serde_json::Value;
+
+use super::instructions::Given;
 
 /// The prompt runs get unless the operator sets one.
 pub const DEFAULT: &str = "\
@@ -26,6 +28,11 @@ their answer arrives as the tool's result. Ask one question at a time.
 - Some tools wait for the person's approval before they run; a rejection comes back as \
 the result, with their reason if they gave one. Respect it.";
 
+/// What the model is told, as the person's message, when the person continues an answer
+/// they stopped ([`super::conversation::ChatMessage::Continue`]).
+pub const CONTINUE: &str = "Your previous answer was stopped before it was complete. \
+Continue it exactly where it stopped, without repeating anything you already wrote.";
+
 /// The system prompt every run starts from, as the operator chose it.
 pub fn configured(setting: crate::config::SystemPrompt) -> Option<std::sync::Arc<str>> {
     use crate::config::SystemPrompt;
@@ -36,15 +43,34 @@ pub fn configured(setting: crate::config::SystemPrompt) -> Option<std::sync::Arc
     }
 }
 
-/// The system prompt of one model call: the configured one, the client's context
-/// entries (`[{description, value}]` from a run's AG-UI input), if any, then the shared
-/// state when it is not empty.
+/// The system prompt of one model call: the configured one, the person's own instructions
+/// and the conversation's, the client's context entries (`[{description, value}]` from a
+/// run's AG-UI input), if any, then the shared state when it is not empty.
 pub fn for_call(
     configured: Option<&str>,
+    instructions: &Given,
     context: Option<&Value>,
     state: &Value,
 ) -> Option<String> {
     let mut prompt = configured.unwrap_or_default().to_string();
+    let told = [
+        (
+            "The person's instructions, for all their conversations:",
+            &instructions.person,
+        ),
+        (
+            "The person's instructions for this conversation:",
+            &instructions.conversation,
+        ),
+    ];
+    for (heading, text) in told.into_iter().filter(|(_, text)| !text.is_empty()) {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str(heading);
+        prompt.push('\n');
+        prompt.push_str(text);
+    }
     let entries = context.and_then(Value::as_array).into_iter().flatten();
     let lines: Vec<String> = entries
         .filter_map(|entry| {
@@ -84,25 +110,51 @@ mod tests {
     fn the_clients_context_follows_the_configured_prompt() {
         let context = json!([{"description": "The page", "value": "Trip planner"}, {"bad": 1}]);
         let empty = json!({});
-        let prompt = for_call(Some("Be brief."), Some(&context), &empty).unwrap();
+        let prompt =
+            for_call(Some("Be brief."), &Given::default(), Some(&context), &empty).unwrap();
         assert_eq!(
             prompt,
             "Be brief.\n\nContext from the application the person is using:\n- The page: Trip planner"
         );
         assert_eq!(
-            for_call(Some(""), None, &empty),
+            for_call(Some(""), &Given::default(), None, &empty),
             None,
             "an empty prompt sends none"
         );
-        assert!(for_call(None, Some(&context), &empty)
+        assert!(for_call(None, &Given::default(), Some(&context), &empty)
             .unwrap()
             .starts_with("Context"));
     }
 
     #[test]
+    fn the_persons_instructions_follow_the_servers_prompt_their_own_first() {
+        let given = Given {
+            person: "Answer in French.".into(),
+            conversation: "We are planning a trip.".into(),
+        };
+        let context = json!([{"description": "The page", "value": "Trip planner"}]);
+        let prompt = for_call(Some("Be brief."), &given, Some(&context), &json!({})).unwrap();
+        assert_eq!(
+            prompt,
+            "Be brief.\n\nThe person's instructions, for all their conversations:\nAnswer in \
+             French.\n\nThe person's instructions for this conversation:\nWe are planning a \
+             trip.\n\nContext from the application the person is using:\n- The page: Trip \
+             planner"
+        );
+        let only_conversation = Given {
+            conversation: "Be terse.".into(),
+            ..Given::default()
+        };
+        assert_eq!(
+            for_call(None, &only_conversation, None, &json!({})).as_deref(),
+            Some("The person's instructions for this conversation:\nBe terse.")
+        );
+    }
+
+    #[test]
     fn a_state_that_is_not_empty_comes_last() {
         let state = json!({"plan": [{"step": "Pack", "status": "done"}]});
-        let prompt = for_call(Some("Be brief."), None, &state).unwrap();
+        let prompt = for_call(Some("Be brief."), &Given::default(), None, &state).unwrap();
         assert!(
             prompt.starts_with("Be brief.\n\nThe shared state"),
             "{prompt}"

@@ -37,6 +37,9 @@ pub enum Refusal {
     /// The answer does not fit the question.
     #[error("{0}")]
     InvalidPayload(String),
+    /// Instructions that cannot be kept as they are (too long, control characters).
+    #[error("{0}")]
+    InvalidInstructions(String),
     /// A branch cannot part at this seq: it is inside a run.
     #[error("seq {at_seq} is not a place a branch can part")]
     NotAForkPoint { at_seq: u64 },

@@ -158,6 +158,8 @@ async fn run<S: Store>(
     };
     let context = tool_context(deps, recorder).await?;
     let mut model_calls = 0;
+    // The person's own instructions are read once a run, before its first model call.
+    let mut instructions_read = false;
     // The conversation so far; each iteration folds in only what was appended since.
     let mut folded = conversation::Folded::default();
     // The attachments model calls send, read and prepared once per run.
@@ -191,6 +193,13 @@ async fn run<S: Store>(
         if super::queue::take_steering(deps, recorder).await? {
             continue;
         }
+        if !instructions_read {
+            instructions_read = true;
+            let given = &history.instructions;
+            if super::instructions::record_person(deps, recorder, given, context.owner).await? {
+                continue;
+            }
+        }
         if model_calls == deps.limits.max_model_calls {
             let message = format!(
                 "the run reached its limit of {} model calls without finishing",
@@ -213,6 +222,7 @@ async fn run<S: Store>(
         tools.extend(history.client_tools.clone());
         let system = prompt::for_call(
             deps.system_prompt.as_deref(),
+            &history.instructions,
             history.client_context.as_ref(),
             history.state.document(),
         );

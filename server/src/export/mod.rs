@@ -23,7 +23,7 @@ pub fn markdown(
 ) -> String {
     let history = conversation::rebuild(events);
     let mut out = format!("# {}\n\n", one_line(&session.title));
-    for message in &history.messages {
+    for message in &conversation::as_read(&history.messages) {
         match message {
             ChatMessage::User { text, attachments } => {
                 out.push_str("## You\n\n");
@@ -66,6 +66,8 @@ pub fn markdown(
                 out.push_str(&format!("Result of `{name}`:\n\n"));
                 out.push_str(&fenced(&pretty(content), "json"));
             }
+            // `as_read` joined each continued answer; Tandem's word to go on is not shown.
+            ChatMessage::Continue => {}
         }
     }
     out.push_str(&feedback_section(events));
@@ -263,6 +265,7 @@ mod tests {
             parent_id: None,
             fork_seq: None,
             conversation_id: "s".into(),
+            snippet: None,
         }
     }
 

@@ -26,8 +26,8 @@ use crate::agent::tools::request_input;
 /// before the first paint.
 pub fn transcript_html(events: &[Event], newest: usize) -> String {
     let history = conversation::rebuild(events);
-    let rows: Vec<&ChatMessage> = history
-        .messages
+    let read = conversation::as_read(&history.messages);
+    let rows: Vec<&ChatMessage> = read
         .iter()
         .filter(|message| !matches!(message, ChatMessage::Tool { .. }))
         .collect();
@@ -80,7 +80,8 @@ pub fn transcript_html(events: &[Event], newest: usize) -> String {
                     );
                 }
             }
-            ChatMessage::Tool { .. } => {}
+            // `as_read` joined each continued answer; Tandem's word to go on is not shown.
+            ChatMessage::Tool { .. } | ChatMessage::Continue => {}
         }
     }
     out

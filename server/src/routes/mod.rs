@@ -16,6 +16,7 @@ mod branches;
 mod export;
 mod feedback;
 mod health;
+mod instructions;
 mod metrics;
 pub mod openapi;
 mod page;
@@ -119,6 +120,11 @@ pub const ROUTES: &[RouteInfo] = &[
     ),
     route(
         "POST",
+        "/api/sessions/{id}/runs/{run}/continue",
+        Access::User,
+    ),
+    route(
+        "POST",
         "/api/sessions/{id}/runs/{run}/feedback",
         Access::User,
     ),
@@ -131,6 +137,10 @@ pub const ROUTES: &[RouteInfo] = &[
     route("POST", "/api/sessions/{id}/cancel", Access::User),
     route("GET", "/api/sessions/{id}/queue", Access::User),
     route("GET", "/api/sessions/{id}/state", Access::User),
+    route("GET", "/api/instructions", Access::User),
+    route("PUT", "/api/instructions", Access::User),
+    route("GET", "/api/sessions/{id}/instructions", Access::User),
+    route("PUT", "/api/sessions/{id}/instructions", Access::User),
     route("PATCH", "/api/sessions/{id}/state", Access::User),
     route("GET", "/api/sessions/{id}/usage", Access::User),
     route("POST", "/api/sessions/{id}/attachments", Access::User).taking(&["name"]),
@@ -174,6 +184,9 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/runs/{run}/regenerate") => {
             web::post().to(branches::regenerate::<S>)
         }
+        ("POST", "/api/sessions/{id}/runs/{run}/continue") => {
+            web::post().to(runs::continue_run::<S>)
+        }
         ("POST", "/api/sessions/{id}/runs/{run}/feedback") => web::post().to(feedback::give::<S>),
         ("GET", "/api/feedback") => web::get().to(feedback::list::<S>),
         ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
@@ -190,6 +203,10 @@ fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
         ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
         ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
         ("GET", "/api/sessions/{id}/state") => web::get().to(state::get::<S>),
+        ("GET", "/api/instructions") => web::get().to(instructions::get_own::<S>),
+        ("PUT", "/api/instructions") => web::put().to(instructions::put_own::<S>),
+        ("GET", "/api/sessions/{id}/instructions") => web::get().to(instructions::get_session::<S>),
+        ("PUT", "/api/sessions/{id}/instructions") => web::put().to(instructions::put_session::<S>),
         ("PATCH", "/api/sessions/{id}/state") => web::patch().to(state::patch::<S>),
         ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
         ("POST", "/api/sessions/{id}/attachments") => web::post().to(attachments::upload::<S>),

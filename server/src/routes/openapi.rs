@@ -6,13 +6,14 @@ use std::collections::btree_map::Entry;
 
 use actix_web::HttpResponse;
 use shared::api::{
-    BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail,
-    EventPage, ForkSession, LoggedEvent, LoginBody, McpServerInfo, ModelList, PostMessage,
-    Regenerate, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList, SessionListEvent,
-    SessionStatus, SessionSummary,
+    BranchList, BranchStarted, ContinueRun, CreateSession, CurrentUser, EditMessage, ErrorBody,
+    ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, McpServerInfo, ModelList,
+    PostMessage, Regenerate, ResumeBody, RunAccepted, ServerInfo, SessionDetail, SessionList,
+    SessionListEvent, SessionStatus, SessionSummary,
 };
 use shared::attachments::Attachment;
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
+use shared::instructions::Instructions;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::state::{PatchOperation, StateBody};
@@ -66,6 +67,7 @@ use super::{auth, health, runs, sessions};
         super::shares::delete,
         super::shares::shared,
         runs::post_message,
+        runs::continue_run,
         runs::answer,
         runs::cancel,
         super::queue::list,
@@ -73,6 +75,10 @@ use super::{auth, health, runs, sessions};
         super::queue::withdraw,
         super::state::get,
         super::state::patch,
+        super::instructions::get_own,
+        super::instructions::put_own,
+        super::instructions::get_session,
+        super::instructions::put_session,
         super::feedback::give,
         super::feedback::list,
         super::usage::usage,
@@ -84,12 +90,12 @@ use super::{auth, health, runs, sessions};
         crate::ws::connect_shared,
     ),
     components(schemas(
-        BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate,
+        BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate, ContinueRun,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
-        FeedbackEvent, FeedbackList, ListedFeedback, Rating
+        FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions
     )),
     modifiers(&Security, &QueryRefusals),
     security(("bearer" = []), ("cookie" = [])),
@@ -99,6 +105,7 @@ use super::{auth, health, runs, sessions};
         (name = "runs", description = "Messages, answers and stops: what starts and ends runs"),
         (name = "agui", description = "AG-UI's HTTP transport: a `RunAgentInput` in, the run's events out as Server-Sent Events"),
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
+        (name = "instructions", description = "What the person tells the model: their own instructions, for all their conversations, and each conversation's"),
         (name = "server", description = "Health and facts about this server"),
     )
 )]

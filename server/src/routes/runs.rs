@@ -1,7 +1,7 @@
 //! Run endpoints: post a message, answer an interrupt, cancel.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use shared::api::{ErrorBody, PostMessage, ResumeBody, RunAccepted};
+use shared::api::{ContinueRun, ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
 use super::{owned_session, read_json};
 use crate::agent::NewMessage;
@@ -57,6 +57,51 @@ pub async fn post_message<S: Store>(
                 ..NewMessage::typed(message.text, message.client_message_id)
             },
         )
+        .await?;
+    Ok(accepted_response(accepted))
+}
+
+/// `POST /api/sessions/{id}/runs/{runId}/continue` → 202 `{runId}`: continues the answer the
+/// session's last run was stopped in.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/{id}/runs/{run}/continue",
+    tag = "runs",
+    params(
+        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
+        ("run" = String, Path, description = "The session's last run (`RUN_STARTED.runId`), which was stopped"),
+    ),
+    request_body(content = ContinueRun, content_type = "application/json",
+                 description = "May be empty"),
+    responses(
+        (status = 202, description = "A run started that continues the stopped answer: the model is told to go on from where it stopped, and its answer joins that one (`CUSTOM tandem.continue`)", body = RunAccepted),
+        (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 409, description = "`run_active`, `awaiting_input` or messages waiting in the queue", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
+        (status = 422, description = "`invalid_message`: the run is not the session's last, was not stopped, or wrote no answer; or a bad `clientMessageId`", body = ErrorBody),
+        (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs`; `Retry-After`", body = ErrorBody),
+        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn continue_run<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (session, run_id) = path.into_inner();
+    let row = owned_session(&state, &caller, &session).await?;
+    let max = state.limits.max_body_bytes;
+    let asked: ContinueRun = read_json(&request, body, max, Some(ContinueRun::default())).await?;
+    state.rates.send_message(caller.user)?;
+    let accepted = state
+        .runner
+        .continue_answer(row.id, row.owner, &run_id, asked.client_message_id)
         .await?;
     Ok(accepted_response(accepted))
 }

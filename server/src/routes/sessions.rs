@@ -99,18 +99,30 @@ pub async fn list<S: Store>(
     query: web::Query<ListQuery>,
 ) -> Result<web::Json<SessionList>, ApiError> {
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
-    let rows = match search {
+    let sessions = match search {
         Some(text) if text.chars().count() > MAX_TITLE => {
             return Err(ApiError::BadRequest(format!(
                 "q must be at most {MAX_TITLE} characters"
             )))
         }
-        Some(text) => state.store.search_sessions(caller.user, text).await?,
-        None => state.store.list_sessions(caller.user).await?,
+        Some(text) => {
+            let found = state.store.search_sessions(caller.user, text).await?;
+            found
+                .into_iter()
+                .map(|found| SessionSummary {
+                    snippet: found
+                        .message
+                        .and_then(|message| shared::search::snippet(&message, text)),
+                    ..summary(found.session)
+                })
+                .collect()
+        }
+        None => {
+            let rows = state.store.list_sessions(caller.user).await?;
+            rows.into_iter().map(summary).collect()
+        }
     };
-    Ok(web::Json(SessionList {
-        sessions: rows.into_iter().map(summary).collect(),
-    }))
+    Ok(web::Json(SessionList { sessions }))
 }
 
 /// `GET /api/sessions/stream`: the caller's session list, live.

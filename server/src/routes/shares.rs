@@ -59,6 +59,7 @@ pub async fn create<S: Store>(
         hide_tool_arguments: wanted.hide_tool_arguments,
         hide_attachments: !wanted.attachments,
         hide_state: !wanted.state,
+        show_instructions: wanted.instructions,
         created_at: now_ms(),
     };
     state.store.create_share(&share, token.hash()).await?;
@@ -156,6 +157,7 @@ pub async fn shared<S: Store>(
         hide_tool_arguments: share.hide_tool_arguments,
         attachments: !share.hide_attachments,
         state: !share.hide_state,
+        instructions: share.show_instructions,
     }))
 }
 
@@ -206,6 +208,7 @@ pub(crate) fn visibility(share: &ShareRow) -> Visibility {
         hide_tool_arguments: share.hide_tool_arguments,
         hide_attachments: share.hide_attachments,
         hide_state: share.hide_state,
+        show_instructions: share.show_instructions,
     }
 }
 
@@ -216,6 +219,7 @@ fn listed(share: ShareRow) -> Share {
         hide_tool_arguments: share.hide_tool_arguments,
         attachments: !share.hide_attachments,
         state: !share.hide_state,
+        instructions: share.show_instructions,
         created_at: share.created_at,
     }
 }

@@ -182,5 +182,6 @@ pub fn summary(row: SessionRow) -> SessionSummary {
         parent_id: row.fork.map(|fork| fork.parent.to_string()),
         fork_seq: row.fork.map(|fork| fork.at_seq),
         conversation_id: row.conversation.to_string(),
+        snippet: None,
     }
 }

@@ -50,7 +50,7 @@ pub enum Guard {
     StartRun {
         run_id: String,
         client_message_id: Option<String>,
-        /// Names a session that still has its default title.
+        /// Names a session that still has its default title (empty: names nothing).
         title: String,
         /// The queued message this run starts: it must be first in the queue, and leaves
         /// it in the same transaction.
@@ -93,6 +93,22 @@ impl Guard {
     /// Whether the run appends (its events, or their repair) rather than a person acting.
     pub fn is_the_runs(&self) -> bool {
         matches!(self, Self::Append | Self::Repair { .. })
+    }
+
+    /// Whether a command with this guard is activity of the conversation, which moves the
+    /// session's `updated_at` (the session list's order and time) even when it changes no
+    /// status: a person's command is; a run's plain append (a token) is not, and neither is
+    /// a rating of an answer, which says something of the answer, not of the
+    /// conversation's progress.
+    pub fn moves_activity(&self) -> bool {
+        let rating = matches!(
+            self,
+            Self::Annotate {
+                feedback: Some(_),
+                ..
+            }
+        );
+        !self.is_the_runs() && !rating
     }
 
     /// Whether a command with this guard changes the session's queued messages (which

@@ -193,6 +193,11 @@ pub async fn search_and_rename<S: Store>(store: &S) {
         .unwrap();
     let found = store.search_sessions(owner, "is lovely").await.unwrap();
     assert_eq!(found.len(), 1, "across the pieces, in any case");
+    assert_eq!(
+        found[0].message.as_deref(),
+        Some("Paris is LOVEly"),
+        "with the message that matched, whole"
+    );
     assert!(store
         .search_sessions(owner, "100%")
         .await
@@ -205,7 +210,8 @@ pub async fn search_and_rename<S: Store>(store: &S) {
         .is_empty());
     assert!(store.rename_session(session, "Trip", 3).await.unwrap());
     let found = store.search_sessions(owner, "trip").await.unwrap();
-    assert_eq!(found[0].title, "Trip");
+    assert_eq!(found[0].session.title, "Trip");
+    assert_eq!(found[0].message, None, "only the title matched");
     let gone = SessionId::generate();
     assert!(!store.rename_session(gone, "x", 3).await.unwrap());
 }
@@ -224,6 +230,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         hide_tool_arguments: false,
         hide_attachments: true,
         hide_state: true,
+        show_instructions: true,
         created_at: 5,
     };
     let token = TokenHash::of("tds_secret");
@@ -241,6 +248,7 @@ pub async fn share_links_open_their_session_until_deleted<S: Store>(store: &S) {
         hide_tool_arguments: true,
         hide_attachments: false,
         hide_state: false,
+        show_instructions: false,
         created_at: 6,
     };
     store.create_share(&again, token).await.unwrap();

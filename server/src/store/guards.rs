@@ -276,9 +276,12 @@ fn start_run(session: &SessionFacts, facts: &Facts, start: Start<'_>) -> Verdict
     if let Some(id) = start.queued {
         writes.push(GuardWrite::DeleteQueued { id: id.to_string() });
     }
-    writes.push(GuardWrite::NameSession {
-        title: start.title.to_string(),
-    });
+    // A run that no message of the person's starts (Continue) names nothing.
+    if !start.title.is_empty() {
+        writes.push(GuardWrite::NameSession {
+            title: start.title.to_string(),
+        });
+    }
     writes.push(GuardWrite::TakeLease {
         run_id: run_id.to_string(),
     });

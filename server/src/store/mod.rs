@@ -31,6 +31,7 @@ mod errors;
 mod feedback;
 mod frame_page;
 pub mod guards;
+mod instructions;
 mod interrupts;
 mod leases;
 mod open;
@@ -62,6 +63,7 @@ pub use errors::{ErrorKind, StoreError};
 pub use feedback::{FeedbackFilter, FeedbackReads, FeedbackRow, StoredFeedback};
 pub(crate) use frame_page::event_frame_pieces;
 pub use frame_page::FramePage;
+pub use instructions::Instructions;
 pub use interrupts::{InterruptRow, InterruptState};
 pub use open::{
     open, Backend, OpenError, StoreOptions, UnsupportedUrl, UseStore, DEFAULT_LOG_WRITERS,
@@ -99,6 +101,14 @@ pub struct SessionRow {
     pub fork: Option<Fork>,
     /// The conversation it is a line of: the first line's id (its own when it is that one).
     pub conversation: SessionId,
+}
+
+/// A session a search found: its row, and the text of the latest of its messages that
+/// matched (`None` when only its title did).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub session: SessionRow,
+    pub message: Option<String>,
 }
 
 /// Where a branch parts from its parent: its history is the parent's events
@@ -312,7 +322,7 @@ pub trait EventLog: Send + Sync + 'static {
 /// list with search and rename, session rows and interrupt reads, retention, and the
 /// webhook outbox.
 pub trait Records:
-    WebhookOutbox + Attachments + FeedbackReads + Budgets + Send + Sync + 'static
+    WebhookOutbox + Attachments + FeedbackReads + Budgets + Instructions + Send + Sync + 'static
 {
     /// The sessions of `owner`, most recently updated first.
     fn list_sessions(
@@ -321,12 +331,13 @@ pub trait Records:
     ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
 
     /// The sessions of `owner` whose title or any message's text contains `text` (ASCII
-    /// letters in any case), most recently updated first.
+    /// letters in any case), most recently updated first, each with its latest message
+    /// that matched.
     fn search_sessions(
         &self,
         owner: UserId,
         text: &str,
-    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Vec<Found>, StoreError>> + Send;
 
     /// Renames a session (its first message no longer names it); false if it is gone.
     fn rename_session(

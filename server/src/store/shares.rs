@@ -16,6 +16,8 @@ pub struct ShareRow {
     pub hide_attachments: bool,
     /// The viewer sees no shared state.
     pub hide_state: bool,
+    /// The viewer sees the instructions the model was given.
+    pub show_instructions: bool,
     pub created_at: i64,
 }
 

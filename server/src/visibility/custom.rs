@@ -58,6 +58,11 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
         // Which way the owner rated an answer; never their comment or name.
         name::FEEDBACK => scalars(fields, &["runId", "rating"]),
         name::BUDGET_DECISION => scalars(fields, &["interruptId", "continue", "pastBudget"]),
+        name::INSTRUCTIONS if visibility.shows_instructions() => {
+            scalars(fields, &["scope", "text"])
+        }
+        // Which answer a run continues, so a viewer sees one answer too.
+        name::CONTINUE => scalars(fields, &["runId", "messageId"]),
         name::ATTACHMENTS if visibility.shows_attachments() => {
             filter(fields, |key, value| match key {
                 "messageId" | "toolCallId" => scalar(value),

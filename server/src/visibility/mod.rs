@@ -44,6 +44,8 @@ pub struct Visibility {
     pub hide_tool_arguments: bool,
     pub hide_attachments: bool,
     pub hide_state: bool,
+    /// Unlike the rest, hidden unless the link says to show them.
+    pub show_instructions: bool,
 }
 
 impl Visibility {
@@ -65,6 +67,11 @@ impl Visibility {
     /// Whether the link shows the shared state.
     fn shows_state(&self) -> bool {
         !self.hide_state
+    }
+
+    /// Whether the link shows the instructions the model was given.
+    fn shows_instructions(&self) -> bool {
+        self.show_instructions
     }
 
     /// Whether the link hides nothing a link can hide.

@@ -185,6 +185,9 @@ fn custom_value(name: &str) -> Value {
             "comment": "canary_private_comment", "user": "canary_owner"}),
         custom::BUDGET_DECISION => json!({"interruptId": "shown_i6", "continue": "shown_yes",
             "pastBudget": "shown_past"}),
+        custom::CONTINUE => json!({"runId": "shown_run", "messageId": "shown_m1",
+            "clientMessageId": "canary_request_id"}),
+        custom::INSTRUCTIONS => json!({"scope": "told_conversation", "text": "told_be_brief"}),
         custom::ATTACHMENTS => {
             json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [
             {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",

@@ -10,12 +10,13 @@ use crate::store::FramePage;
 
 /// Every setting a link can have.
 fn links() -> Vec<Visibility> {
-    (0..16)
+    (0..32)
         .map(|bits| Visibility {
             hide_reasoning: bits & 1 != 0,
             hide_tool_arguments: bits & 2 != 0,
             hide_attachments: bits & 4 != 0,
             hide_state: bits & 8 != 0,
+            show_instructions: bits & 16 != 0,
         })
         .collect()
 }
@@ -25,6 +26,16 @@ const HIDES_ARGUMENTS: Visibility = Visibility {
     hide_tool_arguments: true,
     hide_attachments: false,
     hide_state: false,
+    show_instructions: false,
+};
+
+/// A link that shows everything a link can show.
+const SHOWS_ALL: Visibility = Visibility {
+    hide_reasoning: false,
+    hide_tool_arguments: false,
+    hide_attachments: false,
+    hide_state: false,
+    show_instructions: true,
 };
 
 /// How many variants `EventBody` has.
@@ -79,6 +90,7 @@ fn may_leave(word: &str, link: &Visibility) -> Option<bool> {
         "files" => Some(!link.hide_attachments),
         "state" => Some(!link.hide_state),
         "recap" => Some(link.hides_nothing()),
+        "told" => Some(link.show_instructions),
         "canary" => Some(false),
         "" if (7000..8000).contains(&word.parse::<u32>().unwrap_or(0)) => Some(true),
         _ => None,
@@ -136,7 +148,7 @@ fn every_custom_name_is_shown_to_a_link_that_hides_nothing() {
     let customs = samples.iter().filter(|s| s["type"] == "CUSTOM");
     for sample in customs.filter(|s| s["value"].is_object()) {
         let name = sample["name"].as_str().unwrap();
-        let shown = Visibility::default().event(sample);
+        let shown = SHOWS_ALL.event(sample);
         assert_eq!(shown.is_some(), custom::ALL.contains(&name), "{sample}");
     }
 }

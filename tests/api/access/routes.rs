@@ -84,10 +84,24 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
             ("POST", "/api/sessions/{id}/runs/{run}/regenerate"),
             body(json!({})),
         ),
+        (
+            ("POST", "/api/sessions/{id}/runs/{run}/continue"),
+            body(json!({})),
+        ),
         (("GET", "/api/sessions/{id}/ws"), none()),
         (("GET", "/api/sessions/{id}/queue"), none()),
         (("GET", "/api/sessions/{id}/usage"), none()),
         (("GET", "/api/sessions/{id}/state"), none()),
+        (("GET", "/api/instructions"), none()),
+        (
+            ("PUT", "/api/instructions"),
+            body(json!({"text": "Be brief."})),
+        ),
+        (("GET", "/api/sessions/{id}/instructions"), none()),
+        (
+            ("PUT", "/api/sessions/{id}/instructions"),
+            body(json!({"text": "Be brief."})),
+        ),
         (
             ("POST", "/api/sessions/{id}/runs/{run}/feedback"),
             body(json!({"rating": "up"})),

@@ -239,6 +239,11 @@ impl TestApp {
         status_and_json(self.http.patch(self.url(path)).json(&body)).await
     }
 
+    /// PUTs JSON and returns status and body.
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        status_and_json(self.http.put(self.url(path)).json(&body)).await
+    }
+
     /// GETs JSON and returns status and body.
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let response = self.http.get(self.url(path)).send().await.unwrap();

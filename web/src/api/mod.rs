@@ -13,6 +13,12 @@ pub mod upload;
 pub use error::ApiError;
 pub use socket::{ConnState, SessionSocket};
 
+/// A fresh id for `clientMessageId`, so a request sent again is taken once.
+pub fn client_message_id() -> String {
+    let random = (js_sys::Math::random() * 2f64.powi(52)) as u64;
+    format!("web-{:x}-{random:013x}", js_sys::Date::now() as u64)
+}
+
 /// A reply's JSON text read as `T`, through a [`serde_json::Value`]: every wire type is then
 /// read by one copy of its derived code (the `Value` one, which the types read by hand use
 /// too) rather than a second copy for text, which the page's WASM would carry for each.

@@ -1,6 +1,6 @@
 //! The REST calls the page makes: signing in and out, server info, listing (and
 //! searching), reading, creating, renaming and deleting sessions, a new conversation's
-//! first message, and share links.
+//! first message, branches, Continue, instructions, and share links.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
@@ -175,6 +175,7 @@ fn share_of(value: &Value) -> Option<Share> {
         hide_tool_arguments: flag("hideToolArguments")?,
         attachments: flag("attachments").unwrap_or(true),
         state: flag("state").unwrap_or(true),
+        instructions: flag("instructions").unwrap_or(false),
         created_at: value.get("createdAt").and_then(Value::as_i64).unwrap_or(0),
     })
 }
@@ -271,6 +272,37 @@ pub async fn regenerate(
 ) -> Result<BranchStarted, ApiError> {
     let url = format!("/api/sessions/{id}/runs/{run_id}/regenerate");
     json(send(Request::post(&url).json(&Regenerate { model })).await?).await
+}
+
+/// `POST /api/sessions/{id}/runs/{runId}/continue`: continues the answer the session's
+/// last run was stopped in.
+pub async fn continue_run(
+    id: &str,
+    run_id: &str,
+    asked: &shared::api::ContinueRun,
+) -> Result<RunAccepted, ApiError> {
+    let url = format!("/api/sessions/{id}/runs/{run_id}/continue");
+    json(send(Request::post(&url).json(asked)).await?).await
+}
+
+/// `GET /api/instructions`: the person's own instructions, for all their conversations.
+pub async fn own_instructions() -> Result<String, ApiError> {
+    let value: Value = json(send(Request::get("/api/instructions").build()).await?).await?;
+    Ok(text_of(&value, "text").unwrap_or_default())
+}
+
+/// `PUT /api/instructions` (`path` `None`) or `PUT /api/sessions/{id}/instructions`: sets
+/// instructions; the text as kept.
+pub async fn set_instructions(session: Option<&str>, text: &str) -> Result<String, ApiError> {
+    let url = match session {
+        Some(id) => format!("/api/sessions/{id}/instructions"),
+        None => "/api/instructions".to_string(),
+    };
+    let body = shared::instructions::Instructions {
+        text: text.to_string(),
+    };
+    let value: Value = json(send(Request::put(&url).json(&body)).await?).await?;
+    Ok(text_of(&value, "text").unwrap_or_default())
 }
 
 /// `GET /api/sessions/{id}/branches`: every line of the session's conversation, oldest

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::responder::Responder;
+use super::text_box::submit_keys;
 use crate::state::approval::approval_payload;
+use crate::state::keys::TextBox;
 
 /// The fewest rows the arguments box opens with.
 const MIN_ROWS: usize = 3;
@@ -58,6 +60,7 @@ pub fn ApprovalControl(tool_name: String, arguments: Value, responder: Responder
                 spellcheck="false"
                 bind:value=text
                 disabled=disabled
+                on:keydown=submit_keys(TextBox::Long, move || decide(true))
             ></textarea>
         </label>
         <input

@@ -1,12 +1,13 @@
 //! Files and images with messages: the attach button and the tray of files attached to the
 //! message being written (name, size, upload progress, remove), and the files a sent
-//! message carries in the transcript (images as thumbnails that open full size, other files
-//! as chips that download).
+//! message carries in the transcript (images as thumbnails that open in the page's viewer,
+//! other files as chips that download).
 
 use leptos::prelude::*;
 use shared::attachments::{human_size as size, Attachment, MAX_PER_MESSAGE};
 use wasm_bindgen::JsCast;
 
+use super::image_viewer::use_image_viewer;
 use crate::state::attachments::{Pending, Tray, Upload};
 use crate::state::use_session;
 
@@ -116,6 +117,7 @@ fn TrayChip(pending: Pending, tray: Tray) -> impl IntoView {
 #[component]
 pub fn AttachedFiles(attachments: Vec<Attachment>) -> impl IntoView {
     let session = use_session();
+    let viewer = use_image_viewer();
     let items = attachments
         .into_iter()
         .map(|attachment| {
@@ -123,10 +125,25 @@ pub fn AttachedFiles(attachments: Vec<Attachment>) -> impl IntoView {
             let label = format!("{} ({})", attachment.name, size(attachment.bytes));
             if SHOWN_INLINE.contains(&attachment.media_type.as_str()) {
                 let src = url.clone();
+                // A click opens the page's viewer; the link still opens the file on its own
+                // (a middle click, "Open in new tab").
+                let open = move |ev: leptos::ev::MouseEvent| {
+                    let plain =
+                        ev.button() == 0 && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key());
+                    let link = ev
+                        .current_target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+                    if let (true, Some(viewer), Some(link)) = (plain, viewer, link) {
+                        ev.prevent_default();
+                        viewer.open_at(&link);
+                    }
+                };
                 view! {
                     <li>
                         <a class="attached-image" href=url target="_blank" rel="noopener"
-                            title=format!("Open {} full size", attachment.name)>
+                            data-name=attachment.name.clone()
+                            title=format!("View {}", attachment.name)
+                            on:click=open>
                             <img src=src alt=attachment.name.clone() loading="lazy" />
                         </a>
                     </li>

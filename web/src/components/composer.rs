@@ -25,7 +25,7 @@ use shared::ClientFrame;
 use wasm_bindgen::JsCast;
 
 use super::attach::{files_of, AttachButton, AttachTray};
-use crate::api::ConnState;
+use crate::api::{client_message_id, ConnState};
 use crate::state::attachments::{Pending, Tray};
 use crate::state::route::navigate;
 use crate::state::{use_models, use_session, RunState};
@@ -39,12 +39,6 @@ const REFUSALS: [&str; 6] = [
     "rate_limited",
     "queue_full",
 ];
-
-/// A fresh id for `clientMessageId`, so a resent message is taken once.
-fn client_message_id() -> String {
-    let random = (js_sys::Math::random() * 2f64.powi(52)) as u64;
-    format!("web-{:x}-{random:013x}", js_sys::Date::now() as u64)
-}
 
 /// Whether the page is used with a touch screen or is phone-sized: no keyboard hints, and
 /// no focusing that would pop the on-screen keyboard up.
@@ -125,6 +119,17 @@ pub fn Composer() -> impl IntoView {
     let sent = StoredValue::new(None::<String>);
     // A new conversation's first message is on its way.
     let starting = RwSignal::new(false);
+    // The session a new conversation's first message just created: when it opens, what
+    // the box holds (typed since that message) and the model picked stay.
+    let carried = StoredValue::new(None::<String>);
+    // Whether `id`, just opened, is that session; any other forgets it.
+    let carried_over = move |id: Option<&String>| {
+        let kept = id.is_some() && carried.with_value(|carried| carried.as_ref() == id);
+        if !kept {
+            carried.set_value(None);
+        }
+        kept
+    };
     // The files attached to the message, and those of the last one sent until its run
     // starts (a refusal puts them back with its text).
     let tray = Tray::default();
@@ -132,14 +137,18 @@ pub fn Composer() -> impl IntoView {
     let attach_note = RwSignal::new(None::<&'static str>);
     Effect::new(move |previous: Option<Option<String>>| {
         let id = session.id().get();
-        if let Some(previous) = previous {
-            let left = text.get_untracked();
-            drafts.update_value(|d| {
-                d.insert(previous, left);
-            });
+        // A new conversation that became a session keeps what was typed since its first
+        // message; its files went with that message.
+        if !carried_over(id.as_ref()) {
+            if let Some(previous) = previous {
+                let left = text.get_untracked();
+                drafts.update_value(|d| {
+                    d.insert(previous, left);
+                });
+            }
+            let kept = drafts.try_update_value(|d| d.remove(&id)).flatten();
+            text.set(kept.unwrap_or_default());
         }
-        let kept = drafts.try_update_value(|d| d.remove(&id)).flatten();
-        text.set(kept.unwrap_or_default());
         sent.set_value(None);
         tray.clear();
         sent_files.set_value(Vec::new());
@@ -250,9 +259,13 @@ pub fn Composer() -> impl IntoView {
     let models = use_models().expect("the composer is on a signed-in page");
     // The model the picker shows: the person's pick, else the session's, else the default.
     let picked = RwSignal::new(None::<String>);
+    // Another conversation shows its own model, but a new conversation that became a
+    // session keeps the model picked for it.
     Effect::new(move |_| {
-        session.id().track();
-        picked.set(None);
+        let id = session.id().get();
+        if !carried_over(id.as_ref()) {
+            picked.set(None);
+        }
     });
     let current = move || {
         let default = models.get().map(|list| list.default);
@@ -289,17 +302,30 @@ pub fn Composer() -> impl IntoView {
         let client_message_id = Some(client_message_id());
         if session.id().with_untracked(Option::is_none) {
             let first = PostMessage {
-                text: message,
+                text: message.clone(),
                 client_message_id,
                 model,
                 while_running: None,
                 attachments: Vec::new(),
             };
             starting.set(true);
+            // The box empties at once: what is typed from now on is the next message.
+            text.set(String::new());
             leptos::task::spawn_local(async move {
-                if let Ok(id) = session.start(first, tray).await {
-                    text.set(String::new());
-                    navigate(Some(&id));
+                match session.start(first, tray).await {
+                    Ok(id) => {
+                        carried.set_value(Some(id.clone()));
+                        navigate(Some(&id));
+                    }
+                    // Refused: the message goes back in the box, before what was typed
+                    // since.
+                    Err(_) => text.update(|typed| {
+                        *typed = if typed.is_empty() {
+                            message
+                        } else {
+                            format!("{message}\n{typed}")
+                        }
+                    }),
                 }
                 starting.set(false);
             });

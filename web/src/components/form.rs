@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 
 use super::responder::Responder;
+use super::text_box::submit_keys;
 use crate::state::interrupt::{display_value, form_payload, FieldKind, FieldValue, FormField};
+use crate::state::keys::TextBox;
 
 /// What one field holds while the person fills it in.
 #[derive(Clone, Copy)]
@@ -40,13 +42,8 @@ impl FieldInput {
 pub fn FormControl(fields: Vec<FormField>, responder: Responder) -> impl IntoView {
     let inputs: Vec<FieldInput> = fields.iter().map(FieldInput::for_field).collect();
     let error = RwSignal::new(None::<String>);
-    let rows = fields
-        .iter()
-        .zip(&inputs)
-        .map(|(field, input)| field_row(field, *input, responder))
-        .collect_view();
     let model = StoredValue::new((fields, inputs));
-    let submit = move |_| {
+    let submit = move || {
         let payload = model.with_value(|(fields, inputs)| {
             let values: Vec<FieldValue> =
                 fields.iter().zip(inputs).map(|(f, i)| i.value(f)).collect();
@@ -60,6 +57,13 @@ pub fn FormControl(fields: Vec<FormField>, responder: Responder) -> impl IntoVie
             Err(message) => error.set(Some(message)),
         }
     };
+    let rows = model.with_value(|(fields, inputs)| {
+        fields
+            .iter()
+            .zip(inputs)
+            .map(|(field, input)| field_row(field, *input, responder, submit))
+            .collect_view()
+    });
     view! {
         <div class="form-fields">{rows}</div>
         {move || error.get().map(|message| view! { <p class="form-error">{message}</p> })}
@@ -67,14 +71,19 @@ pub fn FormControl(fields: Vec<FormField>, responder: Responder) -> impl IntoVie
             class="btn btn-primary"
             data-testid="interrupt-submit"
             disabled=move || responder.locked()
-            on:click=submit
+            on:click=move |_| submit()
         >
             "Submit"
         </button>
     }
 }
 
-fn field_row(field: &FormField, input: FieldInput, responder: Responder) -> AnyView {
+fn field_row(
+    field: &FormField,
+    input: FieldInput,
+    responder: Responder,
+    submit: impl Fn() + Copy + Send + Sync + 'static,
+) -> AnyView {
     let name = field.name.clone();
     let required = field.required;
     let label = view! {
@@ -123,7 +132,8 @@ fn field_row(field: &FormField, input: FieldInput, responder: Responder) -> AnyV
                 <label class="field">
                     {label}
                     <input type=kind step=step class="input" data-testid="form-field" name=name
-                        required=required bind:value=input.text disabled=disabled />
+                        required=required bind:value=input.text disabled=disabled
+                        on:keydown=submit_keys(TextBox::Prose, submit) />
                 </label>
             }
             .into_any()

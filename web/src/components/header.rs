@@ -1,29 +1,38 @@
-//! The header of the main area: the drawer button (small screens), the open session's
-//! title (renamed in place), the connection indicator, export and share, what the
-//! session's model calls used and cost so far, the MCP servers that were down, the model
-//! chip from `GET /api/info` (it opens the dialog about the server), what is left of the
-//! person's budget when one applies, the colour theme
-//! picker and, when the server signs people in, who is signed in and a way out.
+//! The header of the main area, always one row: the drawer button (small screens), the
+//! open session's title (renamed in place, never squeezed below a readable width), the
+//! connection indicator, then the optional items ([`super::header_items`]: Share, the
+//! shared state, Export, the budget, MCP servers down, usage, the model chip) as many as
+//! fit, and the "More" menu ([`super::more_menu`]) with the rest, the colour theme, the
+//! keyboard shortcuts and who is signed in.
+//!
+//! Which items fit is measured, not guessed: after every change of what the header shows
+//! and every resize, the next frame measures the row and [`header_fit`] decides; an item
+//! keeps the width it last had in the row while it waits in the menu.
 
+use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::ServerInfo;
 use shared::usage::UsageTotals;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
 
-use super::budget::BudgetLeft;
-use super::info_dialog::ModelChip;
+use super::header_items::{self, HeaderData, HeaderDialogs, Item};
+use super::info_dialog::InfoDialogHost;
+use super::instructions_dialog::InstructionsDialogHost;
+use super::more_menu::MoreMenu;
 use super::session_title::SessionTitle;
-use super::share_dialog::ShareButton;
-use super::state_panel::StateButton;
-use super::theme_picker::ThemePicker;
+use super::share_dialog::ShareDialogHost;
 use crate::api::{rest, ConnState};
-use crate::state::{usage, use_auth, use_layout, use_session, AuthState, RunState};
+use crate::state::header_fit::{self, Room};
+use crate::state::{use_auth, use_layout, use_session, use_sessions, RunState};
 
 /// The bar above the transcript.
 #[component]
 pub fn Header() -> impl IntoView {
     let session = use_session();
+    let layout = use_layout();
     let info = RwSignal::new(None::<ServerInfo>);
     spawn_local(async move {
         match rest::server_info().await {
@@ -31,9 +40,62 @@ pub fn Header() -> impl IntoView {
             Err(error) => leptos::logging::warn!("GET /api/info failed: {error}"),
         }
     });
-    let layout = use_layout();
-    // With branches, what the whole conversation cost (each shared call once), read again
-    // whenever a run of the open line ends.
+    let data = HeaderData {
+        info,
+        conversation: conversation_usage(),
+        dialogs: HeaderDialogs {
+            share: RwSignal::new(false),
+            info: RwSignal::new(false),
+            instructions: RwSignal::new(false),
+        },
+        session,
+        auth: use_auth(),
+    };
+    let row = NodeRef::<html::Div>::new();
+    let inline = fit_items(row, data);
+    let items = Item::ALL
+        .into_iter()
+        .enumerate()
+        .map(|(at, item)| {
+            view! {
+                <Show when=move || at < inline.get()>
+                    <div class="header-item" data-item=at>{header_items::inline(item, data)}</div>
+                </Show>
+            }
+        })
+        .collect_view();
+    view! {
+        <header class="header">
+            <div class="header-row" node_ref=row>
+                <button
+                    class="menu-button"
+                    data-testid="menu"
+                    aria-label="Sessions"
+                    aria-expanded=move || layout.drawer_open.get().to_string()
+                    on:click=move |_| layout.drawer_open.update(|open| *open = !*open)
+                >
+                    "☰"
+                </button>
+                <div class="header-title-group">
+                    <SessionTitle />
+                </div>
+                <Show when=move || session.id().with(Option::is_some)>
+                    <Connection />
+                </Show>
+                {items}
+                <MoreMenu data inline />
+            </div>
+        </header>
+        <ShareDialogHost open=data.dialogs.share />
+        <InstructionsDialogHost open=data.dialogs.instructions />
+        {move || info.get().map(|info| view! { <InfoDialogHost info open=data.dialogs.info /> })}
+    }
+}
+
+/// With branches, what the whole conversation cost (each shared call once), read again
+/// whenever a run of the open line ends.
+fn conversation_usage() -> RwSignal<Option<UsageTotals>> {
+    let session = use_session();
     let conversation = RwSignal::new(None::<UsageTotals>);
     Effect::new(move |_| {
         let lines = session.branches().with(Vec::len);
@@ -52,164 +114,143 @@ pub fn Header() -> impl IntoView {
             _ => {}
         }
     });
-    view! {
-        <header class="header">
-            <button
-                class="menu-button"
-                data-testid="menu"
-                aria-label="Sessions"
-                aria-expanded=move || layout.drawer_open.get().to_string()
-                on:click=move |_| layout.drawer_open.update(|open| *open = !*open)
-            >
-                "☰"
-            </button>
-            <SessionTitle />
-            <Show when=move || session.id().with(Option::is_some)>
-                <Connection />
-                <ExportMenu />
-                <ShareButton />
-                <StateButton />
-            </Show>
-            {move || {
-                let totals = session.usage().get();
-                (totals.calls > 0).then(|| view! {
-                    <span class="session-usage" data-testid="session-usage" title=usage::details(&totals)>
-                        {usage::summary(&totals)}
-                    </span>
-                })
-            }}
-            {move || conversation.get().filter(|totals| totals.calls > 0).map(|totals| view! {
-                <span
-                    class="session-usage"
-                    data-testid="conversation-usage"
-                    title=format!("Every branch of this conversation, each shared call once — {}", usage::details(&totals))
-                >
-                    {format!("all branches: {}", usage::summary(&totals))}
-                </span>
-            })}
-            <BudgetLeft />
-            {move || info.get().and_then(mcp_down)}
-            <div class="header-model">
-                {move || info.get().map(|info| view! { <ModelChip info /> })}
-                <ThemePicker />
-            </div>
-            <UserMenu />
-        </header>
-    }
+    conversation
 }
 
-/// Download links of the open session: Markdown, JSON (its AG-UI events), and a zip of both
-/// with the files its messages carry. The menu
-/// closes once a format is picked, on Escape, and when focus leaves it.
-#[component]
-fn ExportMenu() -> impl IntoView {
+/// How many of [`Item::ALL`] stand in the row, kept in step with the row's width and what
+/// it shows.
+fn fit_items(row: NodeRef<html::Div>, data: HeaderData) -> RwSignal<usize> {
+    let inline = RwSignal::new(Item::ALL.len());
+    let widths = StoredValue::new([None::<f64>; Item::ALL.len()]);
     let session = use_session();
-    let menu = NodeRef::<leptos::html::Details>::new();
-    let close = move || {
-        if let Some(menu) = menu.get_untracked() {
-            menu.set_open(false);
+    let sessions = use_sessions();
+    let auth = use_auth();
+    let measure = move || {
+        let Some(row) = row.get_untracked() else {
+            return;
+        };
+        let shown = inline.get_untracked();
+        let measured = widths
+            .try_update_value(|widths| {
+                for (at, item) in Item::ALL.into_iter().enumerate() {
+                    if !header_items::present(item, data) {
+                        widths[at] = Some(0.0);
+                    } else if at < shown {
+                        widths[at] = item_width(&row, at).or(widths[at]);
+                    } else if widths[at] == Some(0.0) {
+                        // It had nothing to show when it went to the menu: try it again.
+                        widths[at] = None;
+                    }
+                }
+                *widths
+            })
+            .unwrap_or_default();
+        let count = header_fit::inline_count(room(&row), &measured);
+        // Settled once a measure changes nothing (tests wait for it before they look).
+        let _ = row.set_attribute("data-fitted", &(count == shown).to_string());
+        if count != shown {
+            inline.set(count);
         }
     };
-    let link = move |format: &str| {
-        let id = session.id().get().unwrap_or_default();
-        format!("/api/sessions/{id}/export?format={format}")
-    };
-    view! {
-        <details
-            class="menu"
-            data-testid="export"
-            node_ref=menu
-            on:keydown=move |ev| if ev.key() == "Escape" { close() }
-            on:focusout=move |ev| {
-                let inside = ev
-                    .related_target()
-                    .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
-                    .zip(menu.get_untracked())
-                    .is_some_and(|(target, menu)| menu.contains(Some(&target)));
-                if !inside {
-                    close();
-                }
+    // Whatever changes what the row shows is measured once the page has drawn it.
+    Effect::new(move |_| {
+        session.id().track();
+        session.connection().track();
+        session.shared_state().track();
+        session.usage().track();
+        session.branches().track();
+        sessions.sessions.track();
+        auth.budget.track();
+        data.info.track();
+        data.conversation.track();
+        inline.track();
+        if let Some(row) = row.get_untracked() {
+            let _ = row.set_attribute("data-fitted", "false");
+        }
+        request_animation_frame(measure);
+    });
+    // And so does a change of the row's width.
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>);
+    Effect::new(move |_| {
+        let Some(element) = row.get() else {
+            return;
+        };
+        let callback = Closure::<dyn FnMut()>::new(measure);
+        if let Ok(watcher) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            watcher.observe(&element);
+            observer.set_value(Some((watcher, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.try_with_value(|watching| {
+            if let Some((watcher, _)) = watching {
+                watcher.disconnect();
             }
-        >
-            <summary class="btn btn-quiet">"Export"</summary>
-            <div class="menu-items">
-                <a href=move || link("markdown") download data-testid="export-markdown" on:click=move |_| close()>
-                    "Markdown"
-                </a>
-                <a href=move || link("json") download data-testid="export-json" on:click=move |_| close()>
-                    "JSON (AG-UI events)"
-                </a>
-                <a href=move || link("zip") download data-testid="export-zip" on:click=move |_| close()>
-                    "Zip (both, with the files)"
-                </a>
-            </div>
-        </details>
-    }
+        });
+    });
+    inline
 }
 
-/// The MCP servers that were down when the page loaded, if any (a call that finds one
-/// down later says so in the transcript).
-fn mcp_down(info: ServerInfo) -> Option<impl IntoView> {
-    let down: Vec<_> = info
-        .mcp_servers
-        .into_iter()
-        .filter(|s| !s.connected)
-        .collect();
-    if down.is_empty() {
-        return None;
-    }
-    let names: Vec<String> = down.iter().map(|s| s.name.clone()).collect();
-    let why: Vec<String> = down
+/// The width of the item standing at `at` in the row, if it stands there.
+fn item_width(row: &HtmlElement, at: usize) -> Option<f64> {
+    let selector = format!(":scope > .header-item[data-item=\"{at}\"]");
+    let element = row.query_selector(&selector).ok().flatten()?;
+    let element = element.dyn_into::<HtmlElement>().ok()?;
+    Some(f64::from(element.offset_width()))
+}
+
+/// What the row has room for, besides its optional items.
+fn room(row: &HtmlElement) -> Room {
+    let width_of = |selector: &str| {
+        row.query_selector(selector)
+            .ok()
+            .flatten()
+            .and_then(|element| element.dyn_into::<HtmlElement>().ok())
+            .map_or(0.0, |element| f64::from(element.offset_width()))
+    };
+    let gap = style_px(row, "column-gap");
+    let parts = [
+        ":scope > .menu-button",
+        ":scope > .header-title-group .icon-button",
+        ":scope > .connection",
+        ":scope > .header-more",
+    ];
+    let shown: Vec<f64> = parts
         .iter()
-        .map(|s| {
-            format!(
-                "{}: {}",
-                s.name,
-                s.error.as_deref().unwrap_or("not connected")
-            )
-        })
+        .map(|part| width_of(part))
+        .filter(|width| *width > 0.0)
         .collect();
-    let label = match names.len() {
-        1 => format!("MCP server {} is down", names[0]),
-        _ => format!("MCP servers {} are down", names.join(", ")),
-    };
-    Some(view! {
-        <span class="mcp-down" data-testid="mcp-down" role="status" title=why.join("\n")>
-            {label}
-        </span>
-    })
+    // Each fixed part stands after a gap (the title is the first or second thing).
+    let fixed = shown.iter().sum::<f64>() + gap * shown.len() as f64;
+    Room {
+        width: f64::from(row.client_width()),
+        fixed,
+        title: row
+            .query_selector(".header-title")
+            .ok()
+            .flatten()
+            .map_or(0.0, |title| f64::from(title.scroll_width())),
+        gap,
+    }
 }
 
-/// Who is signed in, and the sign-out button (not under `--auth none`).
-#[component]
-fn UserMenu() -> impl IntoView {
-    let auth = use_auth();
-    let name = move || match auth.state.get() {
-        AuthState::SignedIn(user) => user.name,
-        _ => String::new(),
-    };
-    view! {
-        <Show when=move || auth.can_sign_out()>
-            <div class="user-menu">
-                <span class="user-name" data-testid="user-name">{name}</span>
-                <button
-                    class="btn btn-quiet"
-                    data-testid="sign-out"
-                    disabled=move || auth.busy.get()
-                    on:click=move |_| auth.sign_out()
-                >
-                    "Sign out"
-                </button>
-            </div>
-        </Show>
-    }
+/// A length of `element`'s computed style, in pixels (0 when it is not one).
+fn style_px(element: &HtmlElement, property: &str) -> f64 {
+    window()
+        .get_computed_style(element)
+        .ok()
+        .flatten()
+        .and_then(|style| style.get_property_value(property).ok())
+        .and_then(|value| value.trim_end_matches("px").parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// How long "Caught up" shows after a reconnect before it reads "Live" again.
 const CAUGHT_UP_FOR: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// The socket's state: connecting, live or reconnecting, and "caught up" for a moment
-/// once a reconnect has replayed what was missed.
+/// once a reconnect has replayed what was missed. On a phone only its dot shows; its
+/// words are still read out.
 #[component]
 pub fn Connection() -> impl IntoView {
     let session = use_session();
@@ -234,11 +275,12 @@ pub fn Connection() -> impl IntoView {
             class="connection"
             data-testid="connection"
             role="status"
+            title=label
             data-state=move || state().as_str()
             class:caught-up=move || caught_up.get()
         >
             <span class="connection-dot"></span>
-            {label}
+            <span class="connection-label">{label}</span>
         </span>
     }
 }

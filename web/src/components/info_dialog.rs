@@ -1,43 +1,27 @@
-//! The model chip at the header's right and the dialog it opens: which model and engine
-//! this server runs, Tandem's version, its MCP servers and, on the demo model, how a
-//! developer switches to a real one (`TANDEM_ENGINE`). The hint lives here rather than in
-//! the header, where it squeezed the title.
+//! The dialog the header's model chip opens: which model and engine this server runs,
+//! Tandem's version, its MCP servers and, on the demo model, how a developer switches to a
+//! real one (`TANDEM_ENGINE`). The hint lives here rather than in the header, where it
+//! squeezed the title.
 
 use leptos::html::Button;
 use leptos::prelude::*;
 use shared::api::{McpServerInfo, ServerInfo};
 use wasm_split_helpers::wasm_split;
 
-use super::on_first_use::{on_first_use, warm, Loaded};
+use super::focus_return::FocusReturn;
+use super::on_first_use::{on_first_use, Loaded};
 
-/// The chip naming the model; a click (or Enter) opens the dialog about the server.
+/// The dialog about the server while `open` is set (the header's model chip, or its
+/// entry in the "More" menu, sets it).
 #[component]
-pub fn ModelChip(info: ServerInfo) -> impl IntoView {
-    let open = RwSignal::new(false);
-    let chip = NodeRef::<Button>::new();
-    let demo = info.engine == "demo";
-    let label = if demo {
-        "Demo model".to_string()
-    } else {
-        info.model.clone()
-    };
+pub fn InfoDialogHost(info: ServerInfo, open: RwSignal<bool>) -> impl IntoView {
+    let label = super::header_items::model_label(&info);
     view! {
-        <button
-            class="model-label"
-            data-testid="model-label"
-            aria-haspopup="dialog"
-            title=format!("{label}: about this server")
-            node_ref=chip
-            on:click=move |_| open.set(true)
-            on:pointerenter=move |_| warm(preload_info_dialog)
-            on:focus=move |_| warm(preload_info_dialog)
-        >
-            {label.clone()}
-        </button>
         <Show when=move || open.get()>
             {
                 let (info, label) = (info.clone(), label.clone());
-                move || on_first_use(info_dialog(info.clone(), label.clone(), open, chip), move || open.set(false))
+                let back = super::focus_return::FocusReturn::capture();
+                move || on_first_use(info_dialog(info.clone(), label.clone(), open, back), move || open.set(false))
             }
         </Show>
     }
@@ -45,29 +29,27 @@ pub fn ModelChip(info: ServerInfo) -> impl IntoView {
 
 /// The dialog, from the module fetched the first time it opens.
 #[wasm_split(info_dialog, fallible, preload(preload_info_dialog))]
-fn info_dialog(
+pub(super) fn info_dialog(
     info: ServerInfo,
     label: String,
     open: RwSignal<bool>,
-    chip: NodeRef<Button>,
+    back: FocusReturn,
 ) -> Loaded {
-    Ok(view! { <InfoDialog info label open chip /> }.into_any())
+    Ok(view! { <InfoDialog info label open back /> }.into_any())
 }
 
 /// The dialog itself; Escape, Close or a click beside it closes it and gives the focus
-/// back to the chip.
+/// back to what opened it.
 #[component]
 fn InfoDialog(
     info: ServerInfo,
     label: String,
     open: RwSignal<bool>,
-    chip: NodeRef<Button>,
+    back: FocusReturn,
 ) -> impl IntoView {
     let close = move || {
         open.set(false);
-        if let Some(chip) = chip.get_untracked() {
-            let _ = chip.focus();
-        }
+        back.restore();
     };
     let close_button = NodeRef::<Button>::new();
     Effect::new(move |_| {

@@ -26,10 +26,12 @@ use super::deadline::Countdown;
 use super::form::FormControl;
 use super::on_first_use::{on_first_use, warm, Loaded};
 use super::responder::Responder;
+use super::text_box::submit_keys;
 use crate::markdown;
 use crate::state::answer::{Answer, AnswerOutcome};
 use crate::state::interrupt::{confirm_payload, Control};
 use crate::state::item::InterruptCard as Card;
+use crate::state::keys::TextBox;
 use crate::state::refusal::Refusal;
 use crate::state::{use_session, Item, ItemBody};
 
@@ -244,12 +246,7 @@ fn TextControl(responder: Responder) -> impl IntoView {
                 placeholder="Type your answer…"
                 bind:value=text
                 disabled=move || responder.locked()
-                on:keydown=move |ev| {
-                    if ev.key() == "Enter" {
-                        ev.prevent_default();
-                        submit();
-                    }
-                }
+                on:keydown=submit_keys(TextBox::Prose, submit)
             />
             <button
                 class="btn btn-primary"

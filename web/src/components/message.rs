@@ -2,26 +2,23 @@
 //! reasoning spans, run errors, cancel markers, usage lines and notices.
 //!
 //! Each reads its one item signal, so a new token re-renders one text node. A finished
-//! answer has a Copy button (its Markdown source), thumbs to rate it and, when it is the last answer of a
-//! stopped run and nothing runs, a Continue button: a new run, started by sending
-//! [`CONTINUE_PROMPT`] as the person's message (it shows in the transcript as theirs,
-//! which is what the model is told). An answer a restart cut off is shown collapsed and
-//! muted under "Interrupted by a restart"; the recovered run's answer after it is the
-//! answer.
+//! answer has a Copy button (its Markdown source), thumbs to rate it and, when it is the
+//! last answer of a stopped run and nothing runs, a Continue button: a run of its own
+//! (`POST …/runs/{runId}/continue`) whose text writes on in the same answer, with no
+//! message of the person's in the transcript. An answer a restart cut off is shown
+//! collapsed and muted under "Interrupted by a restart"; the recovered run's answer after
+//! it is the answer.
 
 use leptos::prelude::*;
-use shared::ClientFrame;
 
 use super::attach::AttachedFiles;
 use super::copy_code::{copy_text, COPIED_FOR};
 use super::rating::RateAnswer;
+use super::text_box::submit_keys;
 use crate::api::ConnState;
 use crate::markdown;
+use crate::state::keys::TextBox;
 use crate::state::{usage, use_models, use_session, Item, ItemBody, Models, RunState};
-
-/// What Continue sends: the person's message that starts the run continuing a stopped
-/// answer.
-pub const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// A message the person sent; above it, when the model's view begins here, a note saying
 /// so and the summary of the earlier turns the model is sent instead, if one was made.
@@ -50,13 +47,10 @@ pub fn UserMessage(item: Signal<Item>) -> impl IntoView {
         ev.prevent_default();
         submit();
     };
+    let enter = submit_keys(TextBox::Prose, submit);
     let keys = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
         "Escape" => editing.set(false),
-        "Enter" if !ev.shift_key() && !ev.is_composing() => {
-            ev.prevent_default();
-            submit();
-        }
-        _ => {}
+        _ => enter(ev),
     };
     let summary = move || {
         item.with(|item| match &item.body {
@@ -261,16 +255,8 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
     };
 
     let continue_answer = move |_| {
-        let frame = ClientFrame::UserMessage {
-            text: CONTINUE_PROMPT.to_string(),
-            client_message_id: Some(client_message_id()),
-            model: None,
-            while_running: None,
-            attachments: Vec::new(),
-        };
-        if session.send(frame) {
-            sent.set(true);
-        }
+        sent.set(true);
+        session.continue_stopped();
     };
     view! {
         <div class="answer-actions">
@@ -302,7 +288,7 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                 <button
                     type="button"
                     class="answer-action answer-continue"
-                    title="Start a new run that continues this answer where it stopped"
+                    title="Go on with this answer from where it stopped"
                     on:click=continue_answer
                 >
                     "Continue"
@@ -310,12 +296,6 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
             </Show>
         </div>
     }
-}
-
-/// A fresh `clientMessageId`, so a resent message is taken once.
-fn client_message_id() -> String {
-    let random = (js_sys::Math::random() * 2f64.powi(52)) as u64;
-    format!("web-{:x}-{random:013x}", js_sys::Date::now() as u64)
 }
 
 /// A reasoning span: a `<details>` open while it streams.
@@ -348,36 +328,49 @@ pub fn RunError(item: Signal<Item>) -> impl IntoView {
     }
 }
 
-/// A run that was stopped before it completed.
+/// A run that was stopped before it completed (nothing once its answer was continued).
 #[component]
-pub fn RunCancelled() -> impl IntoView {
-    view! { <div class="run-cancelled" data-testid="run-cancelled">"Run stopped"</div> }
+pub fn RunCancelled(item: Signal<Item>) -> impl IntoView {
+    let shown =
+        move || item.with(|item| matches!(item.body, ItemBody::Cancelled { continued: false }));
+    view! {
+        <Show when=shown>
+            <div class="run-cancelled" data-testid="run-cancelled">"Run stopped"</div>
+        </Show>
+    }
 }
 
 /// What a finished run's model calls used and cost: one quiet line under the run.
 #[component]
 pub fn RunUsage(item: Signal<Item>) -> impl IntoView {
-    let totals = item.with_untracked(|item| match &item.body {
-        ItemBody::Usage(totals) => *totals,
-        _ => Default::default(),
-    });
-    view! {
-        <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
-            {usage::summary(&totals)}
-        </div>
+    // A stopped run's usage moves to the run that continued its answer.
+    move || {
+        let totals = item.with(|item| match &item.body {
+            ItemBody::Usage(totals) => *totals,
+            _ => Default::default(),
+        });
+        (totals.calls > 0).then(|| {
+            view! {
+                <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
+                    {usage::summary(&totals)}
+                </div>
+            }
+        })
     }
 }
 
-/// A notice in the run: an MCP server a call found down, and when Tandem tries it again.
+/// A notice in the transcript: a warning (an MCP server a call found down and when Tandem
+/// tries it again, a model that fell back to another), or a plain note (the person changed
+/// the conversation's instructions).
 #[component]
 pub fn RunNotice(item: Signal<Item>) -> impl IntoView {
-    let text = item.with_untracked(|item| match &item.body {
-        ItemBody::Notice { text } => text.clone(),
-        _ => String::new(),
+    let (text, warning) = item.with_untracked(|item| match &item.body {
+        ItemBody::Notice { text, warning } => (text.clone(), *warning),
+        _ => (String::new(), false),
     });
     view! {
-        <div class="run-notice" data-testid="run-notice" role="status">
-            <span aria-hidden="true">"⚠ "</span>
+        <div class="run-notice" class:run-note=!warning data-testid="run-notice" role="status">
+            {warning.then_some(view! { <span aria-hidden="true">"⚠ "</span> })}
             {text}
         </div>
     }

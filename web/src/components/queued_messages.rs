@@ -7,6 +7,8 @@ use leptos::prelude::*;
 use shared::queue::QueuedMessage;
 
 use super::attach::AttachedFiles;
+use super::text_box::submit_keys;
+use crate::state::keys::TextBox;
 use crate::state::{use_session, RunState};
 
 /// The queued messages of the open session, if any wait.
@@ -60,13 +62,10 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
         ev.prevent_default();
         save();
     };
+    let enter = submit_keys(TextBox::Prose, save);
     let keys = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
         "Escape" => editing.set(false),
-        "Enter" if !ev.shift_key() && !ev.is_composing() => {
-            ev.prevent_default();
-            save();
-        }
-        _ => {}
+        _ => enter(ev),
     };
     let open = move |_| {
         editing.set(true);

@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::feedback::Rating;
 
+use super::text_box::submit_keys;
+use crate::state::keys::TextBox;
 use crate::state::{feedback, use_session, Item};
 
 /// The rating controls of the answer `item`, made by `run`.
@@ -35,9 +37,10 @@ pub fn RateAnswer(item: Signal<Item>, run: String) -> impl IntoView {
     };
     let up = move |_| send(Rating::Up, None);
     let down = move |_| asking.set(true);
+    let send_comment = move || send(Rating::Down, Some(comment.get_untracked()));
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        send(Rating::Down, Some(comment.get_untracked()));
+        send_comment();
     };
     let pressed = move |which: Rating| move || (rating.get() == Some(which)).to_string();
     view! {
@@ -78,6 +81,7 @@ pub fn RateAnswer(item: Signal<Item>, run: String) -> impl IntoView {
                     maxlength="2000"
                     prop:value=move || comment.get()
                     on:input=move |ev| comment.set(event_target_value(&ev))
+                    on:keydown=submit_keys(TextBox::Prose, send_comment)
                 ></textarea>
                 <div class="message-editor-actions">
                     <button type="button" class="btn btn-quiet" on:click=move |_| asking.set(false)>"Cancel"</button>

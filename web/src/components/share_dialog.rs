@@ -1,50 +1,51 @@
-//! Sharing the open session: a read-only link, with the reasoning and the tool arguments
-//! hidden if the person chooses (the server enforces it), the link shown once to copy,
-//! and the session's links listed to delete.
+//! Sharing the open session: a read-only link, with the reasoning, the tool arguments, the
+//! files or the shared state hidden and the instructions shown if the person chooses (the
+//! server enforces it), the link shown once to copy, and the session's links listed to
+//! delete.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::sharing::{CreateShare, Share};
 use wasm_split_helpers::wasm_split;
 
-use super::on_first_use::{on_first_use, warm, Loaded};
+use super::focus_return::FocusReturn;
+use super::on_first_use::{on_first_use, Loaded};
 use crate::api::rest;
 use crate::state::use_session;
 
-/// The "Share" button and its dialog.
+/// The share dialog while `open` is set (the header's Share button, or its entry in the
+/// "More" menu, sets it); closing it gives the focus back to what opened it.
 #[component]
-pub fn ShareButton() -> impl IntoView {
-    let open = RwSignal::new(false);
+pub fn ShareDialogHost(open: RwSignal<bool>) -> impl IntoView {
     view! {
-        <button
-            class="btn btn-quiet"
-            data-testid="share"
-            on:click=move |_| open.set(true)
-            on:pointerenter=move |_| warm(preload_share_dialog)
-            on:focus=move |_| warm(preload_share_dialog)
-        >
-            "Share"
-        </button>
         <Show when=move || open.get()>
-            {move || on_first_use(share_dialog(open), move || open.set(false))}
+            {
+                let back = FocusReturn::capture();
+                move || on_first_use(share_dialog(open, back), move || open.set(false))
+            }
         </Show>
     }
 }
 
 /// The dialog, from the module fetched the first time it opens.
 #[wasm_split(share_dialog, fallible, preload(preload_share_dialog))]
-fn share_dialog(open: RwSignal<bool>) -> Loaded {
-    Ok(view! { <ShareDialog open /> }.into_any())
+pub(super) fn share_dialog(open: RwSignal<bool>, back: FocusReturn) -> Loaded {
+    Ok(view! { <ShareDialog open back /> }.into_any())
 }
 
 #[component]
-fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
+fn ShareDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
+    let close = move || {
+        open.set(false);
+        back.restore();
+    };
     let session = use_session();
     let id = session.id().get_untracked().unwrap_or_default();
     let hide_reasoning = RwSignal::new(false);
     let hide_arguments = RwSignal::new(false);
     let hide_attachments = RwSignal::new(false);
     let hide_state = RwSignal::new(false);
+    let show_instructions = RwSignal::new(false);
     let created = RwSignal::new(None::<String>);
     let links = RwSignal::new(Vec::<Share>::new());
     let error = RwSignal::new(None::<String>);
@@ -64,6 +65,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
             hide_tool_arguments: hide_arguments.get_untracked(),
             attachments: !hide_attachments.get_untracked(),
             state: !hide_state.get_untracked(),
+            instructions: show_instructions.get_untracked(),
         };
         spawn_local(async move {
             match rest::create_share(&id.get_value(), hide).await {
@@ -82,7 +84,7 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
         }
     };
     view! {
-        <div class="dialog-backdrop" on:click=move |_| open.set(false)>
+        <div class="dialog-backdrop" on:click=move |_| close()>
             <div
                 class="dialog"
                 role="dialog"
@@ -90,15 +92,17 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 aria-labelledby="share-title"
                 data-testid="share-dialog"
                 on:click=|ev| ev.stop_propagation()
+                on:keydown=move |ev| if ev.key() == "Escape" { close() }
             >
                 <h2 id="share-title">"Share a read-only link"</h2>
                 <p class="dialog-help">
                     "Anyone with the link sees this session live, without signing in, and cannot change it."
                 </p>
-                <HideOption value=hide_reasoning test_id="hide-reasoning" label="Hide the agent's reasoning" />
-                <HideOption value=hide_arguments test_id="hide-arguments" label="Hide the arguments of tool calls" />
-                <HideOption value=hide_attachments test_id="hide-attachments" label="Hide attached files and images" />
-                <HideOption value=hide_state test_id="hide-state" label="Hide the shared state" />
+                <ShareOption value=hide_reasoning test_id="hide-reasoning" label="Hide the agent's reasoning" />
+                <ShareOption value=hide_arguments test_id="hide-arguments" label="Hide the arguments of tool calls" />
+                <ShareOption value=hide_attachments test_id="hide-attachments" label="Hide attached files and images" />
+                <ShareOption value=hide_state test_id="hide-state" label="Hide the shared state" />
+                <ShareOption value=show_instructions test_id="show-instructions" label="Show the instructions the model was given" />
                 <button class="btn btn-primary" data-testid="create-link" on:click=create>
                     "Create link"
                 </button>
@@ -111,15 +115,15 @@ fn ShareDialog(open: RwSignal<bool>) -> impl IntoView {
                 })}
                 {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
                 <ShareList links id reload />
-                <button class="btn" on:click=move |_| open.set(false)>"Close"</button>
+                <button class="btn" on:click=move |_| close()>"Close"</button>
             </div>
         </div>
     }
 }
 
-/// One "hide this from the link's viewer" checkbox.
+/// One checkbox of what the link shows.
 #[component]
-fn HideOption(value: RwSignal<bool>, test_id: &'static str, label: &'static str) -> impl IntoView {
+fn ShareOption(value: RwSignal<bool>, test_id: &'static str, label: &'static str) -> impl IntoView {
     view! {
         <label class="field-check">
             <input type="checkbox" data-testid=test_id
@@ -175,6 +179,7 @@ fn describe(share: &Share) -> String {
         (share.hide_tool_arguments, "tool arguments"),
         (!share.attachments, "attachments"),
         (!share.state, "the shared state"),
+        (!share.instructions, "the instructions"),
     ]
     .into_iter()
     .filter_map(|(hidden, what)| hidden.then_some(what))

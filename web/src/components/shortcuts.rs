@@ -1,64 +1,62 @@
-//! Keyboard shortcuts, and the dialog that lists them (`?`).
+//! Keyboard shortcuts, and the dialog that lists them (Ctrl+/, or the header's menu).
 //!
-//! Single keys, as on GitHub or Gmail, taken only when the focus is on no text field, no
-//! text is being composed (an input method) and no modifier is held, so they never steal a
-//! keystroke from the composer or a form: `n` new conversation, `/` focus the composer, `w`
-//! jump to the question waiting for you (in this session, else the first session that
-//! needs you), `[` open or close the session list, `?` this list, `Escape` close it. Any
-//! other character typed on the bare page goes into the composer.
+//! Every shortcut needs a modifier ([`crate::state::keys`] has the rules), so none ever
+//! takes a character from what a person types: Ctrl+Shift+O new conversation, Shift+Esc
+//! write a message, Alt+W jump to the question waiting for you (in this session, else the
+//! first session that needs you), Ctrl+Shift+S open or close the session list, Ctrl+/
+//! this list, Escape close it (⌘ for Ctrl on a Mac). A printable key typed with the focus
+//! on nothing editable goes into the composer, whole: the composer takes the focus before
+//! the character lands.
 
 use leptos::ev;
 use leptos::prelude::*;
 use shared::api::SessionStatus;
 use wasm_bindgen::JsCast;
 use wasm_split_helpers::wasm_split;
-use web_sys::{HtmlElement, KeyboardEvent};
+use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent};
 
 use super::on_first_use::{on_first_use, Loaded};
+use super::text_box::press_of;
+use crate::state::keys::{self, Action, Focus, Shortcut};
 use crate::state::route::navigate;
 use crate::state::{use_layout, use_session, use_sessions, RunState};
 
-/// The shortcuts as the help dialog lists them.
-const KEYS: [(&str, &str); 6] = [
-    ("n", "Start a new conversation"),
-    ("/", "Write a message"),
-    ("w", "Jump to the question waiting for you"),
-    ("[", "Show or hide the session list (small screens)"),
-    ("?", "Show these shortcuts"),
-    ("Esc", "Close this list or the session list (anywhere)"),
-];
-
-/// Listens for the shortcuts; renders the help dialog when asked.
+/// Listens for the shortcuts and for typing on the bare page; renders the help dialog
+/// when asked.
 #[component]
 pub fn Shortcuts() -> impl IntoView {
     let session = use_session();
     let sessions = use_sessions();
     let layout = use_layout();
-    let help = RwSignal::new(false);
-    // Set when `w` opened another session: its waiting card gets focus once it renders.
+    let help = layout.shortcuts_open;
+    // Set when Alt+W opened another session: its waiting card gets focus once it renders.
     let jump_pending = RwSignal::new(false);
     let listener = window_event_listener(ev::keydown, move |event: KeyboardEvent| {
-        if event.key() == "Escape" {
-            help.set(false);
-            layout.drawer_open.set(false);
-            return;
-        }
-        if event.ctrl_key()
-            || event.meta_key()
-            || event.alt_key()
-            || event.is_composing()
-            || is_typing(&event)
-        {
-            return;
-        }
-        let handled = match event.key().as_str() {
-            "n" => {
+        let shortcut = match keys::action(&press_of(&event), focus_of(&event)) {
+            Action::Pass => return,
+            Action::Type => {
+                // The composer takes the focus now; the character this key types lands
+                // in the element focused once the handlers have run: the composer.
+                focus_first(".composer-input");
+                return;
+            }
+            Action::Shortcut(shortcut) => shortcut,
+        };
+        match shortcut {
+            Shortcut::Close => {
+                help.set(false);
+                layout.drawer_open.set(false);
+                // Escape is also the focused element's (a field's edit, a menu).
+                return;
+            }
+            Shortcut::NewConversation => {
                 sessions.start_new();
                 request_animation_frame(super::composer::focus_composer);
-                true
             }
-            "/" => focus_first(".composer-input"),
-            "w" => {
+            Shortcut::WriteMessage => {
+                focus_first(".composer-input");
+            }
+            Shortcut::JumpToQuestion => {
                 if !focus_waiting_card() {
                     let waiting = sessions.sessions.with_untracked(|list| {
                         list.iter()
@@ -70,26 +68,11 @@ pub fn Shortcuts() -> impl IntoView {
                         navigate(Some(&id));
                     }
                 }
-                true
             }
-            "[" => {
-                layout.drawer_open.update(|open| *open = !*open);
-                true
-            }
-            "?" => {
-                help.update(|open| *open = !*open);
-                true
-            }
-            // Typing on the bare page writes a message: the character goes to the composer.
-            key if key.chars().count() == 1 && !help.get_untracked() => {
-                focus_first(".composer-input");
-                false
-            }
-            _ => false,
-        };
-        if handled {
-            event.prevent_default();
+            Shortcut::ToggleSessions => layout.drawer_open.update(|open| *open = !*open),
+            Shortcut::Help => help.update(|open| *open = !*open),
         }
+        event.prevent_default();
     });
     on_cleanup(move || listener.remove());
     Effect::new(move |_| {
@@ -114,7 +97,7 @@ fn shortcuts_dialog(help: RwSignal<bool>) -> Loaded {
     Ok(view! {
         <div class="dialog-backdrop" on:click=move |_| help.set(false)>
             <div
-                class="dialog"
+                class="dialog dialog-wide"
                 role="dialog"
                 aria-modal="true"
                 aria-labelledby="shortcuts-title"
@@ -123,31 +106,81 @@ fn shortcuts_dialog(help: RwSignal<bool>) -> Loaded {
             >
                 <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
                 <p class="dialog-text">
-                    "Single keys work when you are not typing in a field; anything else you type on the page goes into the message box."
+                    "Shortcuts take a modifier key, so they never take a letter you type. Anything you type while no field has the focus goes into the message box; Space still presses the button that has the focus."
                 </p>
                 <dl class="shortcut-list">
-                    {KEYS
-                        .iter()
-                        .map(|(key, what)| view! { <dt><kbd>{*key}</kbd></dt><dd>{*what}</dd> })
+                    {keys::listed(on_a_mac())
+                        .into_iter()
+                        .map(|(keys, what)| view! { <dt><kbd>{keys}</kbd></dt><dd>{what}</dd> })
                         .collect_view()}
                 </dl>
-                <button class="btn" on:click=move |_| help.set(false)>"Close"</button>
+                <button class="btn" on:click=move |_| help.set(false) autofocus>"Close"</button>
             </div>
         </div>
     }
     .into_any())
 }
 
-/// Whether the key goes to a text field (or any editable element) the person is using.
-fn is_typing(event: &KeyboardEvent) -> bool {
+/// Whether the page runs on a Mac (its shortcuts are written with ⌘ and ⌥).
+fn on_a_mac() -> bool {
+    window()
+        .navigator()
+        .user_agent()
+        .is_ok_and(|agent| agent.contains("Mac OS") || agent.contains("Macintosh"))
+}
+
+/// What has the focus as the key is pressed, for [`keys::action`].
+fn focus_of(event: &KeyboardEvent) -> Focus {
     let Some(target) = event
         .target()
-        .and_then(|target| target.dyn_into::<HtmlElement>().ok())
+        .and_then(|target| target.dyn_into::<Element>().ok())
     else {
-        return false;
+        return Focus::Page;
     };
+    if target.closest("[aria-modal=true]").ok().flatten().is_some() {
+        return Focus::Dialog;
+    }
+    if takes_text(&target) {
+        return Focus::Editable;
+    }
+    let role = target.get_attribute("role").unwrap_or_default();
     let tag = target.tag_name().to_ascii_lowercase();
-    matches!(tag.as_str(), "input" | "textarea" | "select") || target.is_content_editable()
+    let control = matches!(tag.as_str(), "button" | "a" | "summary" | "input")
+        || matches!(
+            role.as_str(),
+            "button" | "menuitem" | "option" | "radio" | "checkbox" | "switch" | "tab" | "link"
+        );
+    if control {
+        Focus::Control
+    } else {
+        Focus::Page
+    }
+}
+
+/// Whether `element` takes text: a text field, a textarea, a select (typing picks an
+/// option) or anything editable. Checkboxes, radios and buttons do not.
+fn takes_text(element: &Element) -> bool {
+    if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
+        let kind = input.type_().to_ascii_lowercase();
+        return !matches!(
+            kind.as_str(),
+            "checkbox"
+                | "radio"
+                | "button"
+                | "submit"
+                | "reset"
+                | "file"
+                | "image"
+                | "range"
+                | "color"
+                | "hidden"
+        );
+    }
+    let tag = element.tag_name().to_ascii_lowercase();
+    matches!(tag.as_str(), "textarea" | "select")
+        || element
+            .dyn_ref::<HtmlElement>()
+            .is_some_and(HtmlElement::is_content_editable)
 }
 
 /// Focuses the first element matching `selector`; whether there was one.

@@ -33,7 +33,7 @@ pub fn Sidebar() -> impl IntoView {
             <ul class="session-list" data-testid="session-list">
                 <For
                     each=move || sessions.shown()
-                    key=|s: &SessionSummary| (s.id.clone(), s.title.clone())
+                    key=|s: &SessionSummary| (s.id.clone(), s.title.clone(), s.snippet.clone())
                     children=move |summary: SessionSummary| view! { <SessionItem summary /> }
                 />
             </ul>
@@ -108,6 +108,19 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
     };
     let tooltip = title.clone();
     let deleted_title = title.clone();
+    // The list is in order of each conversation's last activity, and says when that was.
+    let listed_at = summary.updated_at;
+    let updated = move || {
+        sessions.sessions.with(|list| {
+            list.iter()
+                .find(|s| s.id == id.get_value())
+                .map_or(listed_at, |s| s.updated_at)
+        })
+    };
+    let snippet = summary.snippet.map(|snippet| {
+        let query = sessions.search.get_untracked();
+        view! { <span class="session-snippet" data-testid="search-snippet">{marked(&snippet, query.trim())}</span> }
+    });
     view! {
         <li
             class="session-item"
@@ -124,7 +137,8 @@ fn SessionItem(summary: SessionSummary) -> impl IntoView {
             >
                 <span class="session-text">
                     <span class="session-title">{title}</span>
-                    <span class="session-time">{when(summary.created_at)}</span>
+                    {snippet}
+                    <span class="session-time" title="Last activity">{move || when(updated())}</span>
                 </span>
                 {move || badge(status())}
             </a>
@@ -157,12 +171,25 @@ fn badge(status: SessionStatus) -> Option<impl IntoView> {
     Some(view! { <span class=class>{text}</span> })
 }
 
-/// When a session was created, short: the time today, else the day and month.
-fn when(created_ms: i64) -> String {
+/// A search result's snippet with what matched in `<mark>`.
+fn marked(snippet: &str, query: &str) -> impl IntoView {
+    match shared::search::find(snippet, query) {
+        Some((start, end)) => view! {
+            {snippet[..start].to_string()}
+            <mark>{snippet[start..end].to_string()}</mark>
+            {snippet[end..].to_string()}
+        }
+        .into_any(),
+        None => snippet.to_string().into_any(),
+    }
+}
+
+/// When a session last moved, short: the time today, else the day and month.
+fn when(at_ms: i64) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let date = js_sys::Date::new(&(created_ms as f64).into());
+    let date = js_sys::Date::new(&(at_ms as f64).into());
     let today = js_sys::Date::new_0();
     if date.to_date_string() == today.to_date_string() {
         format!("{:02}:{:02}", date.get_hours(), date.get_minutes())

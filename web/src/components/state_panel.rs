@@ -10,13 +10,15 @@ use shared::state::{plan, PlanStep};
 use wasm_split_helpers::wasm_split;
 
 use super::on_first_use::{on_first_use, warm, Loaded};
+use super::text_box::submit_keys;
+use crate::state::keys::TextBox;
 
 use crate::state::layout::Layout;
 use crate::state::shared_state::StateEditor;
 use crate::state::use_session;
 
 /// What the header's button says: the plan's progress, or "State".
-fn button_label(state: &Value) -> String {
+pub fn state_label(state: &Value) -> String {
     match plan(state) {
         Some(steps) if !steps.is_empty() => {
             let done = steps.iter().filter(|step| step.is_done()).count();
@@ -48,7 +50,7 @@ pub fn StateButton() -> impl IntoView {
                 on:pointerenter=move |_| warm(preload_state_panel)
                 on:focus=move |_| warm(preload_state_panel)
             >
-                {move || session.shared_state().with(button_label)}
+                {move || session.shared_state().with(state_label)}
             </button>
         </Show>
     }
@@ -231,11 +233,14 @@ fn JsonEditor(editor: StateEditor, editing: RwSignal<bool>) -> impl IntoView {
         .shared_state()
         .with_untracked(|state| serde_json::to_string_pretty(state).unwrap_or_default());
     let draft = RwSignal::new(start);
-    let save = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    let replace = move || {
         if editor.replace_all(&draft.get_untracked()) {
             editing.set(false);
         }
+    };
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        replace();
     };
     view! {
         <form class="state-json" on:submit=save>
@@ -245,6 +250,7 @@ fn JsonEditor(editor: StateEditor, editing: RwSignal<bool>) -> impl IntoView {
                 spellcheck="false"
                 prop:value=move || draft.get()
                 on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=submit_keys(TextBox::Long, replace)
             ></textarea>
             <div class="message-editor-actions">
                 <button type="button" class="btn btn-quiet" on:click=move |_| editing.set(false)>"Cancel"</button>

@@ -1,6 +1,8 @@
 //! A tool call card: the tool's name, its arguments as they stream, how far it got while
 //! it works (when its tool reports progress), its status and result.
-//! A call that waits for the person's approval says so (the approval card below asks).
+//! A call that waits for the person's approval says so and leaves its arguments to the
+//! approval card below, which shows them to edit; a share link that hides arguments sends
+//! none, and the card shows no heading for them.
 
 use leptos::prelude::*;
 
@@ -33,6 +35,12 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 .map(|c| pretty_json(&c.args))
                 .unwrap_or_default()
         })
+    };
+    // The arguments, unless the approval card below shows them to edit, or there are
+    // none to show (a share link that hides them sends none).
+    let shown_args = move || {
+        let asking = status.get() == ToolStatus::Awaiting && !read_only;
+        Some(args()).filter(|args| !asking && !args.is_empty())
     };
     let result = Memo::new(move |_| {
         item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
@@ -69,10 +77,12 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                     <span class="tool-progress-label">{label}</span>
                 </div>
             })}
-            <div class="tool-label">"Arguments"</div>
             // Long arguments and results scroll in their box; a keyboard reaches them too.
-            <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label>{args}</pre>
-            {move || result.get().map(|result| view! {
+            {move || shown_args().map(|args| view! {
+                <div class="tool-label">"Arguments"</div>
+                <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label.clone()>{args}</pre>
+            })}
+            {move || result.get().filter(|result| !result.is_empty()).map(|result| view! {
                 <div class="tool-label">"Result"</div>
                 <pre class="tool-pre" data-testid="tool-result" tabindex="0" aria-label=result_label.clone()>{result}</pre>
             })}

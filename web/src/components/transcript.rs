@@ -121,7 +121,7 @@ pub fn Transcript() -> impl IntoView {
     });
     Effect::new(move |_| {
         let drawn = drawn.get();
-        route.with(|open| first_paint::settle(open.as_deref(), drawn));
+        route.with(|open| first_paint::settle(open.session(), drawn));
     });
     let empty =
         move || session.rows().with(Vec::is_empty) && session.history().get() == History::Loaded;
@@ -255,7 +255,7 @@ fn TranscriptItem(item: Signal<Item>) -> impl IntoView {
         ItemKind::ToolCall => view! { <ToolCallCard item /> }.into_any(),
         ItemKind::Interrupt => view! { <InterruptCard item /> }.into_any(),
         ItemKind::RunError => view! { <RunError item /> }.into_any(),
-        ItemKind::Cancelled => view! { <RunCancelled /> }.into_any(),
+        ItemKind::Cancelled => view! { <RunCancelled item /> }.into_any(),
         ItemKind::Usage => view! { <RunUsage item /> }.into_any(),
         ItemKind::Notice => view! { <RunNotice item /> }.into_any(),
     }

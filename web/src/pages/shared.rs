@@ -1,6 +1,7 @@
 //! The view a share link opens, `#/shared/<token>`: the session's transcript, live and
-//! read-only, for someone who need not sign in. The server has already removed what the
-//! link hides; the page only shows what arrives.
+//! read-only, for someone who need not sign in, and the instructions the model was given
+//! when the link shows them. The server has already removed what the link hides; the page
+//! only shows what arrives.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -8,14 +9,40 @@ use shared::sharing::SharedSession;
 
 use crate::api::rest;
 use crate::components::header::Connection;
+use crate::components::image_viewer::{provide_image_viewer, ImageViewerHost};
 use crate::components::theme_picker::ThemePicker;
 use crate::components::{StatePanel, Transcript};
 use crate::state::provide_shared_session;
+use crate::state::transcript::Instructions;
+
+/// The instructions the model was given, when the link shows them and there are any.
+fn told(given: Instructions) -> Option<impl IntoView> {
+    let parts = [
+        ("The owner's, for all their conversations: ", given.person),
+        ("This conversation's: ", given.conversation),
+    ];
+    let parts: Vec<_> = parts
+        .into_iter()
+        .filter(|(_, text)| !text.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| {
+        view! {
+            <details class="shared-instructions" data-testid="shared-instructions">
+                <summary>"Instructions the model was given"</summary>
+                {parts
+                    .into_iter()
+                    .map(|(whose, text)| view! { <p><strong>{whose}</strong>{text}</p> })
+                    .collect_view()}
+            </details>
+        }
+    })
+}
 
 /// The shared session, or why the link opens nothing.
 #[component]
 pub fn SharedPage(token: String) -> impl IntoView {
     let session = provide_shared_session();
+    let viewer = provide_image_viewer();
     let info = RwSignal::new(None::<Result<SharedSession, String>>);
     let lookup = token.clone();
     spawn_local(async move {
@@ -52,22 +79,30 @@ pub fn SharedPage(token: String) -> impl IntoView {
         <div class="app shared-view">
             <main class="main">
                 <header class="header">
-                    <h1 class="header-title">{title}</h1>
-                    <span class="shared-badge" data-testid="shared-badge">"Read-only"</span>
-                    <Connection />
-                    <span class="shared-hidden" data-testid="shared-hidden">{hidden}</span>
-                    <div class="header-model"><ThemePicker /></div>
+                    <div class="header-row">
+                        <div class="header-title-group">
+                            <h1 class="header-title" title=title>{title}</h1>
+                        </div>
+                        <span class="shared-badge" data-testid="shared-badge">"Read-only"</span>
+                        <Connection />
+                        <div class="header-more"><ThemePicker /></div>
+                    </div>
                 </header>
+                {move || hidden().map(|hidden| view! {
+                    <p class="shared-hidden" data-testid="shared-hidden">{hidden}</p>
+                })}
                 {move || matches!(info.get(), Some(Err(_))).then(|| view! {
                     <p class="welcome" data-testid="shared-gone">
                         "The owner deleted this link, or the session it showed. Ask them for a new one."
                     </p>
                 })}
+                {move || told(session.instructions().get())}
                 <Show when=move || matches!(info.get(), Some(Ok(_)))>
                     <Transcript />
                 </Show>
             </main>
             <StatePanel />
+            <ImageViewerHost viewer />
         </div>
     }
 }

@@ -48,7 +48,7 @@ impl Item {
             ItemBody::ToolCall(_) => ItemKind::ToolCall,
             ItemBody::Interrupt(_) => ItemKind::Interrupt,
             ItemBody::RunError { .. } => ItemKind::RunError,
-            ItemBody::Cancelled => ItemKind::Cancelled,
+            ItemBody::Cancelled { .. } => ItemKind::Cancelled,
             ItemBody::Usage(_) => ItemKind::Usage,
             ItemBody::Notice { .. } => ItemKind::Notice,
         }
@@ -158,13 +158,14 @@ pub enum ItemBody {
         message: String,
         code: Option<String>,
     },
-    /// A run was stopped before it completed.
-    Cancelled,
+    /// A run was stopped before it completed; `continued` once the person continued its
+    /// answer (the answer goes on, so the mark is not shown).
+    Cancelled { continued: bool },
     /// What a finished run's model calls used and cost.
     Usage(UsageTotals),
     /// Something the person should know that is not a message: an MCP server a call
     /// found down (`tandem.mcp_server_unavailable`).
-    Notice { text: String },
+    Notice { text: String, warning: bool },
 }
 
 /// A tool call card's data.

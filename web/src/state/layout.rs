@@ -1,6 +1,6 @@
 //! How the page is laid out right now: whether the session drawer is open on a narrow
 //! screen (on a wide one the sidebar is always shown and this is ignored by the CSS), and
-//! whether the shared-state panel is shown.
+//! whether the shared-state panel and the list of shortcuts are shown.
 
 use leptos::prelude::*;
 
@@ -13,6 +13,8 @@ pub struct Layout {
     /// transcript on a wide screen, over it on a narrow one. Open from the start on a wide
     /// screen only.
     pub state_open: RwSignal<bool>,
+    /// The list of keyboard shortcuts is shown (Ctrl+/, or the header's menu).
+    pub shortcuts_open: RwSignal<bool>,
 }
 
 /// Puts a fresh [`Layout`] in context and returns it.
@@ -20,6 +22,7 @@ pub fn provide_layout() -> Layout {
     let layout = Layout {
         drawer_open: RwSignal::new(false),
         state_open: RwSignal::new(wide_screen()),
+        shortcuts_open: RwSignal::new(false),
     };
     provide_context(layout);
     layout

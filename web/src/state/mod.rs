@@ -1,6 +1,7 @@
 //! The page's state. Who the page acts for is [`auth`]. The pure part — the transcript fold ([`transcript`], [`item`]), the
 //! interrupt and tool-approval helpers ([`interrupt`], [`approval`]), recorded answers
-//! ([`answer`]), deadlines ([`deadline`]) and refused answers ([`refusal`]) — has no
+//! ([`answer`]), deadlines ([`deadline`]), refused answers ([`refusal`]) and what a key
+//! press means ([`keys`]) — has no
 //! signals or DOM and is tested on the host; the reactive part — the open session ([`session`]), the
 //! session list ([`sessions`]) and the hash route ([`route`]) — is shared with components
 //! through context. The colour theme ([`theme`]) lives on `<html>` and in `localStorage`.
@@ -11,9 +12,11 @@ pub mod attachments;
 pub mod auth;
 pub mod deadline;
 pub mod feedback;
+pub mod header_fit;
 pub mod inbox;
 pub mod interrupt;
 pub mod item;
+pub mod keys;
 pub mod layout;
 pub mod models;
 pub mod refusal;

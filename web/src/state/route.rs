@@ -1,20 +1,64 @@
-//! The open session lives in the URL hash, `#/sessions/<id>`, so a reload or a second tab
-//! opens the same session; a share link's view is `#/shared/<token>`.
+//! The page's place lives in the URL hash: `#/sessions/<id>` opens a session (so a reload
+//! or a second tab opens the same one), `#/shared/<token>` a share link's view, anything
+//! else a new conversation.
 //!
-//! It owns reading and writing that hash and nothing else; [`use_route`] turns it into a
-//! signal that follows `hashchange`.
+//! It owns reading and writing that hash and nothing else. [`provide_route`] turns it into
+//! a signal that follows `hashchange`, which the browser fires for every change of the
+//! hash: a link followed, a hash pasted into the same tab, Back and Forward.
 
 use leptos::prelude::*;
 
 const PREFIX: &str = "#/sessions/";
+
+const SHARED_PREFIX: &str = "#/shared/";
+
+/// Where the page is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// A new conversation (no session open).
+    New,
+    /// A session of the signed-in person, by id.
+    Session(String),
+    /// A share link's read-only view, by the link's secret.
+    Shared(String),
+}
+
+impl Route {
+    /// The route a hash names; junk is a new conversation.
+    pub fn from_hash(hash: &str) -> Self {
+        if let Some(token) = shared_from_hash(hash) {
+            return Self::Shared(token);
+        }
+        session_from_hash(hash).map_or(Self::New, Self::Session)
+    }
+
+    /// The route of the page's hash now.
+    pub fn current() -> Self {
+        Self::from_hash(&window().location().hash().unwrap_or_default())
+    }
+
+    /// The open session's id, if a session is open.
+    pub fn session(&self) -> Option<&str> {
+        match self {
+            Self::Session(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The share link's secret, on a share link's view.
+    pub fn shared(&self) -> Option<&str> {
+        match self {
+            Self::Shared(token) => Some(token),
+            _ => None,
+        }
+    }
+}
 
 /// The session id in a hash like `#/sessions/<id>`, if there is one.
 pub fn session_from_hash(hash: &str) -> Option<String> {
     let id = hash.strip_prefix(PREFIX)?.trim_end_matches('/');
     (!id.is_empty() && !id.contains('/')).then(|| id.to_string())
 }
-
-const SHARED_PREFIX: &str = "#/shared/";
 
 /// The share link's secret in a hash like `#/shared/<token>`, if there is one.
 pub fn shared_from_hash(hash: &str) -> Option<String> {
@@ -25,11 +69,6 @@ pub fn shared_from_hash(hash: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     valid.then(|| token.to_string())
-}
-
-/// The share link this page was opened with, if any.
-pub fn shared_link() -> Option<String> {
-    shared_from_hash(&window().location().hash().unwrap_or_default())
 }
 
 /// The hash that opens a session.
@@ -43,18 +82,23 @@ pub fn navigate(id: Option<&str>) {
     let _ = window().location().set_hash(&hash);
 }
 
-/// The open session's id, following the URL hash.
-pub fn use_route() -> ReadSignal<Option<String>> {
-    let current = || session_from_hash(&window().location().hash().unwrap_or_default());
-    let (route, set_route) = signal(current());
+/// Puts the route, following the URL hash, in context and returns it.
+pub fn provide_route() -> ReadSignal<Route> {
+    let (route, set_route) = signal(Route::current());
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
-        let next = current();
-        if route.get_untracked() != next {
+        let next = Route::current();
+        if route.with_untracked(|now| *now != next) {
             set_route.set(next);
         }
     });
     on_cleanup(move || listener.remove());
+    provide_context(route);
     route
+}
+
+/// The route from context. Panics outside [`provide_route`]'s subtree.
+pub fn use_route() -> ReadSignal<Route> {
+    expect_context::<ReadSignal<Route>>()
 }
 
 #[cfg(test)]
@@ -75,5 +119,23 @@ mod tests {
         assert_eq!(shared_from_hash("#/shared/tdm_Ab"), None);
         assert_eq!(shared_from_hash("#/shared/tds_a/../x"), None);
         assert_eq!(session_from_hash("#/shared/tds_a"), None);
+    }
+
+    #[test]
+    fn every_hash_is_one_route() {
+        assert_eq!(Route::from_hash(""), Route::New);
+        assert_eq!(Route::from_hash("#/elsewhere"), Route::New);
+        assert_eq!(
+            Route::from_hash("#/sessions/abc"),
+            Route::Session("abc".into())
+        );
+        assert_eq!(
+            Route::from_hash("#/shared/tds_x1"),
+            Route::Shared("tds_x1".into())
+        );
+        assert_eq!(Route::from_hash("#/shared/nope"), Route::New);
+        assert_eq!(Route::Session("a".into()).session(), Some("a"));
+        assert_eq!(Route::Shared("tds_a".into()).session(), None);
+        assert_eq!(Route::Shared("tds_a".into()).shared(), Some("tds_a"));
     }
 }

@@ -24,7 +24,7 @@ use crate::api::{ApiError, ConnState, SessionSocket};
 use super::inbox::{self, Incoming};
 use super::item::{Item, RunState};
 use super::refusal::Refusal;
-use super::transcript::Transcript;
+use super::transcript::{Instructions, Transcript};
 
 /// Events per history request (the server's largest page; `index.html`'s loader asks for as many).
 const HISTORY_PAGE: u32 = 10_000;
@@ -75,6 +75,8 @@ pub struct Session {
     run_usage: RwSignal<Option<UsageTotals>>,
     /// The model the person last picked for the session (`None`: the server's default).
     model: RwSignal<Option<String>>,
+    /// The instructions the model is given, as the log holds them.
+    instructions: RwSignal<Instructions>,
     /// The shared state (`{}` until something sets it).
     shared_state: RwSignal<serde_json::Value>,
     /// What waits is an AG-UI client's own tool calls, not a question for the person.
@@ -129,6 +131,7 @@ fn provide(read_only: bool) -> Session {
         usage: RwSignal::new(UsageTotals::default()),
         run_usage: RwSignal::new(None),
         model: RwSignal::new(None),
+        instructions: RwSignal::new(Instructions::default()),
         shared_state: RwSignal::new(shared::state::empty()),
         waiting_for_client: RwSignal::new(false),
         tick: RwSignal::new(0),
@@ -208,6 +211,12 @@ impl Session {
     /// The model the person last picked for the session (`None`: the server's default).
     pub fn model(&self) -> ReadSignal<Option<String>> {
         self.model.read_only()
+    }
+
+    /// The instructions the model is given (the person's own as recorded, and the
+    /// conversation's), as the log holds them.
+    pub fn instructions(&self) -> ReadSignal<Instructions> {
+        self.instructions.read_only()
     }
 
     /// What waits is an AG-UI client's own tool calls, not a question for the person.
@@ -317,6 +326,25 @@ impl Session {
     pub fn regenerate(self, run_id: String, model: Option<String>) {
         self.branch_from(move |id| async move {
             crate::api::rest::regenerate(&id, &run_id, model).await
+        });
+    }
+
+    /// Continues the answer the last run was stopped in: a run of its own whose answer
+    /// writes on in that one. A refusal becomes the notice.
+    pub fn continue_stopped(self) {
+        let Some(run) = self
+            .transcript
+            .with_value(|t| t.stopped_run().map(str::to_string))
+        else {
+            return;
+        };
+        self.on_queue(move |id| async move {
+            let asked = shared::api::ContinueRun {
+                client_message_id: Some(crate::api::client_message_id()),
+            };
+            crate::api::rest::continue_run(&id, &run, &asked)
+                .await
+                .map(drop)
         });
     }
 
@@ -520,6 +548,7 @@ impl Session {
         self.usage.set(UsageTotals::default());
         self.run_usage.set(None);
         self.model.set(None);
+        self.instructions.set(Instructions::default());
         self.shared_state.set(shared::state::empty());
         self.waiting_for_client.set(false);
         self.notice.set(None);
@@ -641,11 +670,14 @@ impl Session {
     fn show(self, mut touched: Vec<usize>) {
         touched.sort_unstable();
         touched.dedup();
-        let (model, client, state) = self.transcript.with_value(|t| {
+        let (model, client, state, instructions) = self.transcript.with_value(|t| {
             let state = t.shared_state().clone();
-            (t.model().map(str::to_string), t.waiting_for_client(), state)
+            let instructions = t.instructions().clone();
+            let model = t.model().map(str::to_string);
+            (model, t.waiting_for_client(), state, instructions)
         });
         set_if_changed(self.model, model);
+        set_if_changed(self.instructions, instructions);
         set_if_changed(self.shared_state, state);
         set_if_changed(self.waiting_for_client, client);
         let (items, state, queued, usage, run_usage) = self.transcript.with_value(|t| {

@@ -61,6 +61,15 @@ pub struct Transcript {
     model_call: Option<ModelCall>,
     /// The answer marked continuable (the last of a stopped run), until a run starts.
     continuable: Option<usize>,
+    /// The last run that was stopped, until a Continue joins it.
+    stopped: Option<runs::Stopped>,
+    /// The answer the active run continues, until its first answer writes into it.
+    joining: Option<usize>,
+    /// The answer the active (or last) run continues, if it continues one.
+    run_continues: Option<usize>,
+    /// The active run has done more than carry a note: it called the model, wrote or
+    /// continues a message.
+    run_worked: bool,
     /// The latest summary of the turns before the model's view
     /// (`CUSTOM tandem.context_summary`): the person's message it stands before, and it.
     summary: Option<(usize, String)>,
@@ -68,6 +77,17 @@ pub struct Transcript {
     state: SharedState,
     /// Tool calls' progress activities: activity message id → the call's item index.
     activities: HashMap<String, usize>,
+    /// The instructions the model is given (`CUSTOM tandem.instructions`).
+    instructions: Instructions,
+}
+
+/// The instructions the log holds, as the latest of each scope says (empty: none).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Instructions {
+    /// The person's own, as the line's runs last recorded them.
+    pub person: String,
+    /// The conversation's own.
+    pub conversation: String,
 }
 
 impl Transcript {
@@ -84,6 +104,17 @@ impl Transcript {
     /// The shared state as the log has it so far.
     pub fn shared_state(&self) -> &serde_json::Value {
         self.state.document()
+    }
+
+    /// The instructions the model is given, as the log holds them.
+    pub fn instructions(&self) -> &Instructions {
+        &self.instructions
+    }
+
+    /// The last run, if it was stopped and its answer can be continued.
+    pub fn stopped_run(&self) -> Option<&str> {
+        self.continuable?;
+        self.stopped.as_ref().map(|stopped| stopped.run_id.as_str())
     }
 
     /// The model the person last picked for the session, if any.
@@ -148,15 +179,35 @@ impl Transcript {
             _ => None,
         };
         self.follow_model_call(&event.body);
-        match &event.body {
+        // A run that only carries a note (a rating, a change of the state) leaves a stopped
+        // answer continuable; one that works does not.
+        let mut touched = match self.running && !self.run_worked && runs::works(&event.body) {
+            true => {
+                self.run_worked = true;
+                self.clear_continuable()
+            }
+            false => Vec::new(),
+        };
+        touched.extend(self.apply_event(seq, &event.body));
+        touched
+    }
+
+    fn apply_event(&mut self, seq: u64, body: &EventBody) -> Vec<usize> {
+        match body {
             EventBody::RunStarted { input, run_id, .. } => {
                 self.running = true;
+                self.run_worked = false;
                 self.run_id = Some(run_id.clone());
                 self.run_usage = UsageTotals::default();
                 self.run_from = self.items.len();
                 self.model_call = None;
-                let mut touched = self.clear_continuable();
-                touched.extend(self.input_messages(input.as_ref()));
+                self.joining = None;
+                self.run_continues = None;
+                let mut touched = self.input_messages(input.as_ref());
+                if !touched.is_empty() {
+                    self.run_worked = true;
+                    touched.extend(self.clear_continuable());
+                }
                 touched
             }
             EventBody::RunFinished { outcome, .. } => self.run_finished(seq, outcome.as_ref()),
@@ -186,6 +237,12 @@ impl Transcript {
         match body {
             EventBody::Custom { name, .. } if name == shared::custom::RUN_RECOVERED => {
                 self.recovered()
+            }
+            EventBody::Custom { name, value } if name == shared::custom::CONTINUE => {
+                self.continues(value)
+            }
+            EventBody::Custom { name, value } if name == shared::custom::INSTRUCTIONS => {
+                self.instructed(value)
             }
             EventBody::ReasoningStart { message_id } => vec![self.reasoning_start(message_id)],
             EventBody::ReasoningMessageStart { message_id, .. } => {
@@ -243,7 +300,10 @@ impl Transcript {
                 );
                 vec![self.push(
                     format!("notice:{}", self.last_seq),
-                    ItemBody::Notice { text },
+                    ItemBody::Notice {
+                        text,
+                        warning: true,
+                    },
                 )]
             }
             EventBody::Custom { name, value } if name == shared::custom::MCP_SERVER_UNAVAILABLE => {
@@ -251,7 +311,10 @@ impl Transcript {
                 let text = text.unwrap_or("An MCP server is down.").to_string();
                 vec![self.push(
                     format!("notice:{}", self.last_seq),
-                    ItemBody::Notice { text },
+                    ItemBody::Notice {
+                        text,
+                        warning: true,
+                    },
                 )]
             }
             EventBody::Custom { name, value } if name == shared::custom::CONTEXT_SUMMARY => {
@@ -383,6 +446,35 @@ impl Transcript {
         touched
     }
 
+    /// Applies a `CUSTOM tandem.instructions`; a change of the conversation's own after the
+    /// first message is a line in the transcript, since the answers after it follow it.
+    fn instructed(&mut self, value: &serde_json::Value) -> Vec<usize> {
+        let text = value
+            .get("text")
+            .and_then(|t| t.as_str())
+            .unwrap_or_default();
+        match value.get("scope").and_then(|s| s.as_str()) {
+            Some("person") => self.instructions.person = text.to_string(),
+            Some("conversation") => {
+                self.instructions.conversation = text.to_string();
+                if !self.items.is_empty() {
+                    let text = match text.is_empty() {
+                        true => "You removed this conversation's instructions.",
+                        false => "You changed this conversation's instructions.",
+                    };
+                    let key = format!("notice:{}", self.last_seq);
+                    let body = ItemBody::Notice {
+                        text: text.into(),
+                        warning: false,
+                    };
+                    return vec![self.push(key, body)];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
     fn push(&mut self, key: String, body: ItemBody) -> usize {
         let at = self.items.len();
         self.index.insert(key.clone(), at);
@@ -402,6 +494,11 @@ impl Transcript {
         let key = format!("msg:{message_id}");
         if self.index.contains_key(&key) {
             return Vec::new();
+        }
+        if role != Some(TextRole::User) {
+            if let Some(at) = self.join_answer(&key) {
+                return vec![at];
+            }
         }
         let body = match role {
             Some(TextRole::User) => ItemBody::User {

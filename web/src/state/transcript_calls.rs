@@ -257,7 +257,7 @@ impl Transcript {
             }
             Some(Outcome::Cancelled) => {
                 touched.extend(self.mark_continuable());
-                touched.push(self.push(format!("cancelled:{seq}"), ItemBody::Cancelled));
+                touched.extend(self.stopped(seq));
             }
             // Calls of an AG-UI client's own tools: they wait for the client's results
             // (which the next run's input brings) like a question waits for its answer.

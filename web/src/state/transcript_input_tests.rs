@@ -146,7 +146,8 @@ fn a_down_mcp_server_is_a_notice_of_its_own() {
     assert_eq!(
         notices,
         [&ItemBody::Notice {
-            text: "The MCP server `notes` is down (it died); Tandem starts it again in 1 s.".into()
+            text: "The MCP server `notes` is down (it died); Tandem starts it again in 1 s.".into(),
+            warning: true,
         }]
     );
 }

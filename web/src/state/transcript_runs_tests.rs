@@ -162,9 +162,13 @@ fn the_last_answer_of_a_stopped_run_is_continuable_until_a_run_starts() {
     assert!(stopped.items().iter().any(|i| i.is_continuable()));
 
     events.push(started());
-    let mut resumed = fold(&events[..events.len() - 1]);
-    let start: Event = serde_json::from_value(started()).unwrap();
-    let touched = resumed.apply(events.len() as u64, &start);
+    let mut resumed = fold(&events);
+    assert!(
+        resumed.items().iter().any(Item::is_continuable),
+        "a run that has done nothing yet may be a note's"
+    );
+    let call: Event = serde_json::from_value(step("STEP_STARTED")).unwrap();
+    let touched = resumed.apply(events.len() as u64 + 1, &call);
     let stopped_at = resumed
         .items()
         .iter()
@@ -176,6 +180,102 @@ fn the_last_answer_of_a_stopped_run_is_continuable_until_a_run_starts() {
         "the stopped answer loses its mark"
     );
     assert!(!resumed.items().iter().any(Item::is_continuable));
+}
+
+/// A run's events with its own id.
+fn run(id: &str, body: Vec<Value>, outcome: &str) -> Vec<Value> {
+    let mut events = vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": id})];
+    events.extend(body);
+    events.push(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": id,
+                       "outcome": {"type": outcome}}));
+    events
+}
+
+fn usage(output: u64) -> Value {
+    json!({"type": "CUSTOM", "name": "tandem.usage", "value": {
+        "inputTokens": 10, "outputTokens": output, "reasoningTokens": 0,
+        "cachedInputTokens": 0, "costUsd": 0.0}})
+}
+
+fn continues(run: &str, message: &str) -> Value {
+    json!({"type": "CUSTOM", "name": "tandem.continue",
+           "value": {"runId": run, "messageId": message}})
+}
+
+/// A stopped run `r1`: the person's question and half an answer, `a1`.
+fn stopped_half() -> Vec<Value> {
+    let mut body = message("u1", "user", &["Tell me a story"]);
+    body.push(step("STEP_STARTED"));
+    body.extend(message("a1", "assistant", &["Once upon ", "a time"]));
+    body.push(usage(4));
+    body.push(step("STEP_FINISHED"));
+    run("r1", body, "cancelled")
+}
+
+#[test]
+fn a_continued_answer_is_one_answer_with_one_usage_line_and_no_stop_mark() {
+    let mut events = stopped_half();
+    let stopped = fold(&events);
+    assert_eq!(stopped.stopped_run(), Some("r1"));
+    let mut body = vec![continues("r1", "a1"), step("STEP_STARTED")];
+    body.extend(message("a2", "assistant", &[", there was a cat."]));
+    body.push(usage(6));
+    body.push(step("STEP_FINISHED"));
+    events.extend(run("r2", body, "success"));
+    let transcript = fold(&events);
+    assert_eq!(
+        answers(&transcript),
+        vec![("Once upon a time, there was a cat.".into(), false, false)]
+    );
+    let kinds: Vec<String> = transcript
+        .items()
+        .iter()
+        .map(|item| match &item.body {
+            ItemBody::Cancelled { continued } => format!("cancelled {continued}"),
+            ItemBody::Usage(totals) => format!("usage {}", totals.output_tokens),
+            _ => format!("{:?}", item.kind()),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["User", "Assistant", "usage 0", "cancelled true", "usage 10"],
+        "the stop mark is hidden, the usage counted once under the continuation"
+    );
+    assert!(!transcript.items()[1].is_streaming());
+    assert_eq!(transcript.stopped_run(), None);
+    assert_eq!(transcript.run_state(), RunState::Idle);
+}
+
+#[test]
+fn a_continuation_stopped_again_is_continued_again_into_the_same_answer() {
+    let mut events = stopped_half();
+    let mut body = vec![continues("r1", "a1"), step("STEP_STARTED")];
+    body.extend(message("a2", "assistant", &[", there"]));
+    events.extend(run("r2", body, "cancelled"));
+    let stopped = fold(&events);
+    assert_eq!(stopped.stopped_run(), Some("r2"));
+    assert_eq!(
+        answers(&stopped),
+        vec![("Once upon a time, there".into(), false, true)]
+    );
+    let mut body = vec![continues("r2", "a2"), step("STEP_STARTED")];
+    body.extend(message("a3", "assistant", &[" was a cat."]));
+    events.extend(run("r3", body, "success"));
+    assert_eq!(
+        answers(&fold(&events)),
+        vec![("Once upon a time, there was a cat.".into(), false, false)]
+    );
+}
+
+#[test]
+fn a_rating_after_a_stop_leaves_the_answer_continuable() {
+    let mut events = stopped_half();
+    let note = json!({"type": "CUSTOM", "name": "tandem.feedback",
+                      "value": {"runId": "r1", "rating": "up", "user": "ada"}});
+    events.extend(run("note", vec![note], "success"));
+    let transcript = fold(&events);
+    assert_eq!(transcript.stopped_run(), Some("r1"));
+    assert!(transcript.items().iter().any(Item::is_continuable));
 }
 
 #[test]

@@ -287,7 +287,7 @@ fn run_errors_and_cancels_become_markers_and_close_open_items() {
         }
     ));
     assert!(matches!(bodies[1], ItemBody::ToolCall(call) if call.status() == ToolStatus::Error));
-    assert_eq!(bodies[2], &ItemBody::Cancelled);
+    assert_eq!(bodies[2], &ItemBody::Cancelled { continued: false });
     assert_eq!(
         bodies[3],
         &ItemBody::RunError {

@@ -150,6 +150,7 @@ fn estimate(message: &ChatMessage) -> usize {
                         .sum::<usize>()
             }
             ChatMessage::Tool { content, .. } => estimate_text(content),
+            ChatMessage::Continue => estimate_text(crate::agent::prompt::CONTINUE),
             ChatMessage::Assistant {
                 reasoning,
                 text,

@@ -66,6 +66,7 @@ impl SummaryRequest {
                 ChatMessage::Tool { name, content, .. } => {
                     format!("Result of {name}: {}", quote(content))
                 }
+                ChatMessage::Continue => "Person: (asked the assistant to go on)".into(),
             };
             out.push_str(&line);
             out.push('\n');

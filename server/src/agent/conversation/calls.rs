@@ -13,7 +13,7 @@ pub(super) fn pending_calls(messages: &[ChatMessage]) -> Vec<ToolCallRecord> {
             ChatMessage::Tool { tool_call_id, .. } => {
                 answered.insert(tool_call_id.as_str());
             }
-            ChatMessage::User { .. } => return Vec::new(),
+            ChatMessage::User { .. } | ChatMessage::Continue => return Vec::new(),
             ChatMessage::Assistant { tool_calls, .. } => {
                 return tool_calls
                     .iter()

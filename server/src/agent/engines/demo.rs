@@ -4,6 +4,7 @@
 //! phrase (see the README's table) and plays its next step: reasoning first, then text
 //! and tool calls (the real `calculator` and `clock`, and `request_input` when a person
 //! has to decide). Stateless: the step is the number of tool results since the message.
+//! Continued after a stop, it writes the rest of the answer it was writing.
 
 use std::time::Duration;
 
@@ -89,6 +90,7 @@ fn estimated_usage(conversation: &[ChatMessage], turn: &Turn) -> CallUsage {
                 text, tool_calls, ..
             } => tokens(text) + tool_calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>(),
             ChatMessage::Tool { content, .. } => tokens(content),
+            ChatMessage::Continue => tokens(crate::agent::prompt::CONTINUE),
         })
         .sum();
     let reasoning = turn.reasoning.as_deref().map_or(0, tokens);
@@ -129,6 +131,9 @@ impl Situation<'_> {
 
 /// Decides the next turn from the conversation.
 pub fn next_turn(conversation: &[ChatMessage]) -> Turn {
+    if let Some(rest) = continued(conversation) {
+        return rest;
+    }
     let start = conversation
         .iter()
         .rposition(|m| matches!(m, ChatMessage::User { .. }));
@@ -152,6 +157,21 @@ pub fn next_turn(conversation: &[ChatMessage]) -> Turn {
         })
         .collect();
     scenarios::play(&Situation { ask: text, results })
+}
+
+/// After Continue: the rest of the answer the person stopped (the turn the demo gives at
+/// that point, less the text it had written), if the conversation ends so.
+fn continued(conversation: &[ChatMessage]) -> Option<Turn> {
+    let [before @ .., ChatMessage::Assistant { text: written, .. }, ChatMessage::Continue] =
+        conversation
+    else {
+        return None;
+    };
+    let mut whole = next_turn(before);
+    let rest = whole.text.as_deref()?.strip_prefix(written.as_str())?;
+    whole.text = (!rest.is_empty()).then(|| rest.to_string());
+    whole.reasoning = None;
+    Some(whole)
 }
 
 /// A turn with reasoning, text and at most one tool call.

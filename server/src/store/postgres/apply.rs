@@ -288,7 +288,7 @@ async fn apply_guarded<'a>(
         .bind(status)
         .bind(run_id)
         .bind(&session)
-        .bind(command.guard.is_the_runs())
+        .bind(!command.guard.moves_activity())
         .fetch_optional(&mut *conn)
         .await?;
         let Some((last,)) = last else {

@@ -27,6 +27,7 @@ mod feedback;
 mod flush;
 mod guards;
 mod heads;
+mod instructions;
 mod leases;
 mod purged;
 mod reads;
@@ -48,7 +49,7 @@ use super::leases::LeaseTerms;
 use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, QueuedRow,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, Found, FramePage, InterruptRow, QueuedRow,
     Records, SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
@@ -417,13 +418,17 @@ impl Records for PostgresStore {
         sessions::current(&self.pool, rows).await
     }
 
-    async fn search_sessions(
-        &self,
-        owner: UserId,
-        text: &str,
-    ) -> Result<Vec<SessionRow>, StoreError> {
+    async fn search_sessions(&self, owner: UserId, text: &str) -> Result<Vec<Found>, StoreError> {
         let rows = sessions::search_sessions(&self.pool, owner, text).await?;
-        sessions::current(&self.pool, rows).await
+        let rows = sessions::current(&self.pool, rows).await?;
+        let mut messages = sessions::matched_messages(&self.pool, &rows, text).await?;
+        Ok(rows
+            .into_iter()
+            .map(|session| Found {
+                message: messages.remove(&session.id),
+                session,
+            })
+            .collect())
     }
 
     async fn rename_session(

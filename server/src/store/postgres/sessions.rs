@@ -1,12 +1,14 @@
 //! The session list ([`crate::store::sql::sessions`]) and its search on PostgreSQL, and
 //! the session rows as they stand.
 
+use std::collections::HashMap;
+
 use sqlx::PgPool;
 
-use crate::domain::UserId;
+use crate::domain::{SessionId, UserId};
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
-use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
+use crate::store::sql::sessions::{latest_per_session, ONCE_PER_CONVERSATION, ONE_LINE};
 use crate::store::{SessionRow, StoreError};
 
 crate::store::sql::sessions::sessions_on!(PgPool, super::feed::announce);
@@ -38,6 +40,36 @@ pub(super) async fn search_sessions(
         .fetch_all(pool)
         .await?;
     rows.into_iter().map(session_from).collect()
+}
+
+/// For each of `found` whose messages contain `text`, the latest such message's text, put
+/// back together from its pieces as [`search_sessions`] matches it.
+pub(super) async fn matched_messages(
+    pool: &PgPool,
+    found: &[SessionRow],
+    text: &str,
+) -> Result<HashMap<SessionId, String>, StoreError> {
+    if found.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let ids: Vec<String> = found.iter().map(|row| row.id.to_string()).collect();
+    let pattern = format!("%{}%", escape_like(text));
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT session_id, text FROM ( \
+           SELECT e.session_id, max(e.seq) AS last, \
+             string_agg(e.event::json->>'delta', '' ORDER BY e.seq) AS text \
+           FROM events e \
+           WHERE e.session_id = ANY($1) \
+             AND e.event::json->>'type' = 'TEXT_MESSAGE_CONTENT' \
+           GROUP BY e.session_id, e.event::json->>'messageId' \
+           HAVING string_agg(e.event::json->>'delta', '' ORDER BY e.seq) ILIKE $2 ESCAPE '\\' \
+         ) AS matched ORDER BY last DESC",
+    )
+    .bind(&ids)
+    .bind(pattern)
+    .fetch_all(pool)
+    .await?;
+    Ok(latest_per_session(rows))
 }
 
 /// Rows as they stand: each one's `last_seq` from the log's key where the log is further

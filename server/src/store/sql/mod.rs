@@ -5,6 +5,7 @@ pub(crate) mod attachments;
 pub(crate) mod budgets;
 pub(crate) mod feedback;
 pub(crate) mod guards;
+pub(crate) mod instructions;
 pub(crate) mod interrupts;
 pub(crate) mod leases;
 pub(crate) mod sessions;

@@ -210,3 +210,17 @@ pub(crate) const ONCE_PER_CONVERSATION: &str = "ROW_NUMBER() OVER (PARTITION BY 
      coalesce(root_id, id) ORDER BY updated_at DESC, id DESC) AS line";
 /// Keeps each conversation's most recently updated line.
 pub(crate) const ONE_LINE: &str = "line = 1";
+
+/// The first text of each session among `(session id, text)` rows, newest first: each
+/// session's latest message that matched a search.
+pub(crate) fn latest_per_session(
+    rows: Vec<(String, String)>,
+) -> std::collections::HashMap<crate::domain::SessionId, String> {
+    let mut latest = std::collections::HashMap::new();
+    for (session, text) in rows {
+        if let Ok(session) = crate::domain::SessionId::parse(&session) {
+            latest.entry(session).or_insert(text);
+        }
+    }
+    latest
+}

@@ -5,12 +5,12 @@
 /// own imports (for search and renames) do not collide.
 macro_rules! shares_on {
     ($conn:ty, $announce:path) => {
-        type ShareTuple = (String, String, bool, bool, bool, bool, i64);
+        type ShareTuple = (String, String, bool, bool, bool, bool, bool, i64);
         const SHARE_COLUMNS: &str =
-            "id, session_id, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, created_at";
+            "id, session_id, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, show_instructions, created_at";
 
         fn share_from(
-            (id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, created_at): ShareTuple,
+            (id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, show_instructions, created_at): ShareTuple,
         ) -> Result<crate::store::ShareRow, crate::store::StoreError> {
             Ok(crate::store::ShareRow {
                 id,
@@ -19,6 +19,7 @@ macro_rules! shares_on {
                 hide_tool_arguments,
                 hide_attachments,
                 hide_state,
+                show_instructions,
                 created_at,
             })
         }
@@ -30,7 +31,8 @@ macro_rules! shares_on {
         ) -> Result<(), crate::store::StoreError> {
             sqlx::query(
                 "INSERT INTO shares (id, session_id, hash, hide_reasoning, hide_tool_arguments, \
-                 hide_attachments, hide_state, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 hide_attachments, hide_state, show_instructions, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(&share.id)
             .bind(share.session.to_string())
@@ -39,6 +41,7 @@ macro_rules! shares_on {
             .bind(share.hide_tool_arguments)
             .bind(share.hide_attachments)
             .bind(share.hide_state)
+            .bind(share.show_instructions)
             .bind(share.created_at)
             .execute(pool)
             .await?;
@@ -80,16 +83,16 @@ macro_rules! shares_on {
             token: crate::domain::TokenHash,
         ) -> Result<Option<(crate::store::ShareRow, crate::domain::TokenHash)>, crate::store::StoreError> {
             let sql = format!("SELECT {SHARE_COLUMNS}, hash FROM shares WHERE hash = $1");
-            let row: Option<(String, String, bool, bool, bool, bool, i64, Vec<u8>)> = sqlx::query_as(&sql)
+            let row: Option<(String, String, bool, bool, bool, bool, bool, i64, Vec<u8>)> = sqlx::query_as(&sql)
                 .bind(&token.as_bytes()[..])
                 .fetch_optional(pool)
                 .await?;
-            let Some((id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, created_at, hash)) = row else {
+            let Some((id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, show_instructions, created_at, hash)) = row else {
                 return Ok(None);
             };
             let hash = crate::domain::TokenHash::from_bytes(&hash)
                 .ok_or_else(|| crate::store::StoreError::Corrupt("a stored hash is not 32 bytes".into()))?;
-            let share = share_from((id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, created_at))?;
+            let share = share_from((id, session, hide_reasoning, hide_tool_arguments, hide_attachments, hide_state, show_instructions, created_at))?;
             Ok(Some((share, hash)))
         }
     };

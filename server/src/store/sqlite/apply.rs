@@ -286,10 +286,10 @@ fn advance_session<'a>(
     Ok(Some(first_seq))
 }
 
-/// Whether a command that changes no status still moves the session's `updated_at`: a
-/// person's command does, a run's plain append (a token) does not.
+/// Whether a command that changes no status still moves the session's `updated_at`
+/// ([`crate::store::Guard::moves_activity`]).
 fn touches(command: &Command) -> bool {
-    !command.guard.is_the_runs()
+    command.guard.moves_activity()
 }
 
 /// Records the interrupts a command raised.

@@ -29,6 +29,7 @@ mod feedback;
 mod fold;
 mod guards;
 mod housekeeping;
+mod instructions;
 mod leases;
 mod log;
 mod reads;
@@ -46,7 +47,7 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, InterruptRow, QueuedRow,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, Found, FramePage, InterruptRow, QueuedRow,
     Records, Replayed, SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow,
     DEFAULT_TITLE,
 };
@@ -354,13 +355,17 @@ impl Records for SqliteStore {
         Ok(rows.into_iter().map(|row| self.current(row)).collect())
     }
 
-    async fn search_sessions(
-        &self,
-        owner: UserId,
-        text: &str,
-    ) -> Result<Vec<SessionRow>, StoreError> {
+    async fn search_sessions(&self, owner: UserId, text: &str) -> Result<Vec<Found>, StoreError> {
         let rows = sessions::search_sessions(&self.reads, owner, text).await?;
-        Ok(rows.into_iter().map(|row| self.current(row)).collect())
+        let rows: Vec<SessionRow> = rows.into_iter().map(|row| self.current(row)).collect();
+        let mut messages = sessions::matched_messages(&self.reads, &rows, text).await?;
+        Ok(rows
+            .into_iter()
+            .map(|session| Found {
+                message: messages.remove(&session.id),
+                session,
+            })
+            .collect())
     }
 
     async fn rename_session(

@@ -2,12 +2,14 @@
 //! return has the `last_seq` of the `sessions` row; the store puts the exact one from its
 //! log's tail in (`SqliteStore::current`).
 
+use std::collections::HashMap;
+
 use sqlx::SqlitePool;
 
-use crate::domain::UserId;
+use crate::domain::{SessionId, UserId};
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
-use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
+use crate::store::sql::sessions::{latest_per_session, ONCE_PER_CONVERSATION, ONE_LINE};
 use crate::store::{SessionRow, StoreError};
 
 crate::store::sql::sessions::sessions_on!(SqlitePool, super::revocations::announce);
@@ -44,4 +46,39 @@ pub(super) async fn search_sessions(
         .fetch_all(pool)
         .await?;
     rows.into_iter().map(session_from).collect()
+}
+
+/// For each of `found` whose messages contain `text`, the latest such message's text, put
+/// back together from its pieces as [`search_sessions`] matches it.
+pub(super) async fn matched_messages(
+    pool: &SqlitePool,
+    found: &[SessionRow],
+    text: &str,
+) -> Result<HashMap<SessionId, String>, StoreError> {
+    if found.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let ids: Vec<String> = found.iter().map(|row| row.id.to_string()).collect();
+    let ids = serde_json::to_string(&ids).expect("ids serialise");
+    let pattern = format!("%{}%", escape_like(text));
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT session_id, text FROM ( \
+           SELECT e.session_id, max(e.seq) AS last, \
+             group_concat(json_extract(e.event, '$.delta'), '' ORDER BY e.seq) AS text \
+           FROM ( \
+             SELECT session_id, seq, event FROM events UNION ALL \
+             SELECT t.session_id, t.seq, t.event FROM events_tail t WHERE NOT EXISTS ( \
+               SELECT 1 FROM events f WHERE f.session_id = t.session_id AND f.seq = t.seq) \
+           ) e \
+           WHERE e.session_id IN (SELECT value FROM json_each(?1)) \
+             AND json_extract(e.event, '$.type') = 'TEXT_MESSAGE_CONTENT' \
+           GROUP BY e.session_id, json_extract(e.event, '$.messageId') \
+           HAVING text LIKE ?2 ESCAPE '\\') \
+         ORDER BY last DESC",
+    )
+    .bind(ids)
+    .bind(pattern)
+    .fetch_all(pool)
+    .await?;
+    Ok(latest_per_session(rows))
 }

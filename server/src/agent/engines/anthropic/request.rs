@@ -14,6 +14,7 @@ use crate::agent::attached::{Attached, Content};
 use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ReasoningBlock, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
+use crate::agent::prompt;
 use crate::agent::tools::ToolSpec;
 use crate::config::ProviderSettings;
 
@@ -90,6 +91,7 @@ pub fn messages(conversation: &[ChatMessage]) -> Vec<Value> {
     for message in conversation {
         let (role, blocks) = match message {
             ChatMessage::User { text, attachments } => ("user", user_blocks(text, attachments)),
+            ChatMessage::Continue => ("user", user_blocks(prompt::CONTINUE, &[])),
             ChatMessage::Assistant {
                 reasoning,
                 text,

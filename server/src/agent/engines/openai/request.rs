@@ -12,6 +12,7 @@ use crate::agent::attached::{Attached, Content};
 use crate::agent::context::summary;
 use crate::agent::conversation::{ChatMessage, ToolCallRecord};
 use crate::agent::engines::ModelRequest;
+use crate::agent::prompt;
 use crate::agent::tools::ToolSpec;
 use crate::config::ProviderSettings;
 
@@ -65,6 +66,7 @@ fn message(message: &ChatMessage) -> Value {
         ChatMessage::User { text, attachments } if attachments.is_empty() => {
             json!({"role": "user", "content": text})
         }
+        ChatMessage::Continue => json!({"role": "user", "content": prompt::CONTINUE}),
         ChatMessage::User { text, attachments } => {
             json!({"role": "user", "content": user_parts(text, attachments)})
         }

@@ -1,0 +1,118 @@
+//! A person's instructions to the model, from HTTP: their own, for all their
+//! conversations, and each conversation's own. The work is in `agent::instructions`.
+
+use actix_web::{web, HttpRequest};
+use shared::api::ErrorBody;
+use shared::instructions::Instructions;
+
+use super::{owned_session, read_json};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Store;
+
+/// `GET /api/instructions` → the caller's own instructions.
+#[utoipa::path(
+    get,
+    path = "/api/instructions",
+    tag = "instructions",
+    responses(
+        (status = 200, description = "The caller's own instructions, sent with every model call of theirs after the server's system prompt (empty: none)", body = Instructions),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn get_own<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+) -> Result<web::Json<Instructions>, ApiError> {
+    let text = state.runner.instructions().person(caller.user).await?;
+    Ok(web::Json(Instructions { text }))
+}
+
+/// `PUT /api/instructions` `{text}` → the caller's own instructions, as kept.
+#[utoipa::path(
+    put,
+    path = "/api/instructions",
+    tag = "instructions",
+    request_body(content = Instructions, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Kept (trimmed; empty removes them): the caller's runs from now on are told them, in every conversation; each run records them in its log when they differ from the last it recorded (`CUSTOM tandem.instructions`, scope `person`)", body = Instructions),
+        (status = 400, description = "Malformed body", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn put_own<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<web::Json<Instructions>, ApiError> {
+    let max = state.limits.max_body_bytes;
+    let wanted: Instructions = read_json(&request, body, max, None).await?;
+    let instructions = state.runner.instructions();
+    let text = instructions.set_person(caller.user, &wanted.text).await?;
+    Ok(web::Json(Instructions { text }))
+}
+
+/// `GET /api/sessions/{id}/instructions` → the conversation's own instructions.
+#[utoipa::path(
+    get,
+    path = "/api/sessions/{id}/instructions",
+    tag = "instructions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    responses(
+        (status = 200, description = "The instructions of the session's line, as its log holds them (a branch keeps those of the prefix it shares; empty: none)", body = Instructions),
+        (status = 400, description = "Not a session id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn get_session<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<web::Json<Instructions>, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let text = state.runner.instructions().conversation(row.id).await?;
+    Ok(web::Json(Instructions { text }))
+}
+
+/// `PUT /api/sessions/{id}/instructions` `{text}` → the conversation's own instructions, as
+/// kept.
+#[utoipa::path(
+    put,
+    path = "/api/sessions/{id}/instructions",
+    tag = "instructions",
+    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
+    request_body(content = Instructions, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Kept (trimmed; empty removes them): logged as `CUSTOM tandem.instructions` (scope `conversation`) inside the active run or as a short run of its own; the next model call of the line is told them after the caller's own", body = Instructions),
+        (status = 400, description = "Malformed body or id", body = ErrorBody),
+        (status = 401, description = "No valid credentials", body = ErrorBody),
+        (status = 404, description = "No such session of the caller's", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
+        (status = 503, description = "Storage unavailable", body = ErrorBody),
+    )
+)]
+pub async fn put_session<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    request: HttpRequest,
+    path: web::Path<String>,
+    body: web::Payload,
+) -> Result<web::Json<Instructions>, ApiError> {
+    let row = owned_session(&state, &caller, &path).await?;
+    let max = state.limits.max_body_bytes;
+    let wanted: Instructions = read_json(&request, body, max, None).await?;
+    let instructions = state.runner.instructions();
+    let text = instructions.set_conversation(row.id, &wanted.text).await?;
+    Ok(web::Json(Instructions { text }))
+}

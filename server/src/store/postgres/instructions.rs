@@ -1,0 +1,3 @@
+//! A person's own instructions ([`crate::store::sql::instructions`]) on PostgreSQL.
+
+crate::store::sql::instructions::instructions_on!(super::PostgresStore, pool, pool);
