@@ -15,6 +15,7 @@ pub mod request_input;
 pub mod schema;
 pub mod update_state;
 pub mod workspace;
+mod workspace_usage;
 mod write_file;
 
 use std::collections::{BTreeMap, BTreeSet};
