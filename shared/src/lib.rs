@@ -4,7 +4,8 @@
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
 //! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]), the messages
 //! an AG-UI client's input brought to a run ([`run_input`]) and model-call usage
-//! ([`usage`]), and the shared state's fold ([`state`]). It must stay free of
+//! ([`usage`]), the shared state's fold ([`state`]) and the one limit on how deep JSON
+//! that is logged may nest ([`nesting`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
 
 pub mod agui;
@@ -17,6 +18,7 @@ pub mod envelope;
 pub mod feedback;
 mod fields;
 pub mod input;
+pub mod nesting;
 pub mod queue;
 pub mod run_input;
 pub mod sharing;
