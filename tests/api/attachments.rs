@@ -2,7 +2,10 @@
 //! streams into the database in chunks, its media type read from its bytes; it comes back
 //! whole or by range with an `ETag`, never sniffed, shown in place only when a raster
 //! image; the same bytes are stored once per user; limits and quotas refuse with their
-//! codes; another user sees nothing; deleting the session frees it.
+//! codes; another user sees nothing; deleting the session frees it; what a browser would
+//! run is served as a type it does not ([`served`]).
+
+mod served;
 
 use serde_json::Value;
 

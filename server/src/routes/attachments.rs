@@ -1,7 +1,7 @@
 //! Files and images from HTTP: `POST /api/sessions/{id}/attachments` streams the body into
 //! the store (its media type read from the bytes), `GET /api/attachments/{id}` streams it
-//! back with an `ETag` and `Range`, never sniffed by the browser and shown in place only
-//! when it is a raster image.
+//! back with an `ETag` and `Range`, never sniffed by the browser, served as a type no
+//! browser runs (`media::served_type`) and shown in place only when it is a raster image.
 
 use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
 use actix_web::http::StatusCode;
@@ -223,7 +223,7 @@ async fn store_file<S: Store>(
     tag = "sessions",
     params(("attachment" = String, Path, description = "The attachment's id")),
     responses(
-        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP)", content_type = "application/octet-stream"),
+        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
         (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
         (status = 304, description = "`If-None-Match` names its `ETag`"),
         (status = 401, description = "No valid credentials", body = ErrorBody),
@@ -307,8 +307,9 @@ fn serve<S: Store>(
         return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
     }
     let total = row.bytes;
+    let served_type = media::served_type(&row.media_type);
     if total == 0 {
-        return Ok(response.content_type(row.media_type.as_str()).finish());
+        return Ok(response.content_type(served_type).finish());
     }
     let (first, last) = match requested_range(request, total)? {
         Some((first, last)) => {
@@ -333,7 +334,7 @@ fn serve<S: Store>(
     };
     let body = bytes_of(state.store.clone(), row.blob.clone(), first, last);
     Ok(response
-        .insert_header((header::CONTENT_TYPE, row.media_type.as_str()))
+        .insert_header((header::CONTENT_TYPE, served_type))
         .insert_header((header::ACCEPT_RANGES, "bytes"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((
