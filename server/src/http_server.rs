@@ -74,6 +74,10 @@ where
         let http = HttpService::build()
             .client_request_timeout(REQUEST_HEAD_TIMEOUT)
             .client_disconnect_timeout(DISCONNECT_TIMEOUT)
+            // A client that closes its side has gone: a page that reloads closes the
+            // connection of its session list, whose stream would otherwise go on (holding
+            // the user's socket place) until its next keep-alive write failed, 15 s later.
+            .h1_allow_half_closed(false)
             .local_addr(local)
             .graceful_shutdown_signal(move || {
                 let stopping = stopping.clone();
