@@ -5,6 +5,7 @@
 //! codes; another user sees nothing; deleting the session frees it; what a browser would
 //! run is served as a type it does not ([`served`]).
 
+mod ranges;
 mod served;
 
 use serde_json::Value;

@@ -299,10 +299,12 @@ fn serve<S: Store>(
                 .any(|tag| tag.trim() == etag || tag.trim() == "*")
         });
     let mut response = HttpResponse::build(StatusCode::OK);
-    response.insert_header((header::ETAG, etag)).insert_header((
-        header::CACHE_CONTROL,
-        "private, max-age=31536000, immutable",
-    ));
+    response
+        .insert_header((header::ETAG, etag.clone()))
+        .insert_header((
+            header::CACHE_CONTROL,
+            "private, max-age=31536000, immutable",
+        ));
     if unchanged {
         return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
     }
@@ -311,7 +313,7 @@ fn serve<S: Store>(
     if total == 0 {
         return Ok(response.content_type(served_type).finish());
     }
-    let (first, last) = match requested_range(request, total)? {
+    let (first, last) = match requested_range(request, total, &etag)? {
         Some((first, last)) => {
             response.status(StatusCode::PARTIAL_CONTENT).insert_header((
                 header::CONTENT_RANGE,
@@ -346,12 +348,26 @@ fn serve<S: Store>(
         .streaming(body))
 }
 
-/// The one byte range a download asks for, if any (several, or a header that does not
-/// parse, get the whole file, as RFC 9110 allows); 416 when it lies past the end.
-fn requested_range(request: &HttpRequest, total: u64) -> Result<Option<(u64, u64)>, ApiError> {
-    let Some(value) = request.headers().get(header::RANGE) else {
+/// The one byte range a download asks for, if any; 416 when it lies past the end. Several
+/// ranges (whatever they are, overlapping or past the end), a header that does not parse,
+/// and an `If-Range` that does not name this file's `etag` get the whole file, as RFC 9110
+/// allows and requires.
+fn requested_range(
+    request: &HttpRequest,
+    total: u64,
+    etag: &str,
+) -> Result<Option<(u64, u64)>, ApiError> {
+    let headers = request.headers();
+    let Some(value) = headers.get(header::RANGE) else {
         return Ok(None);
     };
+    if let Some(condition) = headers.get(header::IF_RANGE) {
+        // Only a strong match of the current ETag (no `W/`, no date: no `Last-Modified`
+        // is served) lets a range through; else the client's copy is of another version.
+        if condition.to_str().map(str::trim).ok() != Some(etag) {
+            return Ok(None);
+        }
+    }
     let Ok(parsed) = value
         .to_str()
         .map_err(drop)
@@ -359,9 +375,11 @@ fn requested_range(request: &HttpRequest, total: u64) -> Result<Option<(u64, u64
     else {
         return Ok(None);
     };
+    if parsed.ranges.len() != 1 {
+        return Ok(None);
+    }
     match parsed.validate(total) {
-        Ok(ranges) if ranges.len() == 1 => Ok(Some((*ranges[0].start(), *ranges[0].end()))),
-        Ok(_) => Ok(None),
+        Ok(ranges) => Ok(ranges.first().map(|range| (*range.start(), *range.end()))),
         Err(_) => Err(ApiError::RangeNotSatisfiable(total)),
     }
 }
