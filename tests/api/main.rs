@@ -24,6 +24,7 @@ mod logs;
 mod manage;
 mod mcp;
 mod metrics;
+mod names;
 mod openai;
 mod queue;
 mod replay;

@@ -150,6 +150,12 @@ impl<'a, S: Store> Upload<'a, S> {
             self.flush().await?;
         }
         let sha256 = format!("{:x}", std::mem::take(&mut self.hash).finalize());
+        // Every attachment's name, whoever gave it (an upload, an AG-UI client's part, an
+        // MCP tool's file), is one line a person reads.
+        attachment.name = match shared::text::one_line(&attachment.name) {
+            name if name.is_empty() => "file".into(),
+            name => name,
+        };
         attachment.media_type = self.media_type.take().unwrap_or_default();
         attachment.bytes = self.bytes;
         attachment.sha256 = sha256.clone();

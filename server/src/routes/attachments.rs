@@ -331,7 +331,7 @@ fn serve<S: Store>(
         parameters: vec![DispositionParam::FilenameExt(header::ExtendedValue {
             charset: header::Charset::Ext("UTF-8".into()),
             language_tag: None,
-            value: row.name.clone().into_bytes(),
+            value: shared::text::one_line(&row.name).into_bytes(),
         })],
     };
     let body = bytes_of(state.store.clone(), row.blob.clone(), first, last);
@@ -424,19 +424,18 @@ fn bytes_of<S: Store>(
     .try_flatten()
 }
 
-/// An attachment's name: 1–255 characters, none of them a path separator or a control.
+/// An attachment's name as one line a person reads (`shared::text::one_line`: control
+/// and bidirectional characters left out): 1–255 characters, no path separator.
 fn valid_name(name: &str) -> Result<String, ApiError> {
-    let name = name.trim();
+    let name = shared::text::one_line(name);
     let count = name.chars().count();
-    let bad = name
-        .chars()
-        .any(|c| c == '/' || c == '\\' || c.is_control());
+    let bad = name.chars().any(|c| c == '/' || c == '\\');
     if count == 0 || count > MAX_NAME || bad || name == "." || name == ".." {
         return Err(ApiError::BadRequest(format!(
-            "the name must be 1 to {MAX_NAME} characters with no `/`, `\\` or control characters"
+            "the name must be 1 to {MAX_NAME} characters with no `/` or `\\` (control characters left out)"
         )));
     }
-    Ok(name.to_string())
+    Ok(name)
 }
 
 impl From<UploadError> for ApiError {
