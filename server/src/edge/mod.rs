@@ -113,27 +113,24 @@ pub async fn guard(
         None if preflight => request.into_response(cors::preflight(listed.as_deref())),
         None => panics::call_catching(request, next).await?,
     };
-    match body.map(|body| body.read()) {
-        Some(BodyRead::Stalled) => {
-            // Whatever the handler made of the failed read: the client is too slow, and
-            // its connection, with the rest of its body, goes.
-            let timeout = ApiError::RequestTimeout(policy.body_window.as_millis() as u64);
-            response = response.into_response(timeout.error_response());
-            response
-                .response_mut()
-                .head_mut()
-                .set_connection_type(actix_web::http::ConnectionType::Close);
-            if let Some(end_reads) = &end_reads {
-                end_reads.end();
-            }
+    let read = body.map(|body| body.read());
+    if read == Some(BodyRead::Stalled) {
+        // Whatever the handler made of the failed read: the client is too slow, and its
+        // connection, with the rest of its body, goes.
+        let timeout = ApiError::RequestTimeout(policy.body_window.as_millis() as u64);
+        response = response.into_response(timeout.error_response());
+    }
+    if matches!(read, Some(BodyRead::Stalled | BodyRead::Unfinished)) {
+        // Nothing waits for the rest of a body the handler did not read: the response
+        // says the connection closes (so no client sends another request on it), and
+        // its reads end after a linger.
+        response
+            .response_mut()
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        if let Some(end_reads) = &end_reads {
+            end_reads.end();
         }
-        // Nothing waits for the rest of a body the handler did not read.
-        Some(BodyRead::Unfinished) => {
-            if let Some(end_reads) = &end_reads {
-                end_reads.end();
-            }
-        }
-        Some(BodyRead::Ended) | None => {}
     }
     if let Some(origin) = &listed {
         cors::allow(response.headers_mut(), origin);

@@ -138,6 +138,15 @@ async fn a_body_that_stops_arriving_gets_408_and_its_connection_is_closed() {
     let head = format!("POST /api/nowhere HTTP/1.1\r\n{json}\r\nTransfer-Encoding: chunked");
     let (response, _) = stall(what, alice, &head, b"5\r\n{\"tex\r\n", false).await;
     assert!(response.starts_with("http/1.1 404"), "{what}: {response}");
+    assert!(response.contains("connection: close"), "{what}: {response}");
+    // Nor does it keep a connection whose body it left unread, even a whole one: the
+    // answer says the connection closes, so no client sends another request on it just
+    // as the server closes it.
+    let head = format!("POST /api/nowhere HTTP/1.1\r\n{json}\r\nContent-Length: 5");
+    let what = "a whole body the route does not read";
+    let (response, _) = stall(what, alice, &head, b"{\"a\":", false).await;
+    assert!(response.starts_with("http/1.1 404"), "{what}: {response}");
+    assert!(response.contains("connection: close"), "{what}: {response}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
