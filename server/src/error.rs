@@ -96,6 +96,8 @@ pub enum ApiError {
     InvalidAttachment(String),
     #[error("your attachments would take more than your quota; delete some first")]
     AttachmentQuota(Value),
+    #[error("the request's body stopped arriving: less than 1 KiB came in {0} ms")]
+    RequestTimeout(u64),
     #[error("the range asked for lies outside the file's {0} bytes")]
     RangeNotSatisfiable(u64),
     #[error("only an operator (`--operators`) may read everyone's feedback")]
@@ -147,6 +149,7 @@ impl ApiError {
             Self::InvalidAttachment(_) => "invalid_attachment",
             Self::AttachmentQuota(_) => "attachment_quota_exceeded",
             Self::RangeNotSatisfiable(_) => "range_not_satisfiable",
+            Self::RequestTimeout(_) => "request_timeout",
             Self::InvalidState { .. } => "invalid_state",
             Self::NotAnOperator => "not_an_operator",
             Self::BudgetExceeded { .. } => "budget_exceeded",
@@ -291,6 +294,7 @@ impl ResponseError for ApiError {
             | Self::AlreadyStarted(_)
             | Self::BudgetExceeded { .. } => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+            Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::InterruptExpired(_) => StatusCode::GONE,
             Self::TooLarge(_) | Self::AttachmentQuota(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,

@@ -6,8 +6,9 @@
 //! 431, 408) the security headers (crate::edge). The settings are those Tandem gave
 //! `HttpServer`: keep-alive (actix's 5 s), 10 s for a request's head, 1 s for a client to
 //! close, `TCP_NODELAY`, and graceful shutdown (idle keep-alive connections close at
-//! once, requests in flight get a second). A connection that ends in an error is logged
-//! here: a client's mistake as a rate-limited warning, a server failure as an error.
+//! once, requests in flight get a second). A request's body has a pace of its own, kept
+//! by the edge (`crate::edge`, `--body-timeout-ms`). A connection that ends in an error is
+//! logged here: a client's mistake as a rate-limited warning, a server failure as an error.
 
 use std::fmt;
 use std::net::TcpListener;
@@ -73,6 +74,10 @@ where
         let http = HttpService::build()
             .client_request_timeout(REQUEST_HEAD_TIMEOUT)
             .client_disconnect_timeout(DISCONNECT_TIMEOUT)
+            // A client that closes its side has gone: a page that reloads closes the
+            // connection of its session list, whose stream would otherwise go on (holding
+            // the user's socket place) until its next keep-alive write failed, 15 s later.
+            .h1_allow_half_closed(false)
             .local_addr(local)
             .graceful_shutdown_signal(move || {
                 let stopping = stopping.clone();
@@ -81,6 +86,7 @@ where
             .on_connect_ext(
                 |connection: &Connection<TcpStream>, data: &mut Extensions| {
                     data.insert(connection.app_responses());
+                    data.insert(connection.end_reads());
                 },
             )
             // Nothing in Tandem reads the app config (host name for URLs, local address);

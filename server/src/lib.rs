@@ -25,6 +25,8 @@ pub mod agui;
 pub mod attachments;
 pub mod auth;
 pub mod config;
+#[cfg(test)]
+mod docs_tests;
 pub mod domain;
 pub mod edge;
 pub mod error;

@@ -220,6 +220,7 @@ impl Application {
             config.access.hosts(),
             config.access.origins(),
             page.content_security_policy(),
+            Duration::from_millis(config.limits.body_timeout_ms),
         ));
         let security_lines = crate::edge::security_header_lines(&page.content_security_policy());
         let server =

@@ -70,8 +70,10 @@ pub enum ClientFrame {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         payload: Option<Value>,
     },
-    /// Stop the active run (or cancel the pending question).
-    Cancel,
+    /// Stop the active run (or cancel the pending question). A struct variant with no
+    /// fields, not a unit one: serde lets any field through a unit variant of an
+    /// internally tagged enum, whatever `deny_unknown_fields` says.
+    Cancel {},
 }
 
 /// How an interrupt is answered.
@@ -144,15 +146,27 @@ mod tests {
             }
         );
         let cancel: ClientFrame = serde_json::from_str(r#"{"kind":"cancel"}"#).unwrap();
-        assert_eq!(cancel, ClientFrame::Cancel);
+        assert_eq!(cancel, ClientFrame::Cancel {});
+        assert_eq!(
+            serde_json::to_string(&ClientFrame::Cancel {}).unwrap(),
+            r#"{"kind":"cancel"}"#
+        );
     }
 
     #[test]
     fn unknown_kinds_and_fields_are_rejected() {
         assert!(serde_json::from_str::<ClientFrame>(r#"{"kind":"shout"}"#).is_err());
-        assert!(
-            serde_json::from_str::<ClientFrame>(r#"{"kind":"user_message","txt":"x"}"#).is_err()
-        );
+        for unknown in [
+            r#"{"kind":"user_message","txt":"x"}"#,
+            r#"{"kind":"resume","interruptId":"i","status":"cancelled","why":"x"}"#,
+            r#"{"kind":"cancel","runId":"r"}"#,
+        ] {
+            let refused = serde_json::from_str::<ClientFrame>(unknown).unwrap_err();
+            assert!(
+                refused.to_string().contains("unknown field"),
+                "{unknown}: {refused}"
+            );
+        }
     }
 
     #[test]

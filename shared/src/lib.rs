@@ -4,7 +4,9 @@
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
 //! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]), the messages
 //! an AG-UI client's input brought to a run ([`run_input`]) and model-call usage
-//! ([`usage`]), and the shared state's fold ([`state`]). It must stay free of
+//! ([`usage`]), the shared state's fold ([`state`]), the one limit on how deep JSON
+//! that is logged may nest ([`nesting`]) and the one rule for names and titles people
+//! read ([`text`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
 
 pub mod agui;
@@ -18,11 +20,13 @@ pub mod feedback;
 mod fields;
 pub mod input;
 pub mod instructions;
+pub mod nesting;
 pub mod queue;
 pub mod run_input;
 pub mod search;
 pub mod sharing;
 pub mod state;
+pub mod text;
 pub mod usage;
 
 pub use agui::{

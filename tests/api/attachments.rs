@@ -2,7 +2,11 @@
 //! streams into the database in chunks, its media type read from its bytes; it comes back
 //! whole or by range with an `ETag`, never sniffed, shown in place only when a raster
 //! image; the same bytes are stored once per user; limits and quotas refuse with their
-//! codes; another user sees nothing; deleting the session frees it.
+//! codes; another user sees nothing; deleting the session frees it; what a browser would
+//! run is served as a type it does not ([`served`]).
+
+mod ranges;
+mod served;
 
 use serde_json::Value;
 
@@ -157,10 +161,13 @@ async fn bytes_that_disagree_with_their_declared_type_or_are_empty_are_refused()
             "{media_type}: {body}"
         );
     }
-    for name in ["", "a%2Fb", "..", "x%09y"] {
+    for name in ["", "a%2Fb", "..", "%E2%80%AE%07"] {
         let (status, _) = upload(&app, &session, name, "text/plain", b"hi".to_vec()).await;
         assert_eq!(status, 400, "name {name:?}");
     }
+    // A name keeps what a person reads of it (`names.rs`): a tab is a space.
+    let (status, stored) = upload(&app, &session, "x%09y", "text/plain", b"hi".to_vec()).await;
+    assert_eq!((status, stored["name"].as_str()), (201, Some("x y")));
     let url = app.url(&format!("/api/sessions/{session}/attachments?name=f"));
     let untyped = app.http.post(url).body("hi").send().await.unwrap();
     assert_eq!(untyped.status(), 400, "no Content-Type");
@@ -310,4 +317,73 @@ async fn uploads_at_the_same_moment_all_land_and_the_same_bytes_stay_one() {
         }
     }
     assert!(same.windows(2).all(|pair| pair[0] == pair[1]));
+}
+
+/// Uploads `count` different files of `each` bytes at once, spread over `apps` in turn;
+/// how many were accepted (every other refused for the quota).
+async fn upload_at_once(apps: &[&TestApp], session: &str, count: usize, each: usize) -> usize {
+    let uploads = (0..count).map(|n| {
+        // Different bytes each (the same bytes would be stored once).
+        let mut bytes = text_of(each);
+        bytes[..8].copy_from_slice(format!("{n:08}").as_bytes());
+        upload(
+            apps[n % apps.len()],
+            session,
+            "part.txt",
+            "text/plain",
+            bytes,
+        )
+    });
+    let done = futures_util::future::join_all(uploads).await;
+    let mut accepted = 0;
+    for (status, body) in &done {
+        match status {
+            201 => accepted += 1,
+            _ => assert_eq!(
+                (*status, body["error"]["code"].as_str()),
+                (413, Some("attachment_quota_exceeded")),
+                "{body}"
+            ),
+        }
+    }
+    accepted
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_uploads_never_take_more_than_the_quota() {
+    const QUOTA: usize = 300_000;
+    const EACH: usize = 90_000;
+    let quota = QUOTA.to_string();
+    let flags = ["--attachment-quota-bytes", quota.as_str()];
+    let app = spawn_app_with(serde_json::json!([]), &flags).await;
+    let session = app.create_session().await;
+    let accepted = upload_at_once(&[&app], &session, 20, EACH).await;
+    assert!(accepted >= 1, "the first to come fits");
+    assert!(
+        accepted * EACH <= QUOTA,
+        "{accepted} uploads of {EACH} bytes were accepted: past the quota of {QUOTA}"
+    );
+    // What a refused upload counted while it ran is given back.
+    let room = QUOTA - accepted * EACH;
+    let (status, body) = upload(&app, &session, "last.txt", "text/plain", text_of(room)).await;
+    assert_eq!(status, 201, "the room left is whole again: {body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_uploads_on_two_instances_never_take_more_than_the_quota_together() {
+    const QUOTA: usize = 1_000_000;
+    // Larger than a chunk: each upload is counted in several steps.
+    const EACH: usize = 300_000;
+    let quota = QUOTA.to_string();
+    let flags = ["--attachment-quota-bytes", quota.as_str()];
+    let (dir, url) = crate::helpers::fresh_postgres();
+    let script = crate::helpers::write_script(dir.path(), serde_json::json!([]));
+    let a = crate::helpers::start(crate::helpers::test_config(&url, &script, &flags)).await;
+    let b = crate::helpers::start(crate::helpers::test_config(&url, &script, &flags)).await;
+    let session = a.create_session().await;
+    let accepted = upload_at_once(&[&a, &b], &session, 16, EACH).await;
+    assert!(
+        (1..=QUOTA / EACH).contains(&accepted),
+        "{accepted} uploads of {EACH} bytes were accepted on two instances: quota {QUOTA}"
+    );
 }

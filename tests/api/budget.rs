@@ -1,8 +1,9 @@
 //! Budgets (issue 29, part 4): a run checks its user's spending against their caps before
 //! each model call. Past a cap it fails with `budget_exceeded`, or pauses with an
 //! interrupt of reason `budget` that the person answers (stop, or continue where
-//! `--budget-overrun` allows); `GET /api/auth/me` says what is left, and two instances
-//! racing one user's budget overspend it by at most one call per run in flight.
+//! `--budget-overrun` allows); `GET /api/auth/me` says what is left, and however many
+//! runs race one user's budget, on however many instances, they overspend it by at most
+//! one model call.
 
 use serde_json::{json, Value};
 use shared::{Event, EventBody, Outcome};
@@ -264,7 +265,7 @@ async fn a_person_may_let_a_run_go_past_its_budget_or_stop_it_where_overrun_is_a
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_instances_racing_one_user_s_budget_overspend_it_by_at_most_a_call_per_run() {
+async fn two_instances_racing_one_user_s_budget_overspend_it_by_at_most_one_call() {
     const CAP: u64 = 5500;
     const CALL: u64 = 1000;
     let (dir, url) = fresh_postgres();
@@ -287,16 +288,55 @@ async fn two_instances_racing_one_user_s_budget_overspend_it_by_at_most_a_call_p
     }
     let spent = tokens_logged(&log_a) + tokens_logged(&log_b);
     assert!(spent >= CAP, "the cap was reached: {spent}");
-    // Each run checks committed spending before each call and has one call at a time in
-    // flight: at most one call per run starts once the other's pushed it over.
+    // A user under a cap has one model call in flight at a time, on every instance, and
+    // each checks the spending of every call before it: only the last goes past the cap.
     assert!(
-        spent < CAP + 2 * CALL,
-        "overspent by more than a call per run: {spent}"
+        spent < CAP + CALL,
+        "overspent by more than one call: {spent}"
     );
     let (_, me) = b.get("/api/auth/me").await;
     assert_eq!(
         me["budget"][0]["spent"].as_f64(),
         Some(spent as f64),
         "{me}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_runs_of_one_user_overspend_the_budget_by_one_call_at_most() {
+    const CAP: u64 = 300;
+    const CALL: u64 = 150;
+    const RUNS: usize = 5;
+    // Each call streams ten words 20 ms apart, so the runs' calls overlap unless taken in
+    // turn.
+    let slow = |_| {
+        json!({"text": "one two three four five six seven eight nine ten",
+               "toolCalls": [{"name": "calculator", "arguments": {"expression": "1+1"}}],
+               "usage": {"model": "gpt-test-1", "inputTokens": CALL, "outputTokens": 0}})
+    };
+    let turns: Vec<Value> = (0..10).map(slow).collect();
+    let flags = ["--budget-daily-tokens", "300", "--token-delay-ms", "20"];
+    let (app, _url, _dir) = app_with(json!(turns), &flags).await;
+    let mut sessions = Vec::new();
+    for _ in 0..RUNS {
+        sessions.push(app.open_session().await);
+    }
+    let starts = sessions.iter().map(|(id, _)| app.say(id, "count"));
+    futures_util::future::join_all(starts).await;
+    let mut spent = 0;
+    for (id, socket) in &mut sessions {
+        socket.until_run_end().await;
+        let log = app.log(id).await;
+        assert!(
+            matches!(last(&log), EventBody::RunError { code: Some(code), .. } if code == "budget_exceeded"),
+            "{:?}",
+            last(&log)
+        );
+        spent += tokens_logged(&log);
+    }
+    assert!(spent >= CAP, "the cap was reached: {spent}");
+    assert!(
+        spent < CAP + CALL,
+        "{RUNS} runs at once overspent the cap of {CAP} by more than one call: {spent}"
     );
 }

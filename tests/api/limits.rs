@@ -1,10 +1,11 @@
 //! Every limit, hit: the documented error, nothing lost, and nobody else affected.
 //!
-//! Sizes (bodies, socket messages, user messages), per-user rates (sessions and
-//! messages per minute, sockets), per-run bounds (events, tool result size, a hostile
-//! question schema), and a panicking run.
+//! Sizes (bodies, socket messages, user messages), bodies that stop arriving
+//! ([`slow_bodies`]), per-user rates (sessions and messages per minute, sockets), per-run
+//! bounds (events, tool result size, a hostile question schema), and a panicking run.
 
 mod queue;
+mod slow_bodies;
 
 use serde_json::{json, Value};
 use shared::EventBody;

@@ -26,6 +26,7 @@ mod logs;
 mod manage;
 mod mcp;
 mod metrics;
+mod names;
 mod openai;
 mod queue;
 mod replay;

@@ -562,3 +562,33 @@ async fn a_tool_s_structured_output_feeds_the_shared_state_where_configured() {
     assert_eq!(results[1]["structuredContent"]["temperature"], 33);
     assert_valid_session(&app.log(&session).await, true);
 }
+
+/// A tool's structured output nested deeper than any logged JSON may nest does not go
+/// into the state (the result says why); one within the limit does, and reads back whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_output_nested_too_deep_for_the_state_is_refused_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = json!({"notes": notes(json!({"tools": {"nest": {"state": "/nested"}}}))});
+    let path = config_file(dir.path(), servers);
+    let turns = json!([
+        {"toolCalls": [call("notes__nest", json!({"levels": 100}))]},
+        {"toolCalls": [call("notes__nest", json!({"levels": 10}))]},
+        {"text": "Nested."},
+    ]);
+    let app = spawn_app_with(turns, &["--mcp-config", path.to_str().unwrap()]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "nest").await;
+    let run = socket.until_run_end().await;
+    let results = results(&run);
+    let refused = results[0]["stateNotUpdated"].as_str().unwrap_or_default();
+    assert!(refused.contains("at most 64"), "{}", results[0]);
+    assert!(
+        results[1].get("stateNotUpdated").is_none(),
+        "{}",
+        results[1]
+    );
+    let kept = (0..11).fold(json!(1), |inner, _| json!({ "n": inner }));
+    let (_, state) = app.get(&format!("/api/sessions/{session}/state")).await;
+    assert_eq!(state["state"], json!({ "nested": kept }));
+    assert_valid_session(&app.log(&session).await, true);
+}

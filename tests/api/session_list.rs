@@ -180,3 +180,56 @@ fn page_client(cookie: &str) -> reqwest::Client {
         .build()
         .unwrap()
 }
+
+/// Opens `app`'s session list over a connection of its own, as a page does; the
+/// response's head and the snapshot, or the refusal (status and head).
+async fn open_list(app: &crate::helpers::TestApp) -> Result<tokio::net::TcpStream, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut page = tokio::net::TcpStream::connect(&app.address).await.unwrap();
+    let (name, value) = app.auth_header().unwrap();
+    let request = format!(
+        "GET /api/sessions/stream HTTP/1.1\r\nHost: {}\r\n{name}: {value}\r\n\
+         Accept: text/event-stream\r\n\r\n",
+        app.address
+    );
+    page.write_all(request.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    loop {
+        let text = String::from_utf8_lossy(&received).to_string();
+        if text.contains("\"snapshot\"") {
+            return Ok(page);
+        }
+        if text.contains("\r\n\r\n") && !text.starts_with("HTTP/1.1 200") {
+            return Err(text);
+        }
+        let mut buffer = [0; 4096];
+        let read = tokio::time::timeout(Duration::from_secs(10), page.read(&mut buffer));
+        let n = read.await.expect("the list answers").unwrap();
+        assert!(n > 0, "the list's connection ended: {text}");
+        received.extend_from_slice(&buffer[..n]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_list_gives_its_socket_place_back_at_once() {
+    let flags = ["--sockets-per-user", "1"];
+    let users = spawn_app_with_users(json!([{"text": "Hi."}]), &flags, &["ada"]).await;
+    let ada = &users[0];
+    for reload in 0..5 {
+        // The page before closed its list's connection (a reload). The place comes back as
+        // soon as the server reads the close, not at the next keep-alive comment (15 s),
+        // whose write would find the connection gone.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        let page = loop {
+            match open_list(ada).await {
+                Ok(page) => break page,
+                Err(refused) if tokio::time::Instant::now() < deadline => {
+                    assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(refused) => panic!("reload {reload}: the place is still held: {refused}"),
+            }
+        };
+        drop(page);
+    }
+}

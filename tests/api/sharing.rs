@@ -1,6 +1,8 @@
 //! Read-only share links: the viewer sees the session live, cannot act on it, and never
 //! receives what the link hides; a deleted link stops at once.
 
+mod results;
+
 use serde_json::{json, Value};
 use shared::EventBody;
 use uuid::Uuid;
@@ -263,11 +265,13 @@ async fn viewers_are_capped_per_session_across_links_and_per_owner() {
 }
 
 /// Arguments a link that hides them must never send, where Tandem records them: the
-/// model's, the person's edit of them, and those of an AG-UI client's own tool.
-const ARGUMENTS: [&str; 3] = [
+/// model's, the person's edit of them, and those of an AG-UI client's own tool; and the
+/// client tool's result, which may repeat them.
+const ARGUMENTS: [&str; 4] = [
     "model-argument-canary",
     "edited-argument-canary",
     "client-argument-canary",
+    "client-result-canary",
 ];
 /// What an AG-UI client sends beside its messages, which no link sends.
 const CLIENT_INPUT: [&str; 4] = [
@@ -356,7 +360,7 @@ async fn a_link_that_hides_arguments_sends_none_nor_what_an_ag_ui_client_sent_be
     let waiting = agui_run(&app, &approve).await;
     let call = waiting["outcome"]["pendingToolCallIds"][0].clone();
     let mut messages = said.as_array().unwrap().clone();
-    messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call, "content": "shown"}));
+    messages.push(json!({"id": "t1", "role": "tool", "toolCallId": call, "content": ARGUMENTS[3]}));
     let done = agui_run(&app, &client_input(&thread, json!(messages))).await;
     assert_eq!(done["outcome"], json!({"type": "success"}));
 
@@ -390,8 +394,9 @@ async fn a_link_that_hides_arguments_sends_none_nor_what_an_ag_ui_client_sent_be
         }
     }
     // What the link shows still arrives: the person's message (from the client's input),
-    // the edited call's result, the client's call waiting, the answer.
-    let result = r#"{\"result\":{\"written\""#;
+    // that the edited call ran (not what its result says), the client's call waiting, the
+    // answer.
+    let result = r#"{\"status\":\"hidden\"}"#;
     for shown in [
         "Write a note",
         result,

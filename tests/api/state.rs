@@ -419,3 +419,79 @@ async fn an_agui_client_s_state_is_adopted_and_checked_before_anything_is_writte
     );
     assert_eq!(state_of(&app, &session).await["state"], json!({"n": 1}));
 }
+
+/// `{"n": {"n": … 1}}`, `levels` objects deep.
+fn nested(levels: usize) -> Value {
+    (0..levels).fold(json!(1), |inner, _| json!({ "n": inner }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_nested_deeper_than_the_limit_is_refused_on_every_path_and_one_within_is_kept() {
+    let too_deep = nested(125);
+    let turns = json!([
+        {"toolCalls": [{"name": "update_state", "arguments":
+            {"patch": [{"op": "add", "path": "/deep", "value": nested(100)}]}}]},
+        {"text": "Could not."},
+    ]);
+    let app = spawn_app_with(turns, &[]).await;
+    let (session, mut socket) = app.open_session().await;
+
+    // A person's change.
+    let delta = json!([{"op": "add", "path": "/deep", "value": too_deep}]);
+    let (status, body) = patch_state(&app, &session, delta).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (422, &json!("invalid_state")),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("64"),
+        "{body}"
+    );
+    assert!(
+        state_events(&app.log(&session).await).is_empty(),
+        "nothing written"
+    );
+
+    // The model's.
+    app.say(&session, "Nest").await;
+    socket.until_run_end().await;
+    let log = app.log(&session).await;
+    assert!(state_events(&log).is_empty(), "the model's deep patch");
+    let refused = log.iter().find_map(|(_, e)| match &e.body {
+        EventBody::ToolCallResult { content, .. } => Some(content.clone()),
+        _ => None,
+    });
+    assert!(refused.unwrap().contains("64"), "the model reads why");
+
+    // An AG-UI client's.
+    let input = json!({"threadId": uuid::Uuid::new_v4().to_string(), "runId": "r1",
+        "state": nested(100), "tools": [], "context": [], "forwardedProps": {},
+        "messages": [{"id": "m1", "role": "user", "content": "Hello"}]});
+    let refused = app
+        .http
+        .post(app.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 422);
+    let (_, sessions) = app.get("/api/sessions").await;
+    assert_eq!(
+        sessions["sessions"].as_array().unwrap().len(),
+        1,
+        "nothing created"
+    );
+
+    // What is within the limit is kept, read back whole, and folds into the next state.
+    let within = nested(60);
+    let delta = json!([{"op": "add", "path": "/deep", "value": within}]);
+    let (status, body) = patch_state(&app, &session, delta).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        state_of(&app, &session).await["state"],
+        json!({"deep": within})
+    );
+    assert_eq!(state_events(&app.log(&session).await).len(), 1);
+}

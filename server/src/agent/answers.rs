@@ -61,6 +61,12 @@ impl<S: Store> Answers<'_, S> {
         payload: Option<Value>,
         input: Option<Value>,
     ) -> Result<RunAccepted, Refusal> {
+        if let Some(why) = payload
+            .as_ref()
+            .and_then(|payload| shared::nesting::too_deep("the answer", payload))
+        {
+            return Err(Refusal::InvalidPayload(why));
+        }
         let mut row = self.pending_row(session, interrupt_id).await?;
         let response = request_input::answer(status, payload);
         if row.state == InterruptState::Pending && expiry::is_due(&row) {

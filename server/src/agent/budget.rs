@@ -10,10 +10,9 @@
 //! for the rest of that run where `allow` permits, else only once the budget has room.
 //!
 //! How far a user can overspend: a check reads committed spending and a call's cost is
-//! known only when it ends, so every model call already under way when the cap is reached
-//! still finishes. Each run makes one call at a time, so the overspend is at most one
-//! call per run of that user in flight at that moment, across every instance
-//! (`tests/api/budget.rs` races two instances to hold it).
+//! known only when it ends, so a capped user's model calls take turns
+//! ([`super::budget_turn`]) and the overspend is one call per user, across every run and
+//! instance (`tests/api/budget.rs` races five runs, and two instances, to hold it).
 
 use chrono::{Datelike, NaiveDate, TimeZone, Utc};
 use serde_json::{json, Value};

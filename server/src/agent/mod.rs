@@ -10,6 +10,7 @@ mod approval;
 pub mod attached;
 pub mod branches;
 pub mod budget;
+pub mod budget_turn;
 mod client_tools;
 pub mod context;
 mod continuing;

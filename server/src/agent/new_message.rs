@@ -163,7 +163,9 @@ pub(super) fn run_id_for(input: Option<&serde_json::Value>) -> String {
 
 /// A session title from its first message: the first line, at most 60 characters.
 pub(super) fn title_of(text: &str) -> String {
-    let line = text.trim().lines().next().unwrap_or_default().trim();
+    let first = text.trim().lines().next().unwrap_or_default();
+    let line = shared::text::one_line(first);
+    let line = line.as_str();
     if line.chars().count() <= 60 {
         return line.to_string();
     }

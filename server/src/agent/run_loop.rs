@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::attached;
 use super::budget;
+use super::budget_turn::{self, NextCall};
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
 use super::engines::{EngineError, EngineEvent, ModelRequest};
@@ -207,16 +208,29 @@ async fn run<S: Store>(
             );
             return fail(recorder, "max_model_calls", &message).await;
         }
-        if !history.budget_overrun {
-            let reached = deps
-                .budgets
-                .reached(&*deps.store, context.owner, crate::domain::now_ms())
-                .await
-                .map_err(|e| RunAbort::Write(e.into()))?;
-            if !reached.is_empty() {
-                return stop_at_budget(deps, recorder, &reached).await;
+        // The user's turn to call the model (held until this call's usage is committed,
+        // at the end of this pass) while a cap applies to them; see `budget_turn`.
+        let _turn = match history.budget_overrun {
+            true => None,
+            false => {
+                let admitted = budget_turn::admit(
+                    &deps.store,
+                    &deps.budgets,
+                    context.owner,
+                    (cancel, halting),
+                );
+                match admitted.await.map_err(|e| RunAbort::Write(e.into()))? {
+                    NextCall::Go(turn) => turn,
+                    NextCall::Reached(reached) => {
+                        return stop_at_budget(deps, recorder, &reached).await
+                    }
+                    NextCall::Stopped if cancel.is_cancelled() => {
+                        return finish_cancelled(recorder).await
+                    }
+                    NextCall::Stopped => return stop_here(recorder).await,
+                }
             }
-        }
+        };
         model_calls += 1;
         let mut tools = deps.tools.specs();
         tools.extend(history.client_tools.clone());

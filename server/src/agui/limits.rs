@@ -2,6 +2,8 @@
 //! `tools`): each is measured as the JSON it serialises to and checked against a limit
 //! of its own (`--max-agui-*-bytes`) before anything is read or written, so a body under
 //! the 8 MiB limit cannot carry megabytes into the log, a viewer's socket or a prompt.
+//! Every field may nest at most [`shared::nesting::MAX_DEPTH`] deep, as all JSON that is
+//! logged: deeper, it could be written and never read back.
 
 use std::io;
 
@@ -21,8 +23,14 @@ pub struct FieldLimits {
 
 impl FieldLimits {
     /// Refuses an input (as it arrived) with a field over its limit: 422
-    /// `invalid_message` naming the field, its size and the flag that sets the limit.
+    /// `invalid_message` naming the field, its size and the flag that sets the limit (or
+    /// how deep it nests).
     pub fn check(&self, raw: &Map<String, Value>) -> Result<(), ApiError> {
+        for (field, value) in raw {
+            if let Some(why) = shared::nesting::too_deep(&format!("`{field}`"), value) {
+                return Err(ApiError::InvalidMessage(why));
+            }
+        }
         let fields = [
             ("context", self.context, "--max-agui-context-bytes"),
             ("state", self.state, "--max-agui-state-bytes"),
@@ -101,5 +109,26 @@ mod tests {
         let tools = json!({"tools": [{"name": "a", "description": "x".repeat(120)}]});
         let message = limits.check(tools.as_object().unwrap()).unwrap_err();
         assert!(message.to_string().contains("--max-agui-tools-bytes"));
+    }
+
+    #[test]
+    fn a_field_nested_past_the_limit_is_refused_whatever_its_size() {
+        let limits = FieldLimits {
+            context: 10_000,
+            state: 10_000,
+            forwarded_props: 10_000,
+            tools: 10_000,
+        };
+        let deep = (0..70).fold(json!(1), |inner, _| json!([inner]));
+        for field in ["tools", "messages", "resume", "state"] {
+            let input = json!({ field: deep });
+            let refused = limits.check(input.as_object().unwrap()).unwrap_err();
+            assert_eq!(refused.code(), "invalid_message");
+            let message = refused.to_string();
+            assert!(
+                message.contains(&format!("`{field}` nests 70 levels")),
+                "{message}"
+            );
+        }
     }
 }

@@ -1,10 +1,25 @@
 //! What an upload's bytes are: the media type read from the bytes themselves (the `infer`
 //! crate's magic numbers), checked against the type the client declared, and how a
-//! download may be shown.
+//! download may be served and shown.
 
 /// Types a browser may show in place: raster images only. Anything else (SVG and HTML
 /// included, which can carry script) is a download.
 const INLINE: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Types served as they are stored: the raster images shown in place and PDF, none of
+/// which a browser runs as script or renders as a page of the origin. Every other type is
+/// served as [`TEXT`] or [`BINARY`] ([`served_type`]).
+const SERVED_AS_STORED: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "application/pdf",
+];
+/// What a text file of another type is served as: shown, never run.
+const TEXT: &str = "text/plain; charset=utf-8";
+/// What any other file is served as: bytes to save.
+const BINARY: &str = "application/octet-stream";
 
 /// Declared names of a type that mean the same as the one `infer` reports.
 const ALIASES: [(&str, &str); 3] = [
@@ -49,6 +64,19 @@ pub fn media_type(declared: &str, head: &[u8]) -> Result<String, String> {
 /// Whether a download of this type may be shown in place (`Content-Disposition: inline`).
 pub fn shown_inline(media_type: &str) -> bool {
     INLINE.contains(&media_type)
+}
+
+/// The `Content-Type` a download of a file stored as `media_type` is served with. A type
+/// a browser could run or render as a page of this origin (JavaScript, which a
+/// `<script src>` would run whatever the disposition; HTML, SVG, XML, CSS, …) never goes
+/// out as itself: a positive list keeps its type, text is served as plain text and the
+/// rest as bytes. The stored type stays what the API reports.
+pub fn served_type(media_type: &str) -> &str {
+    match media_type {
+        known if SERVED_AS_STORED.contains(&known) => known,
+        text if is_text(text) => TEXT,
+        _ => BINARY,
+    }
 }
 
 /// `type/subtype` in lower case, without parameters.
@@ -133,6 +161,26 @@ mod tests {
         let unknown = b"\xff\xff\xff\xff\x02%PDF-1.4\n";
         let stored = media_type("application/x-unknown", unknown).unwrap();
         assert_eq!(media_type(&stored, unknown), Ok(stored));
+    }
+
+    #[test]
+    fn what_a_browser_would_run_is_served_as_text_or_bytes() {
+        for runnable in [
+            "text/javascript",
+            "application/javascript",
+            "text/html",
+            "application/xhtml+xml",
+            "image/svg+xml",
+            "text/xml",
+            "text/css",
+        ] {
+            assert_eq!(served_type(runnable), TEXT, "{runnable}");
+        }
+        assert_eq!(served_type("application/wasm"), BINARY);
+        assert_eq!(served_type("application/x-shockwave-flash"), BINARY);
+        for kept in SERVED_AS_STORED {
+            assert_eq!(served_type(kept), kept);
+        }
     }
 
     #[test]

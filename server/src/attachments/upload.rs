@@ -1,18 +1,16 @@
 //! An upload as it streams in: the bytes go to the store chunk by chunk (never more than a
 //! chunk held), hashed on the way, their media type read from the first chunk, the size
-//! and the owner's quota checked as they arrive. A refused or broken upload leaves nothing:
-//! its blob is dropped, and one a crash cut short is purged once it stops moving.
+//! checked as they arrive. Each chunk is counted against the owner's quota in the
+//! transaction that stores it ([`crate::store::Attachments::put_chunk`]), so uploads side
+//! by side never take more than the quota together, whatever their number or instance. A
+//! refused or broken upload leaves nothing: its blob is dropped (and what it counted with
+//! it), and one a crash cut short is purged once it stops moving.
 
 use sha2::{Digest, Sha256};
 
 use super::media;
 use crate::domain::{now_ms, UserId};
-use crate::store::{AttachmentRow, Counted, FinishedUpload, Store, StoreError, CHUNK_BYTES};
-
-/// Chunks between two counts of an upload's bytes (2 MiB).
-const COUNT_EVERY: u32 = 8;
-/// The longest an upload that moves goes without a count (far below the purge's stall).
-const COUNT_AFTER_MS: i64 = 5_000;
+use crate::store::{AttachmentRow, ChunkStored, FinishedUpload, Store, StoreError, CHUNK_BYTES};
 
 /// How big an upload and a user's attachments together may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,10 +47,6 @@ pub struct Upload<'a, S> {
     pending: Vec<u8>,
     chunks: u32,
     bytes: u64,
-    /// Bytes stored in chunks so far.
-    stored: u64,
-    /// When they were last counted in the store.
-    counted_at: i64,
     hash: Sha256,
     used_before: u64,
     limits: UploadLimits,
@@ -60,7 +54,7 @@ pub struct Upload<'a, S> {
 
 impl<'a, S: Store> Upload<'a, S> {
     /// An upload of `owner`'s declared as `declared`; refused at once when the owner's
-    /// attachments already fill their quota.
+    /// attachments already fill their quota (each chunk is checked again as it is stored).
     pub async fn begin(
         store: &'a S,
         owner: UserId,
@@ -83,8 +77,6 @@ impl<'a, S: Store> Upload<'a, S> {
             pending: Vec::with_capacity(CHUNK_BYTES),
             chunks: 0,
             bytes: 0,
-            stored: 0,
-            counted_at: 0,
             hash: Sha256::new(),
             used_before,
             limits,
@@ -126,23 +118,20 @@ impl<'a, S: Store> Upload<'a, S> {
             self.media_type = Some(found);
         }
         self.hash.update(&self.pending);
-        self.stored += self.pending.len() as u64;
-        // The first chunk, every [`COUNT_EVERY`]th after it, and any after a pause of
-        // [`COUNT_AFTER_MS`] count the bytes (for the quota of uploads running side by side,
-        // and so that a slow upload never looks stalled to the purge).
-        let now = now_ms();
-        let due =
-            self.chunks.is_multiple_of(COUNT_EVERY) || now - self.counted_at >= COUNT_AFTER_MS;
-        let counted = due.then(|| {
-            self.counted_at = now;
-            Counted {
-                bytes: self.stored,
-                at_ms: now,
-            }
-        });
-        self.store
-            .put_chunk(&self.blob, self.chunks, &self.pending, counted)
-            .await?;
+        let stored = self.store.put_chunk(
+            self.owner,
+            &self.blob,
+            self.chunks,
+            &self.pending,
+            self.limits.quota_bytes,
+            now_ms(),
+        );
+        if let ChunkStored::OverQuota { used } = stored.await? {
+            return Err(UploadError::Quota {
+                used,
+                quota: self.limits.quota_bytes,
+            });
+        }
         self.chunks += 1;
         self.pending.clear();
         Ok(())
@@ -161,6 +150,12 @@ impl<'a, S: Store> Upload<'a, S> {
             self.flush().await?;
         }
         let sha256 = format!("{:x}", std::mem::take(&mut self.hash).finalize());
+        // Every attachment's name, whoever gave it (an upload, an AG-UI client's part, an
+        // MCP tool's file), is one line a person reads.
+        attachment.name = match shared::text::one_line(&attachment.name) {
+            name if name.is_empty() => "file".into(),
+            name => name,
+        };
         attachment.media_type = self.media_type.take().unwrap_or_default();
         attachment.bytes = self.bytes;
         attachment.sha256 = sha256.clone();

@@ -34,13 +34,28 @@ impl FromRequest for Caller {
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let auth = request.app_data::<web::Data<Auth>>().cloned();
+        let ambiguous = ambiguity(request);
         let bearer = bearer_token(request);
         let cookie = sign_in::cookie_value(request);
         Box::pin(async move {
+            if let Some(why) = ambiguous {
+                return Err(ApiError::BadRequest(why));
+            }
             let auth = auth.ok_or(ApiError::Unauthorized)?;
             auth.authenticate(bearer, cookie).await
         })
     }
+}
+
+/// Why a request names no one credential, if it names two of a kind: two
+/// `Authorization` headers, or two sign-in cookies. Which one counts would be the
+/// server's guess (and a proxy's may differ), so the request is refused instead.
+fn ambiguity(request: &HttpRequest) -> Option<String> {
+    if request.headers().get_all(header::AUTHORIZATION).count() > 1 {
+        return Some("send one `Authorization` header, not several".into());
+    }
+    (sign_in::cookie_count(request) > 1)
+        .then(|| format!("send one `{}` cookie, not several", sign_in::COOKIE_NAME))
 }
 
 /// The token of an `Authorization: Bearer …` header; `Err` if the header is there but

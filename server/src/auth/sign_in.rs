@@ -17,6 +17,16 @@ pub fn cookie_value(request: &HttpRequest) -> Option<String> {
     (!value.is_empty() && value.len() <= 128).then(|| value.to_string())
 }
 
+/// How many sign-in cookies the request carries, in all its `Cookie` headers.
+pub fn cookie_count(request: &HttpRequest) -> usize {
+    request.cookies().map_or(0, |cookies| {
+        cookies
+            .iter()
+            .filter(|cookie| cookie.name() == COOKIE_NAME)
+            .count()
+    })
+}
+
 /// The `Set-Cookie` that signs the browser in for `ttl`.
 pub fn issue(value: &str, ttl: Duration, request: &HttpRequest) -> Cookie<'static> {
     base(value.to_string(), request)

@@ -10,6 +10,12 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_MAX_BODY_BYTES", default_value_t = 64 * 1024,
           value_parser = clap::value_parser!(u32).range(1024..=16 * 1024 * 1024))]
     pub max_body_bytes: u32,
+    /// How long a request's body may go without bringing at least 1 KiB (or the rest of
+    /// itself) while the server reads it, in milliseconds (408 `request_timeout`, and the
+    /// connection is closed).
+    #[arg(long, env = "TANDEM_BODY_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(100..=3_600_000))]
+    pub body_timeout_ms: u64,
     /// Largest socket message, in bytes (the socket closes with 1009 beyond).
     #[arg(long, env = "TANDEM_MAX_FRAME_BYTES", default_value_t = 64 * 1024,
           value_parser = clap::value_parser!(u32).range(1024..=16 * 1024 * 1024))]

@@ -2,12 +2,16 @@
 //! heads pass [`ResponseHeads`], so the responses actix-http's parser writes itself
 //! (400, 431, 408) carry the security headers like every other.
 //!
-//! Reads pass straight through. A write inside a body passes straight through too; a
+//! Reads pass straight through, until the edge ends them ([`EndReads`]: a body that
+//! stalled or was left unread): then, after a linger, they end as if the client had
+//! closed. A write inside a body passes
+//! straight through too; a
 //! write that holds a head is taken whole into a buffer of the connection's own (the
 //! head changed if it must be, and the body bytes after it, so they still leave in one
 //! socket write), which is written before anything else: a short write of the socket
 //! never splits what the writer sees.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -16,6 +20,7 @@ use std::task::{ready, Context, Poll};
 use actix_web::rt::net::TcpStream;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+use super::bodies::EndReads;
 use super::heads::{AppResponses, Outgoing, ResponseHeads};
 
 /// Most bytes taken into the connection's own buffer by one write.
@@ -31,6 +36,9 @@ pub struct Connection<T> {
     /// How many of `pending` are written.
     sent: usize,
     app: AppResponses,
+    end_reads: EndReads,
+    /// When the reads end, once [`EndReads`] said so.
+    reads_end: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl Connection<TcpStream> {
@@ -54,6 +62,8 @@ impl<T> Connection<T> {
             pending: Vec::new(),
             sent: 0,
             app,
+            end_reads: EndReads::default(),
+            reads_end: None,
         }
     }
 
@@ -61,6 +71,12 @@ impl<T> Connection<T> {
     /// ([`super::guard`] finds it in the connection data).
     pub fn app_responses(&self) -> AppResponses {
         self.app.clone()
+    }
+
+    /// What ends this connection's reads, for its requests (found in the connection data
+    /// like [`Self::app_responses`]).
+    pub fn end_reads(&self) -> EndReads {
+        self.end_reads.clone()
     }
 }
 
@@ -115,7 +131,20 @@ impl<T: AsyncRead + Unpin> AsyncRead for Connection<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let this = &mut *self;
+        if let Some(at) = this.end_reads.at() {
+            let end = this
+                .reads_end
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+            if end.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Ok(()));
+            }
+        }
+        let read = Pin::new(&mut this.io).poll_read(cx, buf);
+        if read.is_pending() {
+            this.end_reads.waiting(cx.waker());
+        }
+        read
     }
 }
 

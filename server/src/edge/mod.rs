@@ -18,10 +18,13 @@
 //! - **Heads the app did not write** ([`heads`], [`Connection`]): the responses
 //!   actix-http's parser writes itself (400 for a malformed request, 431, 408) get the
 //!   security headers on their way out of the connection.
+//! - **Bodies that stop arriving** ([`bodies`]): a request body must keep a pace
+//!   (`--body-timeout-ms`), else 408 `request_timeout` and the connection ends.
 //!
 //! It must not know about sessions or users: authentication is the handlers' [`Caller`]
 //! argument (crate::auth).
 
+mod bodies;
 mod connection;
 mod cors;
 mod headers;
@@ -36,6 +39,8 @@ use actix_web::http::{header, Method};
 use actix_web::middleware::Next;
 use actix_web::{web, ResponseError};
 
+use bodies::BodyRead;
+pub use bodies::EndReads;
 pub use connection::Connection;
 pub use headers::{content_security_policy, security_header_lines};
 pub use heads::AppResponses;
@@ -52,11 +57,20 @@ pub struct EdgePolicy {
     origins: Vec<String>,
     /// The page's Content-Security-Policy.
     csp: String,
+    /// The window in which a request body must bring its pace (`--body-timeout-ms`).
+    body_window: std::time::Duration,
 }
 
 impl EdgePolicy {
-    /// A policy for a server bound to `bind`, with the extra hosts and origins configured.
-    pub fn new(bind: &str, mut hosts: Vec<String>, origins: Vec<String>, csp: String) -> Self {
+    /// A policy for a server bound to `bind`, with the extra hosts and origins configured;
+    /// request bodies must keep their pace in windows of `body_window`.
+    pub fn new(
+        bind: &str,
+        mut hosts: Vec<String>,
+        origins: Vec<String>,
+        csp: String,
+        body_window: std::time::Duration,
+    ) -> Self {
         if let Some((host, _port)) = bind.rsplit_once(':') {
             hosts.push(host.trim_matches(['[', ']']).to_ascii_lowercase());
         }
@@ -68,13 +82,14 @@ impl EdgePolicy {
             hosts,
             origins,
             csp,
+            body_window,
         }
     }
 }
 
 /// The middleware (`middleware::from_fn(edge::guard)`).
 pub async fn guard(
-    request: ServiceRequest,
+    mut request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let policy = request
@@ -90,12 +105,33 @@ pub async fn guard(
     let listed = cors::listed(&policy.origins, origin.as_deref()).map(str::to_string);
     let preflight = cors::is_preflight(request.method(), request.headers());
     let connection = request.conn_data::<AppResponses>().cloned();
+    let end_reads = request.conn_data::<EndReads>().cloned();
     let answers_head = request.method() == Method::HEAD;
+    let body = bodies::pace(&mut request, policy.body_window);
     let mut response = match refusal(&policy, &request) {
         Some(error) => request.into_response(error.error_response()),
         None if preflight => request.into_response(cors::preflight(listed.as_deref())),
         None => panics::call_catching(request, next).await?,
     };
+    let read = body.map(|body| body.read());
+    if read == Some(BodyRead::Stalled) {
+        // Whatever the handler made of the failed read: the client is too slow, and its
+        // connection, with the rest of its body, goes.
+        let timeout = ApiError::RequestTimeout(policy.body_window.as_millis() as u64);
+        response = response.into_response(timeout.error_response());
+    }
+    if matches!(read, Some(BodyRead::Stalled | BodyRead::Unfinished)) {
+        // Nothing waits for the rest of a body the handler did not read: the response
+        // says the connection closes (so no client sends another request on it), and
+        // its reads end after a linger.
+        response
+            .response_mut()
+            .head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        if let Some(end_reads) = &end_reads {
+            end_reads.end();
+        }
+    }
     if let Some(origin) = &listed {
         cors::allow(response.headers_mut(), origin);
     }

@@ -44,7 +44,13 @@ mod tests {
 
     #[actix_web::test]
     async fn a_panicking_handler_answers_500_and_the_next_request_works() {
-        let policy = EdgePolicy::new("127.0.0.1:0", vec![], vec![], "default-src 'none'".into());
+        let policy = EdgePolicy::new(
+            "127.0.0.1:0",
+            vec![],
+            vec![],
+            "default-src 'none'".into(),
+            std::time::Duration::from_secs(10),
+        );
         let app = test::init_service(
             App::new()
                 .app_data(web::Data::new(policy))

@@ -101,9 +101,10 @@ async fn copy_file<S: Store, W: Write>(
     }
 }
 
-/// A file name safe inside an archive: no folders, no control characters.
+/// A file name safe inside an archive: one line a person reads (`shared::text::one_line`),
+/// no folders.
 fn safe(name: &str) -> String {
-    let clean: String = name
+    let clean: String = shared::text::one_line(name)
         .chars()
         .map(|c| {
             if matches!(c, '/' | '\\' | ':') || c.is_control() {

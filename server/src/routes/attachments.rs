@@ -1,7 +1,7 @@
 //! Files and images from HTTP: `POST /api/sessions/{id}/attachments` streams the body into
 //! the store (its media type read from the bytes), `GET /api/attachments/{id}` streams it
-//! back with an `ETag` and `Range`, never sniffed by the browser and shown in place only
-//! when it is a raster image.
+//! back with an `ETag` and `Range`, never sniffed by the browser, served as a type no
+//! browser runs (`media::served_type`) and shown in place only when it is a raster image.
 
 use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
 use actix_web::http::StatusCode;
@@ -223,7 +223,7 @@ async fn store_file<S: Store>(
     tag = "sessions",
     params(("attachment" = String, Path, description = "The attachment's id")),
     responses(
-        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP)", content_type = "application/octet-stream"),
+        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
         (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
         (status = 304, description = "`If-None-Match` names its `ETag`"),
         (status = 401, description = "No valid credentials", body = ErrorBody),
@@ -299,18 +299,21 @@ fn serve<S: Store>(
                 .any(|tag| tag.trim() == etag || tag.trim() == "*")
         });
     let mut response = HttpResponse::build(StatusCode::OK);
-    response.insert_header((header::ETAG, etag)).insert_header((
-        header::CACHE_CONTROL,
-        "private, max-age=31536000, immutable",
-    ));
+    response
+        .insert_header((header::ETAG, etag.clone()))
+        .insert_header((
+            header::CACHE_CONTROL,
+            "private, max-age=31536000, immutable",
+        ));
     if unchanged {
         return Ok(response.status(StatusCode::NOT_MODIFIED).finish());
     }
     let total = row.bytes;
+    let served_type = media::served_type(&row.media_type);
     if total == 0 {
-        return Ok(response.content_type(row.media_type.as_str()).finish());
+        return Ok(response.content_type(served_type).finish());
     }
-    let (first, last) = match requested_range(request, total)? {
+    let (first, last) = match requested_range(request, total, &etag)? {
         Some((first, last)) => {
             response.status(StatusCode::PARTIAL_CONTENT).insert_header((
                 header::CONTENT_RANGE,
@@ -328,12 +331,12 @@ fn serve<S: Store>(
         parameters: vec![DispositionParam::FilenameExt(header::ExtendedValue {
             charset: header::Charset::Ext("UTF-8".into()),
             language_tag: None,
-            value: row.name.clone().into_bytes(),
+            value: shared::text::one_line(&row.name).into_bytes(),
         })],
     };
     let body = bytes_of(state.store.clone(), row.blob.clone(), first, last);
     Ok(response
-        .insert_header((header::CONTENT_TYPE, row.media_type.as_str()))
+        .insert_header((header::CONTENT_TYPE, served_type))
         .insert_header((header::ACCEPT_RANGES, "bytes"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((
@@ -345,12 +348,26 @@ fn serve<S: Store>(
         .streaming(body))
 }
 
-/// The one byte range a download asks for, if any (several, or a header that does not
-/// parse, get the whole file, as RFC 9110 allows); 416 when it lies past the end.
-fn requested_range(request: &HttpRequest, total: u64) -> Result<Option<(u64, u64)>, ApiError> {
-    let Some(value) = request.headers().get(header::RANGE) else {
+/// The one byte range a download asks for, if any; 416 when it lies past the end. Several
+/// ranges (whatever they are, overlapping or past the end), a header that does not parse,
+/// and an `If-Range` that does not name this file's `etag` get the whole file, as RFC 9110
+/// allows and requires.
+fn requested_range(
+    request: &HttpRequest,
+    total: u64,
+    etag: &str,
+) -> Result<Option<(u64, u64)>, ApiError> {
+    let headers = request.headers();
+    let Some(value) = headers.get(header::RANGE) else {
         return Ok(None);
     };
+    if let Some(condition) = headers.get(header::IF_RANGE) {
+        // Only a strong match of the current ETag (no `W/`, no date: no `Last-Modified`
+        // is served) lets a range through; else the client's copy is of another version.
+        if condition.to_str().map(str::trim).ok() != Some(etag) {
+            return Ok(None);
+        }
+    }
     let Ok(parsed) = value
         .to_str()
         .map_err(drop)
@@ -358,9 +375,11 @@ fn requested_range(request: &HttpRequest, total: u64) -> Result<Option<(u64, u64
     else {
         return Ok(None);
     };
+    if parsed.ranges.len() != 1 {
+        return Ok(None);
+    }
     match parsed.validate(total) {
-        Ok(ranges) if ranges.len() == 1 => Ok(Some((*ranges[0].start(), *ranges[0].end()))),
-        Ok(_) => Ok(None),
+        Ok(ranges) => Ok(ranges.first().map(|range| (*range.start(), *range.end()))),
         Err(_) => Err(ApiError::RangeNotSatisfiable(total)),
     }
 }
@@ -405,19 +424,18 @@ fn bytes_of<S: Store>(
     .try_flatten()
 }
 
-/// An attachment's name: 1–255 characters, none of them a path separator or a control.
+/// An attachment's name as one line a person reads (`shared::text::one_line`: control
+/// and bidirectional characters left out): 1–255 characters, no path separator.
 fn valid_name(name: &str) -> Result<String, ApiError> {
-    let name = name.trim();
+    let name = shared::text::one_line(name);
     let count = name.chars().count();
-    let bad = name
-        .chars()
-        .any(|c| c == '/' || c == '\\' || c.is_control());
+    let bad = name.chars().any(|c| c == '/' || c == '\\');
     if count == 0 || count > MAX_NAME || bad || name == "." || name == ".." {
         return Err(ApiError::BadRequest(format!(
-            "the name must be 1 to {MAX_NAME} characters with no `/`, `\\` or control characters"
+            "the name must be 1 to {MAX_NAME} characters with no `/` or `\\` (control characters left out)"
         )));
     }
-    Ok(name.to_string())
+    Ok(name)
 }
 
 impl From<UploadError> for ApiError {

@@ -47,7 +47,7 @@ pub async fn fork<S: Store>(
     let asked: ForkSession = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     let title = asked.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
-    let branch = branches::fork(&*state.store, &parent, asked.at_seq, title).await?;
+    let branch = branches::fork(&*state.store, &parent, asked.at_seq, title.as_deref()).await?;
     Ok(HttpResponse::Created().json(summary(branch)))
 }
 

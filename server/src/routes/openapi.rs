@@ -97,7 +97,7 @@ use super::{auth, health, runs, sessions};
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
         FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions
     )),
-    modifiers(&Security, &QueryRefusals),
+    modifiers(&Security, &QueryRefusals, &BodyTimeouts),
     security(("bearer" = []), ("cookie" = [])),
     tags(
         (name = "auth", description = "Signing in and who the caller is"),
@@ -173,11 +173,38 @@ impl Modify for QueryRefusals {
 
 /// The 400 of an operation whose annotation lists none.
 fn query_refusal() -> Response {
+    error_response("A query parameter this endpoint does not take")
+}
+
+/// Says on every operation that takes a body that it may answer 408: a body that stops
+/// arriving is cut by the edge (`crate::edge`), whatever the operation.
+struct BodyTimeouts;
+
+impl Modify for BodyTimeouts {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [&mut item.put, &mut item.post, &mut item.patch];
+            for operation in operations.into_iter().flatten() {
+                if operation.request_body.is_some() {
+                    let timeout = error_response(
+                        "`request_timeout`: the body stopped arriving (less than 1 KiB in \
+                         `--body-timeout-ms`); the connection is closed",
+                    );
+                    let responses = &mut operation.responses.responses;
+                    responses.insert("408".to_string(), RefOr::T(timeout));
+                }
+            }
+        }
+    }
+}
+
+/// A response of `description` with the error body.
+fn error_response(description: &str) -> Response {
     let error_body = ContentBuilder::new()
         .schema(Some(Ref::from_schema_name("ErrorBody")))
         .build();
     ResponseBuilder::new()
-        .description("A query parameter this endpoint does not take")
+        .description(description)
         .content("application/json", error_body)
         .build()
 }
@@ -240,5 +267,20 @@ mod tests {
             );
             assert!(operation["responses"]["400"].is_object(), "{what}: no 400");
         }
+    }
+
+    #[test]
+    fn every_operation_that_takes_a_body_documents_its_timeout() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let mut with_bodies = 0;
+        for route in super::super::ROUTES {
+            let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
+            if operation["requestBody"].is_object() {
+                with_bodies += 1;
+                let what = format!("{} {}", route.method, route.path);
+                assert!(operation["responses"]["408"].is_object(), "{what}: no 408");
+            }
+        }
+        assert!(with_bodies > 10, "{with_bodies} operations take a body");
     }
 }

@@ -55,16 +55,20 @@ pub async fn create<S: Store>(
         read_json(&request, body, max, Some(CreateSession::default())).await?;
     let title = request.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
-    let row = state.runner.create_session(caller.user, title).await?;
+    let row = state
+        .runner
+        .create_session(caller.user, title.as_deref())
+        .await?;
     Ok(HttpResponse::Created().json(summary(row)))
 }
 
-/// A title trimmed, or why it cannot be one.
-pub(super) fn valid_title(title: &str) -> Result<&str, ApiError> {
-    let title = title.trim();
+/// A title as one line a person reads (`shared::text::one_line`: no control or
+/// bidirectional characters, trimmed), or why it cannot be one.
+pub(super) fn valid_title(title: &str) -> Result<String, ApiError> {
+    let title = shared::text::one_line(title);
     if title.is_empty() || title.chars().count() > MAX_TITLE {
         return Err(ApiError::BadRequest(format!(
-            "title must be 1 to {MAX_TITLE} characters"
+            "title must be 1 to {MAX_TITLE} characters (control characters left out)"
         )));
     }
     Ok(title)
@@ -221,7 +225,7 @@ pub async fn rename<S: Store>(
         read_json(&request, body, state.limits.max_body_bytes, None).await?;
     let title = valid_title(&rename.title)?;
     let gone = || ApiError::SessionNotFound(id.to_string());
-    if !state.store.rename_session(id, title, now_ms()).await? {
+    if !state.store.rename_session(id, &title, now_ms()).await? {
         return Err(gone());
     }
     let row = state.store.session(id).await?.ok_or_else(gone)?;

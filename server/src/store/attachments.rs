@@ -13,11 +13,14 @@ use crate::domain::{SessionId, UserId};
 /// Bytes per stored chunk.
 pub const CHUNK_BYTES: usize = 256 * 1024;
 
-/// How far an upload has come: its bytes stored so far, and when.
+/// What became of a chunk offered to [`Attachments::put_chunk`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counted {
-    pub bytes: u64,
-    pub at_ms: i64,
+pub enum ChunkStored {
+    /// Stored, and counted against its owner's quota.
+    Stored,
+    /// Not stored: the owner's blobs, complete and being uploaded, already take `used`
+    /// bytes, and this chunk would take them past the quota.
+    OverQuota { used: u64 },
 }
 
 /// An attachment with what its blob says of the bytes.
@@ -64,16 +67,20 @@ pub trait Attachments: Send + Sync + 'static {
         async { kept_nowhere() }
     }
 
-    /// Stores chunk `n` (0, 1, 2, …) of a blob being uploaded; with `counted`, also records
-    /// that the blob now holds `counted.bytes` and moved at `counted.at_ms` (what the quota
-    /// and the purge of stalled uploads read: an upload counts every few chunks, not each).
+    /// Stores chunk `n` (0, 1, 2, …) of `owner`'s blob being uploaded and counts its bytes
+    /// (the blob moved at `now_ms`, for the purge of stalled uploads), unless the owner's
+    /// blobs would then take more than `quota` bytes. The count and the check are one
+    /// transaction that waits for any other of the same owner's (a lock on the owner), so
+    /// uploads side by side, on any number of instances, never pass the quota together.
     fn put_chunk(
         &self,
+        _owner: UserId,
         _blob: &str,
         _n: u32,
         _data: &[u8],
-        _counted: Option<Counted>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        _quota: u64,
+        _now_ms: i64,
+    ) -> impl Future<Output = Result<ChunkStored, StoreError>> + Send {
         async { kept_nowhere() }
     }
 
@@ -120,7 +127,8 @@ pub trait Attachments: Send + Sync + 'static {
         async { kept_nowhere() }
     }
 
-    /// Bytes `owner`'s blobs take, complete and being uploaded.
+    /// Bytes `owner`'s blobs take, complete and being uploaded (each chunk counted as it
+    /// is stored).
     fn stored_bytes(&self, _owner: UserId) -> impl Future<Output = Result<u64, StoreError>> + Send {
         async { kept_nowhere() }
     }

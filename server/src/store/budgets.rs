@@ -1,7 +1,7 @@
-//! Budgets: each user's own spending caps (set with `tandem users budget`) and what they
-//! spent per UTC day. Spending is added by the log's writer in the transaction of each
-//! `CUSTOM tandem.usage` event (see [`super::Effects::spending`]); this part reads it and
-//! keeps the caps. A separate trait from [`super::Records`] so each backend implements it
+//! Budgets: each user's own spending caps (set with `tandem users budget`), what they
+//! spent per UTC day, and whose turn it is to call the model. Spending is added by the
+//! log's writer in the transaction of each `CUSTOM tandem.usage` event (see
+//! [`super::Effects::spending`]); this part reads it, keeps the caps and the turns. A separate trait from [`super::Records`] so each backend implements it
 //! in a file of its own; a store without budgets (the benchmark's) spends nothing.
 
 use std::future::Future;
@@ -110,5 +110,37 @@ pub trait Budgets: Send + Sync + 'static {
         _month_start: i64,
     ) -> impl Future<Output = Result<Spent, StoreError>> + Send {
         async { Ok(Spent::default()) }
+    }
+
+    /// Takes `user`'s turn to call the model for `holder`, until `expires_at_ms`, if
+    /// nobody holds it (or its holder's turn expired at `now_ms`): one statement, so two
+    /// instances never both take it. False when another holds it.
+    fn take_call_turn(
+        &self,
+        _user: UserId,
+        _holder: &str,
+        _expires_at_ms: i64,
+        _now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        async { Ok(true) }
+    }
+
+    /// Holds `holder`'s turn until `expires_at_ms`; false if it is no longer theirs.
+    fn renew_call_turn(
+        &self,
+        _user: UserId,
+        _holder: &str,
+        _expires_at_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        async { Ok(true) }
+    }
+
+    /// Gives `holder`'s turn back (nothing if it is no longer theirs).
+    fn give_back_call_turn(
+        &self,
+        _user: UserId,
+        _holder: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        async { Ok(()) }
     }
 }

@@ -1,15 +1,18 @@
 //! The store's contract, as one story every backend runs (each backend's tests call these
 //! with a fresh store of its own): users and their secrets, owners, seqs without gaps and
 //! the guards, search over streamed text, renames, share links, branches sharing a prefix;
-//! queued messages (`queue.rs`) and attachments (`attachments.rs`).
+//! queued messages (`queue.rs`), attachments (`attachments.rs`) and the turns to call
+//! the model (`call_turns.rs`).
 
 use shared::{Event, EventBody, TextRole};
 
 mod attachments;
+mod call_turns;
 mod preconditions;
 mod queue;
 
 pub use attachments::attachments_are_stored_once_and_freed;
+pub use call_turns::a_users_turn_to_call_the_model_has_one_holder;
 pub use preconditions::{
     a_repair_goes_in_only_at_the_head_it_read, state_changes_apply_to_the_state_they_were_made_from,
 };

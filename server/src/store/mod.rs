@@ -54,7 +54,7 @@ pub const DEFAULT_TITLE: &str = "New session";
 
 use std::future::Future;
 
-pub use attachments::{AttachmentRow, Attachments, Counted, FinishedUpload, CHUNK_BYTES};
+pub use attachments::{AttachmentRow, Attachments, ChunkStored, FinishedUpload, CHUNK_BYTES};
 pub use budgets::{day_of, Budgets, OwnBudget, OwnLimit, Spending, Spent};
 pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection, StateRead};

@@ -9,8 +9,8 @@
 //!
 //! A link may hide the reasoning (every `REASONING_*` event), the arguments of tool
 //! calls (`TOOL_CALL_ARGS`, the arguments an approval question, a client-tools wait or a
-//! recorded decision carries, and the person's edited arguments Tandem hands the model
-//! with the call's result) and the files and images attached (`tandem.attachments`; their
+//! recorded decision carries, and, since any result may repeat them, what every tool's
+//! result and progress message say: [`results`]) and the files and images attached (`tandem.attachments`; their
 //! bytes are served to a link only when it shows them) and the shared state
 //! (`STATE_SNAPSHOT`, `STATE_DELTA`: shown whole, as the session's own data). A link that hides any of them
 //! also hides the model's summaries of earlier turns (`tandem.context_summary`), which may retell them. Whatever a link
@@ -22,6 +22,7 @@
 //! interrupt metadata are free-form. It decides what is shown and nothing else: which
 //! sockets it applies to is [`crate::ws`]'s business.
 
+mod activities;
 mod custom;
 mod fields;
 mod results;
@@ -89,7 +90,7 @@ impl Visibility {
         let kind = event.get("type")?.as_str()?;
         let reasoning = self.shows_reasoning();
         let fields = match kind {
-            "RUN_STARTED" => runs::started(event),
+            "RUN_STARTED" => runs::started(event, self),
             "RUN_FINISHED" => runs::finished(event, self),
             "RUN_ERROR" => scalars(event, &["message", "code"]),
             "STEP_STARTED" | "STEP_FINISHED" => scalars(event, &["stepName"]),
@@ -107,15 +108,22 @@ impl Visibility {
             "TOOL_CALL_RESULT" => results::tool_result(event, self),
             "STATE_SNAPSHOT" if self.shows_state() => documents(event, &["snapshot"]),
             "STATE_DELTA" if self.shows_state() => documents(event, &["delta"]),
-            // A tool's progress shows as its card does (its result is shown too).
+            // A tool's progress shows as its card does: whole, or (where results are
+            // hidden) only how far it got, never what the tool says of it.
             "ACTIVITY_SNAPSHOT" => {
                 let mut fields = scalars(event, &["messageId", "activityType", "replace"]);
-                fields.extend(documents(event, &["content"]));
+                match self.shows_arguments() {
+                    true => fields.extend(documents(event, &["content"])),
+                    false => fields.extend(activities::content(event)),
+                }
                 fields
             }
             "ACTIVITY_DELTA" => {
                 let mut fields = scalars(event, &["messageId", "activityType"]);
-                fields.extend(documents(event, &["patch"]));
+                match self.shows_arguments() {
+                    true => fields.extend(documents(event, &["patch"])),
+                    false => fields.extend(activities::patch(event)),
+                }
                 fields
             }
             "CUSTOM" => custom::custom(event, self)?,

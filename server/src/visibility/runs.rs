@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use shared::InputKind;
 
 use super::fields::{filter, items, scalar, scalars, scalars_of, strings, Object};
-use super::Visibility;
+use super::{results, Visibility};
 
 /// The interrupt `kind` of a tool call waiting for approval (`agent::approval`).
 const TOOL_APPROVAL: &str = "tool_approval";
@@ -23,25 +23,28 @@ pub(super) const TOKEN_USAGE: &[&str] = &[
 ];
 
 /// `RUN_STARTED`: the ids, and of an AG-UI client's input what the page shows.
-pub(super) fn started(event: &Object) -> Object {
+pub(super) fn started(event: &Object, visibility: &Visibility) -> Object {
     filter(event, |key, value| match key {
         "threadId" | "runId" | "parentRunId" => scalar(value),
-        "input" => input(value, event),
+        "input" => input(value, event, visibility),
         _ => None,
     })
 }
 
 /// A `RunAgentInput` reduced to the person's messages (user messages and the client's
-/// tool results, as `shared::run_input` reads them back), still a valid
-/// `RunAgentInput`: never its `context`, `state`, `forwardedProps`, tool definitions,
-/// `resume` answers or fields of later protocol versions.
-fn input(input: &Value, event: &Object) -> Option<Value> {
+/// tool results, as `shared::run_input` reads them back; a result as
+/// [`results::content`] shows it), still a valid `RunAgentInput`: never its `context`,
+/// `state`, `forwardedProps`, tool definitions, `resume` answers or fields of later
+/// protocol versions.
+fn input(input: &Value, event: &Object, visibility: &Visibility) -> Option<Value> {
     let input = input.as_object()?;
     let id = |key: &str| {
         let own = input.get(key).filter(|id| id.is_string());
         own.or_else(|| event.get(key)).and_then(scalar)
     };
-    let messages = input.get("messages").and_then(|m| items(m, message));
+    let messages = input
+        .get("messages")
+        .and_then(|m| items(m, |one| message(one, visibility)));
     Some(json!({
         "threadId": id("threadId")?,
         "runId": id("runId")?,
@@ -51,14 +54,17 @@ fn input(input: &Value, event: &Object) -> Option<Value> {
     }))
 }
 
-/// A user or tool message of an input: its id, role, text and the call it answers.
-fn message(message: &Value) -> Option<Value> {
+/// A user or tool message of an input: its id, role, text (a tool's result as the link
+/// shows results) and the call it answers.
+fn message(message: &Value, visibility: &Visibility) -> Option<Value> {
     let message = message.as_object()?;
-    if !matches!(message.get("role")?.as_str()?, "user" | "tool") {
+    let role = message.get("role")?.as_str()?;
+    if !matches!(role, "user" | "tool") {
         return None;
     }
     Some(Value::Object(filter(message, |key, value| match key {
         "id" | "role" | "toolCallId" => scalar(value),
+        "content" if role == "tool" => results::content(value, visibility),
         "content" => content(value),
         _ => None,
     })))

@@ -73,7 +73,7 @@ pub(super) fn agui_input() -> Value {
             {"id": "shown_u1", "role": "user", "content": [
                 {"type": "text", "text": "shown_hello"},
                 {"type": "binary", "mimeType": "image/png", "data": "canary_image"}]},
-            {"id": "shown_t1", "role": "tool", "toolCallId": "shown_c9", "content": "shown_result",
+            {"id": "shown_t1", "role": "tool", "toolCallId": "shown_c9", "content": "args_result",
              "error": "canary_error"},
             {"id": "canary_a1", "role": "assistant", "content": "canary_assistant", "toolCalls": [
                 {"id": "canary_c", "type": "function",
@@ -126,8 +126,9 @@ fn runs() -> Vec<Value> {
 }
 
 fn messages_and_tools() -> Vec<Value> {
-    let edited = r#"{"result":{"shown_written":"a.txt"},"argumentsEditedByThePerson":{"content":"args_edited"}}"#;
-    let long = json!({"result": {"shown_ok": true},
+    // Results repeat what their calls were given: a link that hides arguments hides them.
+    let edited = r#"{"result":{"args_written":"args_a.txt"},"argumentsEditedByThePerson":{"content":"args_edited"}}"#;
+    let long = json!({"result": {"args_ok": true},
                       "argumentsEditedByThePerson": {"content": "args_long ".repeat(100)}});
     let truncated = crate::agent::tools::truncate_result(long.to_string(), 400);
     let result = |content: &str| {
@@ -153,7 +154,9 @@ fn messages_and_tools() -> Vec<Value> {
         json!({"type": "TOOL_CALL_ARGS", "toolCallId": "args_c1", "delta": r#"{"content":"args_delta"}"#,
                "timestamp": 1}),
         json!({"type": "TOOL_CALL_END", "toolCallId": "shown_c1", "timestamp": 1}),
-        result(r#"{"shown_written":7004}"#),
+        result(r#"{"args_written":"args_b.txt"}"#),
+        result(r#"{"error":"args_no_such_file"}"#),
+        result("args_echo"),
         result(edited),
         result(&truncated),
     ]
@@ -197,16 +200,17 @@ fn custom_value(name: &str) -> Value {
     }
 }
 
-/// A tool's progress: shown as its card is, whatever the link hides.
-fn activity() -> Vec<Value> {
+/// A tool's progress: its counts shown whatever the link hides, its words as results are.
+pub(super) fn activity() -> Vec<Value> {
     vec![
         json!({"type": "ACTIVITY_SNAPSHOT", "timestamp": 1, "messageId": "shown_act",
                "activityType": "shown_progress", "replace": true,
                "content": {"toolCallId": "shown_c1", "progress": 7020, "total": 7021,
-                           "message": "shown_step"}}),
+                           "message": "args_step"}}),
         json!({"type": "ACTIVITY_DELTA", "timestamp": 1, "messageId": "shown_act",
                "activityType": "shown_progress",
-               "patch": [{"op": "replace", "path": "/progress", "value": 7022}]}),
+               "patch": [{"op": "replace", "path": "/progress", "value": 7022},
+                         {"op": "replace", "path": "/message", "value": "args_later"}]}),
     ]
 }
 

@@ -154,7 +154,7 @@ fn every_custom_name_is_shown_to_a_link_that_hides_nothing() {
 }
 
 #[test]
-fn an_edited_call_s_result_keeps_its_result_without_the_person_s_arguments() {
+fn a_link_that_hides_arguments_shows_of_a_result_how_the_call_ended_and_nothing_it_said() {
     let result = |content: &str| {
         json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "role": "tool",
                "content": content})
@@ -162,11 +162,39 @@ fn an_edited_call_s_result_keeps_its_result_without_the_person_s_arguments() {
     let edited = json!({"result": {"written": "a.txt", "bytes": 2},
                         "argumentsEditedByThePerson": {"path": "a.txt", "content": "secret"}});
     let event = result(&edited.to_string());
-    let shown = HIDES_ARGUMENTS.event(&event).unwrap();
-    assert_eq!(shown, result(r#"{"result":{"written":"a.txt","bytes":2}}"#));
+    assert_eq!(
+        HIDES_ARGUMENTS.event(&event).unwrap(),
+        result(r#"{"status":"hidden"}"#)
+    );
     assert_eq!(Visibility::default().event(&event), Some(event));
     let plain = result(r#"{"expression":"1+1","result":2}"#);
-    assert_eq!(HIDES_ARGUMENTS.event(&plain), Some(plain));
+    assert_eq!(
+        HIDES_ARGUMENTS.event(&plain),
+        Some(result(r#"{"status":"hidden"}"#))
+    );
+    let failed = result(r#"{"error":"no attachment att_secret"}"#);
+    assert_eq!(
+        HIDES_ARGUMENTS.event(&failed),
+        Some(result(
+            r#"{"status":"hidden","error":"hidden by the share link"}"#
+        ))
+    );
+}
+
+#[test]
+fn a_link_that_hides_arguments_shows_how_far_a_tool_got_and_not_its_words() {
+    let [snapshot, delta] = <[Value; 2]>::try_from(samples::activity()).unwrap();
+    let shown = HIDES_ARGUMENTS.event(&snapshot).unwrap();
+    assert_eq!(
+        shown["content"],
+        json!({"toolCallId": "shown_c1", "progress": 7020, "total": 7021})
+    );
+    let shown = HIDES_ARGUMENTS.event(&delta).unwrap();
+    assert_eq!(
+        shown["patch"],
+        json!([{"op": "replace", "path": "/progress", "value": 7022}])
+    );
+    assert_eq!(Visibility::default().event(&delta), Some(delta));
 }
 
 #[test]
@@ -179,7 +207,7 @@ fn an_ag_ui_input_keeps_only_the_person_s_messages_and_stays_a_run_agent_input()
         json!({"threadId": "shown_thread", "runId": "shown_client_run",
             "messages": [
                 {"id": "shown_u1", "role": "user", "content": [{"type": "text", "text": "shown_hello"}]},
-                {"id": "shown_t1", "role": "tool", "toolCallId": "shown_c9", "content": "shown_result"}],
+                {"id": "shown_t1", "role": "tool", "toolCallId": "shown_c9", "content": "args_result"}],
             "tools": [], "context": []})
     );
     let read_back = shared::run_input::input_messages(Some(&shown["input"]));

@@ -48,7 +48,7 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
             .await
             .map(drop)
             .map_err(ApiError::from),
-        Ok(ClientFrame::Cancel) => state.runner.cancel(session).await.map_err(ApiError::from),
+        Ok(ClientFrame::Cancel {}) => state.runner.cancel(session).await.map_err(ApiError::from),
     };
     outcome
         .err()

@@ -125,3 +125,59 @@ async fn a_revoked_user_is_out_at_once_on_every_credential() {
         401
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_with_two_credentials_of_one_kind_is_refused() {
+    let (alice, bob) = alice_and_bob().await;
+    let (_, _, alices_cookie) = sign_in(&alice, alice.token.as_deref().unwrap()).await;
+    let (_, _, bobs_cookie) = sign_in(&bob, bob.token.as_deref().unwrap()).await;
+    let bearer = |app: &TestApp| format!("Bearer {}", app.token.as_deref().unwrap());
+    let anonymous = alice.anonymous();
+    let cases: [(&str, Vec<(&str, String)>); 4] = [
+        (
+            "two Authorization headers, two users",
+            vec![
+                ("authorization", bearer(&alice)),
+                ("authorization", bearer(&bob)),
+            ],
+        ),
+        (
+            "the same token twice",
+            vec![
+                ("authorization", bearer(&alice)),
+                ("authorization", bearer(&alice)),
+            ],
+        ),
+        (
+            "two sign-in cookies in one header",
+            vec![("cookie", format!("{alices_cookie}; {bobs_cookie}"))],
+        ),
+        (
+            "two Cookie headers, each with a sign-in",
+            vec![
+                ("cookie", alices_cookie.clone()),
+                ("cookie", bobs_cookie.clone()),
+            ],
+        ),
+    ];
+    for (what, headers) in cases {
+        let mut request = anonymous.http.get(anonymous.url("/api/auth/me"));
+        for (name, value) in &headers {
+            request = request.header(*name, value);
+        }
+        let (status, body) = crate::helpers::status_and_json(request).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some("bad_request")),
+            "{what}: {body}"
+        );
+    }
+    // One of each kind is no ambiguity: the bearer token is the request's credential.
+    let request = anonymous
+        .http
+        .get(anonymous.url("/api/auth/me"))
+        .header("authorization", bearer(&alice))
+        .header("cookie", bobs_cookie);
+    let (status, me) = crate::helpers::status_and_json(request).await;
+    assert_eq!((status, me["name"].as_str()), (200, Some("alice")), "{me}");
+}

@@ -76,6 +76,11 @@ fn cases(f: &Fixture) -> Vec<(&'static str, Send, Expect)> {
             Error("invalid_frame"),
         ),
         (
+            "unknown field of a cancel",
+            frame(json!({"kind": "cancel", "runId": "run_x"})),
+            Error("invalid_frame"),
+        ),
+        (
             "kind in upper case",
             frame(json!({"kind": "USER_MESSAGE", "text": "hi"})),
             Error("invalid_frame"),

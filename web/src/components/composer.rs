@@ -448,7 +448,7 @@ pub fn Composer() -> impl IntoView {
                         class="btn btn-stop"
                         data-testid="stop"
                         on:click=move |_| {
-                            session.send(ClientFrame::Cancel);
+                            session.send(ClientFrame::Cancel {});
                         }
                     >
                         "Stop"

@@ -8,7 +8,8 @@
 //! change landed first, the store refuses it and it is made again from the new state, so
 //! two changes at once (the model's and the person's, or two instances') never undo each
 //! other. Every change is checked before anything is written: its patch must apply, and
-//! the result must fit `--state-schema` (when set) and `--max-state-bytes`.
+//! the result must fit `--state-schema` (when set), `--max-state-bytes` and the depth
+//! every path shares ([`shared::nesting::MAX_DEPTH`], so the log can always be read back).
 //!
 //! Who changes it: the model with the built-in `update_state` tool ([`in_run`]), the
 //! person with `PATCH /api/sessions/{id}/state` ([`edit`]), and an AG-UI client that sends
@@ -117,6 +118,9 @@ impl StateRules {
                 "the state must be a JSON object".into(),
             ));
         }
+        if let Some(why) = shared::nesting::too_deep("the state", document) {
+            return Err(problem(String::new(), why));
+        }
         let size = serde_json::to_string(document).map_or(usize::MAX, |text| text.len());
         if size > self.max_bytes {
             return Err(problem(
@@ -145,6 +149,19 @@ impl StateRules {
                 path: String::new(),
                 message: "the patch has no operations".into(),
             });
+        }
+        for (operation, op) in delta.iter().enumerate() {
+            let too_deep = op
+                .get("value")
+                .and_then(|value| shared::nesting::too_deep("the operation's value", value));
+            if let Some(message) = too_deep {
+                let path = op.get("path").and_then(Value::as_str).unwrap_or_default();
+                return Err(StateProblem {
+                    operation: Some(operation),
+                    path: path.to_string(),
+                    message,
+                });
+            }
         }
         let changed = state::apply(current, delta)?;
         self.check(&changed)?;
@@ -226,5 +243,26 @@ mod tests {
             .contains("object"));
         assert!(rules.change(&start, &[]).is_err());
         assert!(StateRules::new(Some(&json!({"type": 7})), 10).is_err());
+    }
+
+    #[test]
+    fn one_depth_limit_holds_for_documents_and_the_values_patches_carry() {
+        let rules = StateRules::new(None, 1 << 20).unwrap();
+        let nested = |levels: usize| (0..levels).fold(json!(1), |inner, _| json!([inner]));
+        let max = shared::nesting::MAX_DEPTH;
+        let problem = rules.check(&json!({"a": nested(max)})).unwrap_err();
+        assert!(problem.message.contains("at most 64"), "{problem}");
+        assert!(rules.check(&json!({"a": nested(max - 1)})).is_ok());
+        // A value deeper than any document may be is refused at its operation, even one
+        // that would not end up in the document (a `test`).
+        let patch = [
+            json!({"op": "add", "path": "/a", "value": 1}),
+            json!({"op": "test", "path": "/a", "value": nested(max + 1)}),
+        ];
+        let problem = rules.change(&json!({}), &patch).unwrap_err();
+        assert_eq!((problem.operation, problem.path.as_str()), (Some(1), "/a"));
+        let within = [json!({"op": "add", "path": "/a/b", "value": nested(max - 1)})];
+        let problem = rules.change(&json!({"a": {}}), &within).unwrap_err();
+        assert_eq!(problem.operation, None, "the document it makes is too deep");
     }
 }

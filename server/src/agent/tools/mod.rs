@@ -15,6 +15,7 @@ pub mod request_input;
 pub mod schema;
 pub mod update_state;
 pub mod workspace;
+mod workspace_usage;
 mod write_file;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -208,8 +209,12 @@ impl ToolRegistry {
         Ok(arguments)
     }
 
-    /// Checks arguments against the tool's schema and its own rules.
+    /// Checks arguments against the tool's schema and its own rules (and how deep they
+    /// nest: they are logged, with an approval's question and decision).
     pub fn validate(&self, name: &str, arguments: &Value) -> Result<(), String> {
+        if let Some(why) = shared::nesting::too_deep("the arguments", arguments) {
+            return Err(format!("invalid arguments for `{name}`: {why}"));
+        }
         if !self.tools.contains_key(name) {
             if let Some(tool) = self.mcp.tool(name) {
                 return tool
@@ -347,6 +352,9 @@ mod tests {
         assert!(error_of(&registry.invoke("panics", "{}", c).await).contains("unexpectedly"));
         let dotfile = registry.invoke("write_file", r#"{"path":".ssh/x","content":""}"#, c);
         assert!(error_of(&dotfile.await).contains("invalid arguments"));
+        let deep = format!(r#"{{"patch":{}1{}}}"#, "[".repeat(70), "]".repeat(70));
+        let deep = registry.invoke("update_state", &deep, c).await;
+        assert!(error_of(&deep).contains("nests 71 levels"), "{deep}");
     }
 
     #[test]

@@ -8,19 +8,19 @@
 //! place: a new one replaces it by rename ([`super::replace_file`]), and only a plain file
 //! with one link is replaced, so a hard link planted inside cannot lead out either.
 //! Folders are created `0700` and files `0600`. A per-user quota bounds what the folder
-//! may hold.
+//! may hold, folders included ([`super::workspace_usage`]); a write that would pass it
+//! changes nothing, and one user's writes take turns, across processes too.
 
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::{Dir, DirBuilder, DirBuilderExt};
 
-use super::replace_file::{existing_size, is_stale_temp, replace, Content, ReplaceError};
+use super::replace_file::{existing_size, replace, Content, ReplaceError};
+use super::workspace_usage::{folders_to_create, usage, FOLDER_BYTES};
 use crate::domain::UserName;
 
 /// Longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 255;
-/// Deepest folder nesting walked when measuring a workspace.
-const MAX_WALK_DEPTH: usize = 32;
 
 /// How a write treats an existing file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +148,29 @@ fn write_beneath(
     // goes with the folder's descriptor at the end of this function.
     let _locked = lock(&dir).map_err(|e| failed("lock the workspace for", e))?;
     let relative = Path::new(path);
+    let name = Path::new(relative.file_name().unwrap_or_default());
+    let refused = |e: ReplaceError| format!("cannot write `{path}`: {e}");
+    let used = usage(&dir).map_err(|e| failed("measure the workspace for", e))?;
+    let new_folders = folders_to_create(&dir, relative).map_err(|e| failed("look up", e))?;
+    let existing = match new_folders {
+        0 => existing_size(&dir, relative).map_err(refused)?,
+        _ => None,
+    };
+    let replaced = match mode {
+        WriteMode::Replace => existing.unwrap_or(0),
+        WriteMode::Append => 0,
+    };
+    let after = used - replaced.min(used) + new_folders * FOLDER_BYTES + content.len() as u64;
+    if after > quota {
+        let folders = match new_folders {
+            0 => String::new(),
+            n => format!(" and {n} new folders of {FOLDER_BYTES} bytes each"),
+        };
+        return Err(format!(
+            "writing `{path}`{folders} would exceed your workspace quota of {quota} bytes \
+             ({used} used)"
+        ));
+    }
     let folder = match relative.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => {
             dir.create_dir_with(parent, &private_dirs())
@@ -157,20 +180,6 @@ fn write_beneath(
         None => dir.try_clone(),
     }
     .map_err(|e| failed("open the folder of", e))?;
-    let name = Path::new(relative.file_name().unwrap_or_default());
-    let refused = |e: ReplaceError| format!("cannot write `{path}`: {e}");
-    let used = usage(&dir, 0).map_err(|e| failed("measure the workspace for", e))?;
-    let existing = existing_size(&folder, name).map_err(refused)?;
-    let replaced = match mode {
-        WriteMode::Replace => existing.unwrap_or(0),
-        WriteMode::Append => 0,
-    };
-    let after = used - replaced.min(used) + content.len() as u64;
-    if after > quota {
-        return Err(format!(
-            "writing `{path}` would exceed your workspace quota of {quota} bytes ({used} used)"
-        ));
-    }
     let written = content.len() as u64;
     let content = match mode {
         WriteMode::Replace => Content::Replace(content),
@@ -180,253 +189,6 @@ fn write_beneath(
     Ok(written)
 }
 
-/// Bytes held by regular files under `dir` (links are not followed). Temporary files a
-/// crash left behind ([`is_stale_temp`]) are removed on the way instead of counted.
-fn usage(dir: &Dir, depth: usize) -> std::io::Result<u64> {
-    let mut total = 0;
-    for entry in dir.entries()? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_dir() && depth < MAX_WALK_DEPTH {
-            total += usage(&entry.open_dir()?, depth + 1)?;
-        } else if kind.is_file() {
-            let meta = entry.metadata()?;
-            if is_stale_temp(&entry.file_name(), &meta) {
-                dir.remove_file(entry.file_name())?;
-            } else {
-                total += meta.len();
-            }
-        }
-    }
-    Ok(total)
-}
-
 #[cfg(test)]
-mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
-    use super::*;
-
-    fn alice() -> UserName {
-        UserName::parse("alice").unwrap()
-    }
-
-    #[test]
-    fn paths_are_checked_as_text() {
-        assert!(check_path("notes/a.txt").is_ok());
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x",
-            "a/../../x",
-            ".bashrc",
-            "a/.git/config",
-            "a\0b",
-        ] {
-            assert!(check_path(bad).is_err(), "{bad:?}");
-        }
-        assert!(check_path(&"a".repeat(256)).is_err());
-    }
-
-    #[test]
-    fn appends_at_the_same_moment_each_keep_their_line() {
-        let root = tempfile::tempdir().unwrap();
-        const WRITERS: usize = 32;
-        let start = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|n| {
-                let (root, start) = (root.path().to_path_buf(), start.clone());
-                std::thread::spawn(move || {
-                    start.wait();
-                    let line = format!("line-{n}\n");
-                    let mode = WriteMode::Append;
-                    write_beneath(&root, &alice(), "log.txt", line.as_bytes(), mode, 1 << 20)
-                })
-            })
-            .collect();
-        for writer in writers {
-            writer.join().unwrap().unwrap();
-        }
-        let file = std::fs::read_to_string(root.path().join("alice/log.txt")).unwrap();
-        let mut lines: Vec<&str> = file.lines().collect();
-        lines.sort_unstable();
-        lines.dedup();
-        assert_eq!(lines.len(), WRITERS, "no append lost: {file:?}");
-    }
-
-    #[tokio::test]
-    async fn files_land_in_the_users_folder_private_to_the_owner() {
-        let root = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-        spaces
-            .write(&alice(), "n/a.txt", b"hi".to_vec(), WriteMode::Replace)
-            .await
-            .unwrap();
-        spaces
-            .write(&alice(), "n/a.txt", b"!".to_vec(), WriteMode::Append)
-            .await
-            .unwrap();
-        let file = root.path().join("alice/n/a.txt");
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "hi!");
-        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&file), 0o600);
-        assert_eq!(mode(&root.path().join("alice")), 0o700);
-        assert_eq!(mode(&root.path().join("alice/n")), 0o700);
-    }
-
-    #[tokio::test]
-    async fn symbolic_links_cannot_lead_out() {
-        let root = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-        spaces
-            .write(&alice(), "seed.txt", b"x".to_vec(), WriteMode::Replace)
-            .await
-            .unwrap();
-        let home = root.path().join("alice");
-        std::os::unix::fs::symlink(outside.path(), home.join("out")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("f.txt"), home.join("f.txt")).unwrap();
-        for path in ["out/pwned.txt", "f.txt"] {
-            for mode in [WriteMode::Replace, WriteMode::Append] {
-                let refused = spaces.write(&alice(), path, b"x".to_vec(), mode).await;
-                assert!(refused.is_err(), "{path} {mode:?}");
-            }
-        }
-        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
-    }
-
-    #[tokio::test]
-    async fn hard_links_to_files_outside_are_refused_and_the_outside_file_is_unchanged() {
-        let root = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-        spaces
-            .write(&alice(), "seed.txt", b"x".to_vec(), WriteMode::Replace)
-            .await
-            .unwrap();
-        let target = outside.path().join("passwd");
-        std::fs::write(&target, "root:x:0:0\n").unwrap();
-        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
-        std::fs::hard_link(&target, root.path().join("alice/linked.txt")).unwrap();
-        for mode in [WriteMode::Replace, WriteMode::Append] {
-            let refused = spaces
-                .write(&alice(), "linked.txt", b"pwned".to_vec(), mode)
-                .await
-                .unwrap_err();
-            assert!(refused.contains("hard links"), "{mode:?}: {refused}");
-        }
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "root:x:0:0\n");
-        let meta = std::fs::metadata(&target).unwrap();
-        assert_eq!(meta.permissions().mode() & 0o777, 0o644);
-        assert_eq!(std::os::unix::fs::MetadataExt::nlink(&meta), 2);
-    }
-
-    #[tokio::test]
-    async fn writes_replace_the_file_whole_by_rename_and_keep_it_private() {
-        let root = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-        let file = root.path().join("alice/n/a.txt");
-        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
-        spaces
-            .write(&alice(), "n/a.txt", b"old".to_vec(), WriteMode::Replace)
-            .await
-            .unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        for (mode, expected) in [(WriteMode::Replace, "new"), (WriteMode::Append, "new!")] {
-            let before = inode(&file);
-            let mut reader = std::fs::File::open(&file).unwrap();
-            let bytes = if mode == WriteMode::Replace {
-                "new"
-            } else {
-                "!"
-            };
-            spaces
-                .write(&alice(), "n/a.txt", bytes.into(), mode)
-                .await
-                .unwrap();
-            assert_ne!(
-                inode(&file),
-                before,
-                "{mode:?}: a new file, not the old one rewritten"
-            );
-            let mut seen = String::new();
-            std::io::Read::read_to_string(&mut reader, &mut seen).unwrap();
-            assert!(
-                ["old", "new"].contains(&seen.as_str()),
-                "a reader saw {seen:?}"
-            );
-            assert_eq!(std::fs::read_to_string(&file).unwrap(), expected);
-            let mode_bits = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode_bits, 0o600, "{mode:?}");
-        }
-        let names: Vec<_> = std::fs::read_dir(root.path().join("alice/n"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(
-            names,
-            vec![std::ffi::OsString::from("a.txt")],
-            "no temporary file stays"
-        );
-    }
-
-    #[tokio::test]
-    async fn temporary_files_a_crash_left_are_swept_once_stale_and_counted_until_then() {
-        let root = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 10);
-        spaces
-            .write(&alice(), "n/seed", Vec::new(), WriteMode::Replace)
-            .await
-            .unwrap();
-        let folder = root.path().join("alice/n");
-        let stale = folder.join(format!(
-            "{}crashed",
-            super::super::replace_file::TEMP_PREFIX
-        ));
-        std::fs::write(&stale, [b'x'; 8]).unwrap();
-        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        std::fs::File::options()
-            .write(true)
-            .open(&stale)
-            .unwrap()
-            .set_modified(an_hour_ago)
-            .unwrap();
-        let fresh = folder.join(format!(
-            "{}writing",
-            super::super::replace_file::TEMP_PREFIX
-        ));
-        std::fs::write(&fresh, [b'x'; 3]).unwrap();
-        spaces
-            .write(&alice(), "a", vec![b'y'; 7], WriteMode::Replace)
-            .await
-            .expect("the stale file is not counted");
-        assert!(!stale.exists(), "the stale file is gone");
-        let over = spaces
-            .write(&alice(), "b", vec![b'z'; 1], WriteMode::Replace)
-            .await;
-        assert!(over.unwrap_err().contains("quota"), "a fresh one counts");
-    }
-
-    #[tokio::test]
-    async fn the_quota_counts_what_the_folder_holds() {
-        let root = tempfile::tempdir().unwrap();
-        let spaces = Workspaces::new(root.path().to_path_buf(), 10);
-        spaces
-            .write(&alice(), "a", vec![b'x'; 6], WriteMode::Replace)
-            .await
-            .unwrap();
-        spaces
-            .write(&alice(), "a", vec![b'y'; 9], WriteMode::Replace)
-            .await
-            .unwrap();
-        let over = spaces
-            .write(&alice(), "b", vec![b'z'; 2], WriteMode::Replace)
-            .await;
-        assert!(over.unwrap_err().contains("quota"));
-        let bob = UserName::parse("bob").unwrap();
-        assert!(spaces
-            .write(&bob, "b", vec![b'z'; 10], WriteMode::Append)
-            .await
-            .is_ok());
-    }
-}
+#[path = "workspace_tests.rs"]
+mod tests;

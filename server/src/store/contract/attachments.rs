@@ -3,7 +3,10 @@
 
 use super::user;
 use crate::domain::{SessionId, UserId};
-use crate::store::Store;
+use crate::store::{ChunkStored, Store};
+
+/// A quota no test here reaches.
+const QUOTA: u64 = 1 << 20;
 
 /// An upload of `text` by `owner` into `session`, finished: the blob its attachment names.
 async fn attach<S: Store>(
@@ -20,14 +23,8 @@ async fn attach<S: Store>(
         .await
         .unwrap();
     for (n, chunk) in text.chunks(4).enumerate() {
-        let counted = crate::store::Counted {
-            bytes: (4 * n + chunk.len()) as u64,
-            at_ms: 0,
-        };
-        store
-            .put_chunk(&blob, n as u32, chunk, Some(counted))
-            .await
-            .unwrap();
+        let stored = store.put_chunk(owner, &blob, n as u32, chunk, QUOTA, 0);
+        assert_eq!(stored.await.unwrap(), ChunkStored::Stored);
     }
     let upload = crate::store::FinishedUpload {
         blob,
@@ -83,17 +80,23 @@ pub async fn attachments_are_stored_once_and_freed<S: Store>(store: &S) {
         .begin_blob(alice, "blb_cut", "text/plain", 0)
         .await
         .unwrap();
-    let counted = crate::store::Counted {
-        bytes: 4,
-        at_ms: 10,
-    };
-    store
-        .put_chunk("blb_cut", 0, b"half", Some(counted))
-        .await
-        .unwrap();
+    let used = text.len() as u64;
+    let stored = store.put_chunk(alice, "blb_cut", 0, b"half", used + 3, 10);
+    assert_eq!(
+        stored.await.unwrap(),
+        ChunkStored::OverQuota { used },
+        "a chunk that would pass the quota is not stored"
+    );
+    let stored = store.put_chunk(alice, "blb_cut", 0, b"half", used + 4, 10);
+    assert_eq!(
+        stored.await.unwrap(),
+        ChunkStored::Stored,
+        "one that fills it is"
+    );
     assert_eq!(
         store.stored_bytes(alice).await.unwrap(),
-        text.len() as u64 + 4
+        used + 4,
+        "an upload's chunks count as they are stored"
     );
     store.delete_session(first).await.unwrap();
     assert_eq!(

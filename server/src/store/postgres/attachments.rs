@@ -2,4 +2,11 @@
 
 use sqlx::PgPool;
 
-crate::store::sql::attachments::attachments_on!(PgPool, super::PostgresStore, pool, pool, |_| ());
+crate::store::sql::attachments::attachments_on!(
+    PgPool,
+    super::PostgresStore,
+    pool,
+    pool,
+    |_| (),
+    super::HOLD_USER
+);

@@ -45,6 +45,10 @@ mod writer_connection;
 
 pub use feed::LISTENER_NAME;
 
+/// Makes a transaction the only one of a user (`$1`) until it ends, on every instance:
+/// it locks the user's row, which the next such transaction of theirs waits for.
+pub(crate) const HOLD_USER: &str = "SELECT id FROM users WHERE id = $1 FOR UPDATE";
+
 use super::leases::LeaseTerms;
 use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;

@@ -9,9 +9,11 @@ pub(crate) const ATTACHMENT_COLUMNS: &str = "a.id, a.owner_id, a.session_id, a.n
 /// Defines the attachment functions for one backend and implements
 /// [`crate::store::Attachments`] for its store with them (`$conn`: its pool type, `$store`:
 /// the store, `$writes` and `$reads`: the store's pools for each, `$wrote`: what the store
-/// does after each write, a function of it); see [`super::users`] for why a macro.
+/// does after each write, a function of it, `$hold_user`: the backend's statement that
+/// makes a transaction the only one of a user (`$1`) until it ends); see [`super::users`]
+/// for why a macro.
 macro_rules! attachments_on {
-    ($conn:ty, $store:ty, $writes:ident, $reads:ident, $wrote:expr) => {
+    ($conn:ty, $store:ty, $writes:ident, $reads:ident, $wrote:expr, $hold_user:expr) => {
         impl crate::store::Attachments for $store {
             async fn begin_blob(
                 &self,
@@ -25,14 +27,17 @@ macro_rules! attachments_on {
 
             async fn put_chunk(
                 &self,
+                owner: crate::domain::UserId,
                 blob: &str,
                 n: u32,
                 data: &[u8],
-                counted: Option<crate::store::Counted>,
-            ) -> Result<(), crate::store::StoreError> {
-                put_chunk(&self.$writes, blob, n, data, counted).await?;
+                quota: u64,
+                now_ms: i64,
+            ) -> Result<crate::store::ChunkStored, crate::store::StoreError> {
+                let chunk = Chunk { owner, blob, n, data, quota, now_ms };
+                let stored = put_chunk(&self.$writes, chunk).await?;
                 ($wrote)(self);
-                Ok(())
+                Ok(stored)
             }
 
             async fn finish_upload(
@@ -137,31 +142,51 @@ macro_rules! attachments_on {
             Ok(())
         }
 
+        /// A chunk offered for storage, and what its owner may hold.
+        struct Chunk<'a> {
+            owner: crate::domain::UserId,
+            blob: &'a str,
+            n: u32,
+            data: &'a [u8],
+            quota: u64,
+            now_ms: i64,
+        }
+
         async fn put_chunk(
             pool: &$conn,
-            blob: &str,
-            n: u32,
-            data: &[u8],
-            counted: Option<crate::store::Counted>,
-        ) -> Result<(), crate::store::StoreError> {
-            // Single writes, no transaction around them: each waits for the database's
-            // write lock like any write, and the count (the bytes, for the quota) lags what
-            // is stored by the few chunks between two counts at most.
-            sqlx::query("INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)")
-                .bind(blob)
-                .bind(i64::from(n))
-                .bind(data)
-                .execute(pool)
-                .await?;
-            if let Some(counted) = counted {
-                sqlx::query("UPDATE blobs SET bytes = $1, touched_at = $2 WHERE id = $3")
-                    .bind(counted.bytes as i64)
-                    .bind(counted.at_ms)
-                    .bind(blob)
-                    .execute(pool)
-                    .await?;
+            chunk: Chunk<'_>,
+        ) -> Result<crate::store::ChunkStored, crate::store::StoreError> {
+            let owner = chunk.owner.to_string();
+            let mut tx = pool.begin().await?;
+            // The owner's transactions of this kind take turns from here to the commit,
+            // so the sum read next counts every chunk another upload stored before.
+            sqlx::query($hold_user).bind(&owner).execute(&mut *tx).await?;
+            let (used,): (i64,) = sqlx::query_as(
+                "SELECT CAST(coalesce(sum(bytes), 0) AS BIGINT) FROM blobs WHERE owner_id = $1",
+            )
+            .bind(&owner)
+            .fetch_one(&mut *tx)
+            .await?;
+            let used = used.max(0) as u64;
+            let bytes = chunk.data.len() as u64;
+            if used + bytes > chunk.quota {
+                tx.rollback().await?;
+                return Ok(crate::store::ChunkStored::OverQuota { used });
             }
-            Ok(())
+            sqlx::query("INSERT INTO blob_chunks (blob_id, n, data) VALUES ($1, $2, $3)")
+                .bind(chunk.blob)
+                .bind(i64::from(chunk.n))
+                .bind(chunk.data)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("UPDATE blobs SET bytes = bytes + $1, touched_at = $2 WHERE id = $3")
+                .bind(bytes as i64)
+                .bind(chunk.now_ms)
+                .bind(chunk.blob)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(crate::store::ChunkStored::Stored)
         }
 
         /// One attempt at [`crate::store::Attachments::finish_upload`]; a race with another

@@ -95,6 +95,62 @@ macro_rules! budgets_on {
                 }
                 Ok(spent)
             }
+
+            async fn take_call_turn(
+                &self,
+                user: crate::domain::UserId,
+                holder: &str,
+                expires_at_ms: i64,
+                now_ms: i64,
+            ) -> Result<bool, crate::store::StoreError> {
+                // The row is inserted, or taken over when its holder's time ran out; a
+                // held one is left alone and nothing changes.
+                let taken = sqlx::query(
+                    "INSERT INTO model_call_turns (user_id, holder, expires_at) \
+                     VALUES ($1, $2, $3) \
+                     ON CONFLICT (user_id) DO UPDATE SET holder = excluded.holder, \
+                       expires_at = excluded.expires_at \
+                     WHERE model_call_turns.expires_at < $4",
+                )
+                .bind(user.to_string())
+                .bind(holder)
+                .bind(expires_at_ms)
+                .bind(now_ms)
+                .execute(&self.$writes)
+                .await?;
+                Ok(taken.rows_affected() == 1)
+            }
+
+            async fn renew_call_turn(
+                &self,
+                user: crate::domain::UserId,
+                holder: &str,
+                expires_at_ms: i64,
+            ) -> Result<bool, crate::store::StoreError> {
+                let renewed = sqlx::query(
+                    "UPDATE model_call_turns SET expires_at = $1 \
+                     WHERE user_id = $2 AND holder = $3",
+                )
+                .bind(expires_at_ms)
+                .bind(user.to_string())
+                .bind(holder)
+                .execute(&self.$writes)
+                .await?;
+                Ok(renewed.rows_affected() == 1)
+            }
+
+            async fn give_back_call_turn(
+                &self,
+                user: crate::domain::UserId,
+                holder: &str,
+            ) -> Result<(), crate::store::StoreError> {
+                sqlx::query("DELETE FROM model_call_turns WHERE user_id = $1 AND holder = $2")
+                    .bind(user.to_string())
+                    .bind(holder)
+                    .execute(&self.$writes)
+                    .await?;
+                Ok(())
+            }
         }
     };
 }

@@ -9,5 +9,6 @@ crate::store::sql::attachments::attachments_on!(
     super::SqliteStore,
     pool,
     reads,
-    |store: &super::SqliteStore| store.wal.committed()
+    |store: &super::SqliteStore| store.wal.committed(),
+    super::HOLD_USER
 );

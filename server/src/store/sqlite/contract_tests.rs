@@ -58,6 +58,12 @@ async fn queued_messages_run_once_in_order() {
 }
 
 #[tokio::test]
+async fn a_users_turn_to_call_the_model_has_one_holder() {
+    let (_dir, store) = temp_store().await;
+    contract::a_users_turn_to_call_the_model_has_one_holder(&store).await;
+}
+
+#[tokio::test]
 async fn attachments_are_stored_once_and_freed() {
     let (_dir, store) = temp_store().await;
     contract::attachments_are_stored_once_and_freed(&store).await;

@@ -43,6 +43,11 @@ mod users;
 mod webhooks;
 
 use apply::apply_batch;
+
+/// Makes a transaction the only one of a user (`$1`) until it ends: on SQLite any write
+/// does, since it takes the database's write lock (and a transaction that writes first
+/// waits its turn instead of failing when another wrote since it read).
+pub(crate) const HOLD_USER: &str = "UPDATE users SET revoked_at = revoked_at WHERE id = $1";
 use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
