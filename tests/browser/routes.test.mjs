@@ -122,6 +122,9 @@ describe('the page follows its address', () => {
     await byId(viewer, 'shared-hidden').filter({ hasText: 'tool arguments' }).waitFor();
     await clock.waitFor();
     assert.equal(await clock.getByText('Arguments').count(), 0, 'no heading over hidden arguments');
+    // Nor over a result: such a link shows how the call ended, never what it said.
+    await byId(viewer, 'tool-result-hidden').first().waitFor();
+    assert.equal(await clock.getByText('Result', { exact: true }).count(), 0);
     assert.equal(await byId(viewer, 'shared-instructions').count(), 0, 'no instructions');
     await shots(viewer, '122-link-hiding-arguments');
     assert.deepEqual(await seriousViolations(viewer), [], 'axe-core on the second link');

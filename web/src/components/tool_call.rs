@@ -2,7 +2,8 @@
 //! it works (when its tool reports progress), its status and result.
 //! A call that waits for the person's approval says so and leaves its arguments to the
 //! approval card below, which shows them to edit; a share link that hides arguments sends
-//! none, and the card shows no heading for them.
+//! none (and of the result only how the call ended), and the card says so instead of
+//! showing empty boxes.
 
 use leptos::prelude::*;
 
@@ -41,6 +42,15 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
     let shown_args = move || {
         let asking = status.get() == ToolStatus::Awaiting && !read_only;
         Some(args()).filter(|args| !asking && !args.is_empty())
+    };
+    // A share link that hides tool arguments hides what results say, too.
+    let hidden_result = move || {
+        read_only
+            && item.with(|item| {
+                call_of(item)
+                    .and_then(|c| c.result.as_deref())
+                    .is_some_and(crate::state::answer::is_hidden_result)
+            })
     };
     let result = Memo::new(move |_| {
         item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
@@ -82,7 +92,12 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 <div class="tool-label">"Arguments"</div>
                 <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label.clone()>{args}</pre>
             })}
-            {move || result.get().filter(|result| !result.is_empty()).map(|result| view! {
+            {move || hidden_result().then(|| view! {
+                <p class="tool-hidden" data-testid="tool-result-hidden">
+                    "This link does not show what the call returned."
+                </p>
+            })}
+            {move || result.get().filter(|result| !result.is_empty() && !hidden_result()).map(|result| view! {
                 <div class="tool-label">"Result"</div>
                 <pre class="tool-pre" data-testid="tool-result" tabindex="0" aria-label=result_label.clone()>{result}</pre>
             })}

@@ -16,6 +16,15 @@ use super::interrupt::{display_value, Control, FormField};
 /// The `status` of the result the server gives an interrupt nobody answered in time.
 pub const EXPIRED: &str = "expired";
 
+/// The `status` a share link that hides tool arguments gives every result in place of
+/// what it said (the server's `visibility::results`).
+pub const HIDDEN: &str = "hidden";
+
+/// Whether a tool result's content is one a share link hid (`{"status":"hidden"}`).
+pub fn is_hidden_result(content: &str) -> bool {
+    result_status(content).as_deref() == Some(HIDDEN)
+}
+
 /// The reason the server gives an approval nobody answered in time (its `CUSTOM`
 /// decision arrives before the expired result).
 pub const NO_ANSWER_REASON: &str = "the person did not answer before the deadline";
@@ -164,6 +173,12 @@ pub fn answer_from_result(control: &Control, content: &str) -> Answer {
             answer_from_payload(control, payload)
         }
         EXPIRED => Answer::expired(control),
+        // A share link that hides tool arguments shows that the question was answered, not
+        // what the answer was.
+        HIDDEN => Answer {
+            verdict: true,
+            ..Answer::resolved("Answered (this link does not show the answer)")
+        },
         "" | "cancelled" => Answer::declined("Declined"),
         other => Answer::declined(capitalised(other)),
     }
@@ -329,6 +344,23 @@ mod tests {
         let answer = Answer::expired(&control);
         assert_eq!(answer.summary, "Expired — the call did not run");
         assert_eq!(answer.outcome.as_str(), "expired");
+    }
+
+    #[test]
+    fn a_result_a_link_hid_reads_as_answered_without_what_was_answered() {
+        let hidden = r#"{"status":"hidden"}"#;
+        let answer = answer_from_result(&Control::Text, hidden);
+        assert_eq!(answer.outcome, AnswerOutcome::Resolved);
+        assert_eq!(
+            answer.summary,
+            "Answered (this link does not show the answer)"
+        );
+        assert!(answer.verdict);
+        assert!(is_hidden_result(hidden));
+        assert!(is_hidden_result(
+            r#"{"status":"hidden","error":"hidden by the share link"}"#
+        ));
+        assert!(!is_hidden_result(r#"{"status":"resolved"}"#));
     }
 
     #[test]
