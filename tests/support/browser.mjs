@@ -83,13 +83,14 @@ export async function typeKeys(page, text) {
  */
 export async function headerItem(page, id) {
   const where = await page.waitForFunction((testId) => {
-    // The header marks its row fitted once a measure moved nothing.
+    // The header marks its row fitted once a measure moved nothing, and names the items
+    // its menu holds (built only when it opens).
     if (!document.querySelector('.header-row[data-fitted=true]')) return false;
+    const menu = document.querySelector('[data-testid=more]');
+    const held = (menu?.dataset.holds ?? '').split(' ').includes(testId);
+    if (held && !menu.open) return 'menu';
     const item = document.querySelector(`header [data-testid="${testId}"]`);
-    if (!item) return false;
-    const menu = item.closest('[data-testid=more]');
-    if (menu && !menu.open) return 'menu';
-    return item.getClientRects().length > 0 ? 'shown' : false;
+    return item && item.getClientRects().length > 0 ? 'shown' : false;
   }, id);
   if ((await where.jsonValue()) === 'menu') await page.getByTestId('more').locator('summary').click();
   const item = page.locator(`header [data-testid="${id}"]`);
@@ -103,7 +104,8 @@ export async function moreMenu(page) {
   // Not while the row's items move (the button would move under the click).
   await page.locator('.header-row[data-fitted=true]').waitFor({ state: 'attached' });
   if ((await menu.getAttribute('open')) === null) await menu.locator('summary').click();
-  await menu.locator('.more-items').waitFor();
+  // Its entries come with a module fetched the first time it opens.
+  await menu.getByRole('button', { name: 'Keyboard shortcuts' }).waitFor();
   return menu;
 }
 

@@ -33,6 +33,7 @@ use crate::state::{use_auth, use_layout, use_session, use_sessions, RunState};
 pub fn Header() -> impl IntoView {
     let session = use_session();
     let layout = use_layout();
+    super::theme_picker::follow_other_tabs();
     let info = RwSignal::new(None::<ServerInfo>);
     spawn_local(async move {
         match rest::server_info().await {
@@ -234,15 +235,21 @@ fn room(row: &HtmlElement) -> Room {
     }
 }
 
-/// A length of `element`'s computed style, in pixels (0 when it is not one).
+/// A length of `element`'s computed style, in whole pixels (0 when it is not one). Read
+/// as an integer: the page carries no float parser (see docs/benchmarks.md, the page).
 fn style_px(element: &HtmlElement, property: &str) -> f64 {
-    window()
+    let value = window()
         .get_computed_style(element)
         .ok()
         .flatten()
         .and_then(|style| style.get_property_value(property).ok())
-        .and_then(|value| value.trim_end_matches("px").parse().ok())
-        .unwrap_or(0.0)
+        .unwrap_or_default();
+    let whole = value
+        .trim_end_matches("px")
+        .split('.')
+        .next()
+        .unwrap_or("0");
+    f64::from(whole.parse::<u32>().unwrap_or(0))
 }
 
 /// How long "Caught up" shows after a reconnect before it reads "Live" again.

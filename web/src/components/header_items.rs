@@ -44,6 +44,22 @@ impl Item {
     ];
 }
 
+impl Item {
+    /// The test id the item carries, in the row and in the menu.
+    pub fn test_id(self) -> &'static str {
+        match self {
+            Item::Share => "share",
+            Item::State => "state-button",
+            Item::Export => "export",
+            Item::Budget => "budget-left",
+            Item::McpDown => "mcp-down",
+            Item::Usage => "session-usage",
+            Item::Model => "model-label",
+            Item::Branches => "conversation-usage",
+        }
+    }
+}
+
 /// The dialogs the header's items open, wherever the item stands.
 #[derive(Clone, Copy)]
 pub struct HeaderDialogs {

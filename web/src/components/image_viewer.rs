@@ -164,7 +164,7 @@ fn ViewerDialog(viewer: ImageViewer, back: FocusReturn) -> impl IntoView {
     let width = move || {
         zoom.get()
             .filter(|_| natural.get() > 0.0)
-            .map(|step| format!("{}px", (natural.get() * ZOOMS[step]).round()))
+            .map(|step| format!("{}px", (natural.get() * ZOOMS[step]).round() as u32))
     };
     let name = move || current().map(|shown| shown.name).unwrap_or_default();
     view! {

@@ -7,6 +7,18 @@ use leptos::prelude::*;
 
 use crate::state::theme::{self, Theme};
 
+/// Keeps the page's theme in step with a choice made in another tab, for as long as the
+/// calling component lives (the picker itself is mounted only while its menu is open).
+pub fn follow_other_tabs() {
+    theme::show(theme::stored());
+    let listener = window_event_listener(ev::storage, move |event| {
+        if event.key().as_deref() == Some(theme::STORAGE_KEY) {
+            theme::show(Theme::parse(event.new_value().as_deref()));
+        }
+    });
+    on_cleanup(move || listener.remove());
+}
+
 /// The picker; it shows the remembered choice and follows a choice made in another tab.
 #[component]
 pub fn ThemePicker() -> impl IntoView {
