@@ -2,7 +2,8 @@
 // in and out: the page asks for a token, refuses a wrong one on the form, signs in with the
 // right one (the cookie survives a reload), shows who is signed in, signs out (a reload
 // then asks again), another user never sees the first one's sessions, and a revoke from the
-// shell signs an open page out at once. A second server
+// shell signs an open page out at once; signing out, or being revoked, while an answer
+// streams raises no page error. A second server
 // with one run slot shows a waiting run as queued. Screenshots: target/browser/5N-*.png.
 
 import assert from 'node:assert/strict';
@@ -122,6 +123,29 @@ describe('signing in and out', () => {
     await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor({ timeout: 2000 });
     await page.getByText('Your sign-in has ended').waitFor();
     await shot(page, '55b-revoked');
+  });
+
+  it('tears the workspace down mid-answer without a page error, signed out or revoked', async () => {
+    // What the page scheduled while an answer streams (the next paint's batch of frames,
+    // a measure of the header, a request's answer) comes after the workspace is gone, and
+    // must find it gone rather than read it (a panic: "unreachable" in the page's errors).
+    const token = addUser(tandem, 'dora');
+    const page = await freshPage();
+    await page.goto(tandem.url);
+    for (let round = 0; round < 3; round += 1) {
+      await signIn(page, token);
+      await page.getByTestId('more').waitFor();
+      await startSession(page, 'hello');
+      await byId(page, 'stop').waitFor();
+      await (await moreMenu(page)).getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in to Tandem' }).waitFor();
+    }
+    await signIn(page, token);
+    await page.getByTestId('more').waitFor();
+    await startSession(page, 'hello');
+    await byId(page, 'stop').waitFor();
+    execFileSync(tandemBin(), ['--database-url', tandem.databaseUrl, 'users', 'revoke', 'dora']);
+    await page.getByText('Your sign-in has ended').waitFor();
   });
 
   it('raised no page errors', () => {

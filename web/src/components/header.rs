@@ -126,11 +126,13 @@ fn fit_items(row: NodeRef<html::Div>, data: HeaderData) -> RwSignal<usize> {
     let session = use_session();
     let sessions = use_sessions();
     let auth = use_auth();
+    // It runs a frame later, or when the row resizes: by then a sign-out may have torn
+    // the header down, and then it has nothing to measure.
     let measure = move || {
-        let Some(row) = row.get_untracked() else {
+        let (Some(Some(row)), Some(shown)) = (row.try_get_untracked(), inline.try_get_untracked())
+        else {
             return;
         };
-        let shown = inline.get_untracked();
         let measured = widths
             .try_update_value(|widths| {
                 for (at, item) in Item::ALL.into_iter().enumerate() {

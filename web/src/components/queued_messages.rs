@@ -70,7 +70,7 @@ fn QueuedRow(queued: QueuedMessage) -> impl IntoView {
     let open = move |_| {
         editing.set(true);
         request_animation_frame(move || {
-            if let Some(field) = field.get_untracked() {
+            if let Some(Some(field)) = field.try_get_untracked() {
                 let _ = field.focus();
             }
         });

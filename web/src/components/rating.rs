@@ -23,8 +23,9 @@ pub fn RateAnswer(item: Signal<Item>, run: String) -> impl IntoView {
     let send = move |given: Rating, text: Option<String>| {
         busy.set(true);
         error.set(None);
+        let run = run.get_value();
         spawn_local(async move {
-            let sent = feedback::rate(session, run.get_value(), given, text).await;
+            let sent = feedback::rate(session, run, given, text).await;
             busy.set(false);
             match sent {
                 Ok(()) => {

@@ -50,9 +50,14 @@ fn ShareDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
     let links = RwSignal::new(Vec::<Share>::new());
     let error = RwSignal::new(None::<String>);
     let id = StoredValue::new(id);
+    // Each request reads the session's id when it is made: an answer may come after the
+    // dialog closed, and then only its own signals are written (which do nothing then).
     let reload = move || {
+        let Some(session) = id.try_get_value() else {
+            return;
+        };
         spawn_local(async move {
-            match rest::list_shares(&id.get_value()).await {
+            match rest::list_shares(&session).await {
                 Ok(found) => links.set(found),
                 Err(e) => error.set(Some(e.message)),
             }
@@ -67,8 +72,9 @@ fn ShareDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
             state: !hide_state.get_untracked(),
             instructions: show_instructions.get_untracked(),
         };
+        let session = id.get_value();
         spawn_local(async move {
-            match rest::create_share(&id.get_value(), hide).await {
+            match rest::create_share(&session, hide).await {
                 Ok(share) => {
                     let origin = window().location().origin().unwrap_or_default();
                     created.set(Some(format!("{origin}{}", share.path)));
@@ -152,8 +158,9 @@ fn ShareList(
                         let share_id = share.id.clone();
                         let remove = move |_| {
                             let share_id = share_id.clone();
+                            let session = id.get_value();
                             spawn_local(async move {
-                                if rest::delete_share(&id.get_value(), &share_id).await.is_ok() {
+                                if rest::delete_share(&session, &share_id).await.is_ok() {
                                     reload();
                                 }
                             });

@@ -88,7 +88,7 @@ pub fn Transcript() -> impl IntoView {
     Effect::new(move |_| {
         let Some(target) = inner.get() else { return };
         let resized = Closure::<dyn FnMut()>::new(move || {
-            if follow.get_untracked() {
+            if follow.try_get_untracked().unwrap_or(false) {
                 to_bottom();
             }
         });

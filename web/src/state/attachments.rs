@@ -75,15 +75,7 @@ impl Tray {
 
     /// The ids of the stored files, in the order attached.
     pub fn ids(&self) -> Vec<String> {
-        self.files.with(|files| {
-            files
-                .iter()
-                .filter_map(|f| match &f.upload {
-                    Upload::Done(stored) => Some(stored.id.clone()),
-                    _ => None,
-                })
-                .collect()
-        })
+        self.files.with(|files| stored_ids(files))
     }
 
     /// Attaches `files` (at most [`MAX_PER_MESSAGE`] in all; the rest are left out and
@@ -110,8 +102,10 @@ impl Tray {
     }
 
     /// Uploads every file still waiting to `session` and waits for all uploads to end;
-    /// the first refusal, if any.
-    pub async fn upload_waiting(&self, session: &str) -> Result<(), ApiError> {
+    /// the stored files' ids, in the order attached, or the first refusal. Whatever it
+    /// reads after an upload is read with care: a sign-out may have torn the tray down
+    /// meanwhile (then nothing is left to send).
+    pub async fn upload_waiting(&self, session: &str) -> Result<Vec<String>, ApiError> {
         let waiting: Vec<u64> = self.files.with_untracked(|files| {
             files
                 .iter()
@@ -122,13 +116,23 @@ impl Tray {
         for key in waiting {
             self.send(key, session.to_string()).await;
         }
-        let failed = self.files.with_untracked(|files| {
-            files.iter().find_map(|f| match &f.upload {
-                Upload::Failed(why) => Some(why.clone()),
-                _ => None,
+        let gone = || ApiError::new("signed_out", "The page was signed out.");
+        let failed = self
+            .files
+            .try_with_untracked(|files| {
+                files.iter().find_map(|f| match &f.upload {
+                    Upload::Failed(why) => Some(why.clone()),
+                    _ => None,
+                })
             })
-        });
-        failed.map_or(Ok(()), |why| Err(ApiError::new("upload_failed", why)))
+            .ok_or_else(gone)?;
+        match failed {
+            Some(why) => Err(ApiError::new("upload_failed", why)),
+            None => self
+                .files
+                .try_with_untracked(|files| stored_ids(files))
+                .ok_or_else(gone),
+        }
     }
 
     /// Removes a file (its upload, if done, stays on the server unreferenced and is freed
@@ -192,7 +196,8 @@ impl Tray {
 
     fn file(&self, key: u64) -> Option<File> {
         self.files
-            .with_untracked(|files| files.iter().find(|f| f.key == key).map(|f| f.file.clone()))
+            .try_with_untracked(|files| files.iter().find(|f| f.key == key).map(|f| f.file.clone()))
+            .flatten()
     }
 
     fn set(&self, key: u64, upload: Upload) {
@@ -202,4 +207,15 @@ impl Tray {
             }
         });
     }
+}
+
+/// The ids of the stored files among `files`, in order.
+fn stored_ids(files: &[Pending]) -> Vec<String> {
+    files
+        .iter()
+        .filter_map(|f| match &f.upload {
+            Upload::Done(stored) => Some(stored.id.clone()),
+            _ => None,
+        })
+        .collect()
 }

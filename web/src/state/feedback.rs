@@ -15,7 +15,7 @@ pub async fn rate(
     rating: Rating,
     comment: Option<String>,
 ) -> Result<(), ApiError> {
-    let Some(id) = session.id().get_untracked() else {
+    let Some(id) = session.id().try_get_untracked().flatten() else {
         return Ok(());
     };
     let comment = comment.filter(|comment| !comment.trim().is_empty());

@@ -419,7 +419,7 @@ impl Session {
             let of = id.clone();
             leptos::task::spawn_local(async move {
                 if let Ok(lines) = crate::api::rest::branches(&of).await {
-                    if self.opened.try_get_value() == Some(opened) {
+                    if self.still_open(opened) {
                         self.branches.set(lines);
                     }
                 }
@@ -429,7 +429,7 @@ impl Session {
         self.history.set(History::Loading);
         leptos::task::spawn_local(async move {
             let after = self.read_history(&id, opened).await;
-            if self.opened.get_value() != opened {
+            if !self.still_open(opened) {
                 return;
             }
             let socket = SessionSocket::open(&id, after, self.socket_handlers());
@@ -451,8 +451,7 @@ impl Session {
             let created = crate::api::rest::create_session().await?;
             let sent = async {
                 // The files attached before there was a session go up first.
-                tray.upload_waiting(&created.id).await?;
-                message.attachments = tray.ids();
+                message.attachments = tray.upload_waiting(&created.id).await?;
                 crate::api::rest::post_message(&created.id, &message).await
             };
             if let Err(refused) = sent.await {
@@ -488,6 +487,13 @@ impl Session {
         self.latest.update(|latest| *latest += 1);
     }
 
+    /// Whether the session opened as `opened` is still the open one, and the page still
+    /// shows it: what an awaited request or a deferred batch finds may come after a sign-out
+    /// tore the state down, and then it is dropped (reading torn-down state would panic).
+    fn still_open(self, opened: u64) -> bool {
+        self.opened.try_get_value() == Some(opened)
+    }
+
     /// Reads the session's log over HTTP and queues it for the fold; returns the last seq
     /// read, where the socket takes over. Stops at the first failure (the socket then
     /// replays the rest) or when another session was opened meanwhile.
@@ -495,16 +501,16 @@ impl Session {
         let mut after = 0;
         loop {
             let Ok(page) = crate::api::rest::events(id, after, HISTORY_PAGE).await else {
-                if after == 0 && self.opened.get_value() == opened {
+                if after == 0 && self.still_open(opened) {
                     self.history.set(History::Unavailable);
                 }
                 return after;
             };
-            if after == 0 && self.opened.get_value() == opened {
-                self.history.set(History::Loaded);
-            }
-            if self.opened.get_value() != opened {
+            if !self.still_open(opened) {
                 return after;
+            }
+            if after == 0 {
+                self.history.set(History::Loaded);
             }
             let full = page.events.len() == HISTORY_PAGE as usize;
             for logged in page.events {
@@ -568,8 +574,8 @@ impl Session {
             let Err(error) = crate::api::rest::get_session(&id).await else {
                 return;
             };
-            if error.code == "session_not_found" && self.id.get_untracked().as_deref() == Some(&id)
-            {
+            let still = self.id.try_get_untracked().flatten();
+            if error.code == "session_not_found" && still.as_deref() == Some(&id) {
                 self.notice.set(Some(ApiError::new(
                     "session_not_found",
                     "That session no longer exists (it was deleted).",
@@ -627,6 +633,10 @@ impl Session {
 
     /// Applies everything queued, in order, then updates each touched row once.
     fn apply_batch(self) {
+        // Scheduled before the next paint, it may run after a sign-out tore the state down.
+        if self.inbox.is_disposed() {
+            return;
+        }
         let batch = self
             .inbox
             .try_update_value(std::mem::take)

@@ -125,8 +125,11 @@ impl SessionList {
     /// Searches titles and message text; an empty text ends the search. An answer that
     /// comes after a newer search's is dropped.
     pub fn find(self, text: String) {
+        // It runs after a pause in typing: the list may be gone by then (signed out).
+        let Some(generation) = self.search_generation.try_get_value().map(|last| last + 1) else {
+            return;
+        };
         self.search.set(text.clone());
-        let generation = self.search_generation.get_value() + 1;
         self.search_generation.set_value(generation);
         let text = text.trim().to_string();
         if text.is_empty() {
