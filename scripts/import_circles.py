@@ -24,8 +24,6 @@ TEST_FILE = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*mod\s+(\w+)\s*;")
 PATH_ATTR = re.compile(r'#\[path\s*=\s*"([^"]+)"\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;')
 USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+((?:::)?[A-Za-z_{][^;]*);", re.S)
 INLINE = re.compile(r"\b(?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+")
-COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
 def module_of(src: Path, file: Path) -> tuple:
@@ -36,10 +34,50 @@ def module_of(src: Path, file: Path) -> tuple:
     return tuple(parts)
 
 
+def blank_literals(text: str) -> str:
+    """Drops comments and the insides of string and char literals (raw strings too), so
+    that only code is left to read paths from."""
+    out, at, n = [], 0, len(text)
+    while at < n:
+        ch = text[at]
+        two = text[at : at + 2]
+        if two == "//":
+            end = text.find("\n", at)
+            at = n if end < 0 else end
+        elif two == "/*":
+            depth, at = 1, at + 2
+            while at < n and depth:
+                if text[at : at + 2] == "/*":
+                    depth, at = depth + 1, at + 2
+                elif text[at : at + 2] == "*/":
+                    depth, at = depth - 1, at + 2
+                else:
+                    at += 1
+        elif ch == "r" and re.match(r'r#*"', text[at:]) and not (at and (text[at - 1].isalnum() or text[at - 1] == "_")):
+            hashes = len(re.match(r"r(#*)", text[at:]).group(1))
+            close = '"' + "#" * hashes
+            end = text.find(close, at + 2 + hashes)
+            out.append('""')
+            at = n if end < 0 else end + len(close)
+        elif ch == '"':
+            at += 1
+            while at < n and text[at] != '"':
+                at += 2 if text[at] == "\\" else 1
+            out.append('""')
+            at += 1
+        elif ch == "'" and re.match(r"'(\\.[^']*|[^\\'])'", text[at:]):
+            # A char literal ('"', '\n', '\u{..}'); a lifetime has no closing quote.
+            at += len(re.match(r"'(\\.[^']*|[^\\'])'", text[at:]).group(0))
+            out.append("' '")
+        else:
+            out.append(ch)
+            at += 1
+    return "".join(out)
+
+
 def strip_tests(text: str) -> str:
-    """Drops comments, strings and `#[cfg(test)] mod x { … }` blocks."""
-    text = COMMENT.sub("", text)
-    text = STRING.sub('""', text)
+    """Drops comments, literals and `#[cfg(test)] mod x { … }` blocks."""
+    text = blank_literals(text)
     while True:
         found = TEST_MODULE.search(text)
         if not found:

@@ -25,6 +25,13 @@ pub struct Answers<'a, S> {
     pub(super) runner: &'a Runner<S>,
 }
 
+impl<S: Store> Runner<S> {
+    /// Answering the session's interrupts.
+    pub fn answers(&self) -> Answers<'_, S> {
+        Answers { runner: self }
+    }
+}
+
 impl<S: Store> Answers<'_, S> {
     /// An answer to an interrupt: validated, committed, and the run resumes.
     /// `owner`: the session's owner, whose line the run waits in for a slot.

@@ -9,10 +9,53 @@
 use serde_json::json;
 use shared::{Event, EventBody, Outcome, TextRole};
 
+use shared::api::{RunAccepted, SessionStatus};
+
 use super::conversation::MODEL_CALL_STEP;
+use super::new_message::check_client_id;
 use super::refusal::Refusal;
-use crate::domain::SessionId;
-use crate::store::Store;
+use super::runner::Runner;
+use crate::domain::{new_id, SessionId, UserId};
+use crate::store::{Guard, Store};
+
+impl<S: Store> Runner<S> {
+    /// Continues the answer the session's last run, `run_id`, was stopped in: a run of its
+    /// own that the model is told goes on from where the answer stopped, and whose answer
+    /// joins it (this module). Refused unless `run_id` is the last run, was
+    /// stopped and wrote an answer, or while a run is active or messages wait.
+    pub async fn continue_answer(
+        &self,
+        session: SessionId,
+        owner: UserId,
+        run_id: &str,
+        client_message_id: Option<String>,
+    ) -> Result<RunAccepted, Refusal> {
+        self.check_room(owner)?;
+        check_client_id(client_message_id.as_deref())?;
+        let row = self.deps.store.session(session).await?;
+        let row = row.ok_or(Refusal::SessionNotFound(session))?;
+        // A repeat of the request that started the continuation answers with its run below.
+        if row.status != SessionStatus::Idle && client_message_id.is_none() {
+            return Err(Refusal::Busy(row.status));
+        }
+        let new_run = new_id("run");
+        let started = self.run_started(session, &new_run);
+        let store = &*self.deps.store;
+        let id = client_message_id.as_deref();
+        let found = start_events(store, session, run_id, id, started).await?;
+        let events = match found {
+            Found::Start(events) => events,
+            Found::Repeat(run) => return Ok(RunAccepted::started(run, true)),
+        };
+        let guard = Guard::StartRun {
+            run_id: new_run.clone(),
+            client_message_id,
+            title: String::new(),
+            queued: None,
+        };
+        self.start(session, owner, new_run, guard, events).await
+    }
+}
 
 /// A run as the log tells it, for Continue.
 #[derive(Debug, Default)]

@@ -23,67 +23,10 @@ use super::approval::{Approval, APPROVAL_EVENT};
 use super::attached::{self, Attached};
 use super::client_tools;
 use super::tools::ToolSpec;
-
-/// Prefix of an encrypted value that holds a whole redacted reasoning block, not a signature.
-pub const REDACTED_PREFIX: &str = "redacted:";
+pub use messages::{ChatMessage, ReasoningBlock, ToolCallRecord, REDACTED_PREFIX};
 
 /// The step name Tandem wraps each model call in.
 pub const MODEL_CALL_STEP: &str = "model_call";
-
-/// A tool call the model made.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallRecord {
-    pub id: String,
-    pub name: String,
-    /// The JSON arguments as the model wrote them.
-    pub arguments: String,
-}
-
-/// One block of a model's reasoning.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ReasoningBlock {
-    /// Readable reasoning, with the provider's signature if it gave one.
-    Thinking {
-        text: String,
-        signature: Option<String>,
-    },
-    /// Reasoning the provider returned encrypted (Anthropic `redacted_thinking`).
-    Redacted { data: String },
-}
-
-/// One message of the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ChatMessage {
-    User {
-        text: String,
-        /// The files and images it carries (`CUSTOM tandem.attachments`).
-        attachments: Vec<Attached>,
-    },
-    Assistant {
-        reasoning: Vec<ReasoningBlock>,
-        text: String,
-        tool_calls: Vec<ToolCallRecord>,
-    },
-    Tool {
-        tool_call_id: String,
-        name: String,
-        content: String,
-    },
-    /// Tandem's word to the model that the answer before was stopped and is to go on from
-    /// where it stopped (`CUSTOM tandem.continue`): sent as a message of the person's
-    /// ([`super::prompt::CONTINUE`]), though the person wrote none.
-    Continue,
-}
-
-impl ChatMessage {
-    /// A person's message of text alone.
-    pub fn user(text: impl Into<String>) -> Self {
-        Self::User {
-            text: text.into(),
-            attachments: Vec::new(),
-        }
-    }
-}
 
 /// The conversation and how many model calls produced it.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -490,5 +433,6 @@ impl Fold {
 }
 
 mod calls;
+mod messages;
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,13 @@ pub struct Feedback<'a, S> {
     pub(super) runner: &'a Runner<S>,
 }
 
+impl<S: Store> Runner<S> {
+    /// Ratings of the sessions' answers.
+    pub fn feedback(&self) -> Feedback<'_, S> {
+        Feedback { runner: self }
+    }
+}
+
 impl<S: Store> Feedback<'_, S> {
     /// Records `user`'s rating of the answer run `run_id` made in `session` (replacing
     /// theirs, if they rated it before). A run of the session's line that made no model

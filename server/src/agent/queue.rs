@@ -10,24 +10,29 @@
 //! id as `messageId`: AG-UI allows no event between runs, and a queued message may wait
 //! there (through a pause). Every change is announced on the change feed, so each
 //! instance's sockets send their viewers a `queue` frame. The queue is taken when a run
-//! ends here ([`Queue::start_next`]) and, for idle sessions that still hold queued
+//! ends here ([`Runner::start_next_queued`]) and, for idle sessions that still hold queued
 //! messages (a crash between a run's end and the next start, or the end came on an
 //! instance that then died), by every instance's lease keeper and at each start.
 
-use shared::api::{RunAccepted, SessionStatus};
+use shared::api::RunAccepted;
 use shared::queue::WhileRunning;
 
-use super::new_message::{check_message, user_message, NewMessage};
-use super::recorder::{Recorder, RunAbort};
+use super::new_message::{check_message, NewMessage};
 use super::refusal::Refusal;
 use super::runner::{rejected, Runner};
-use super::RunDeps;
 use crate::domain::{new_id, SessionId};
-use crate::store::{Applied, Guard, QueuedExtra, QueuedRow, Rejection, Store, MAX_QUEUED};
+use crate::store::{Applied, Guard, QueuedExtra, QueuedRow, Rejection, Store};
 
 /// The queue of a runner's sessions (a view of the [`Runner`]).
 pub struct Queue<'a, S> {
     pub(super) runner: &'a Runner<S>,
+}
+
+impl<S: Store> Runner<S> {
+    /// The messages waiting for their turn.
+    pub fn queue(&self) -> Queue<'_, S> {
+        Queue { runner: self }
+    }
 }
 
 impl<S: Store> Queue<'_, S> {
@@ -83,7 +88,7 @@ impl<S: Store> Queue<'_, S> {
             Ok(()) | Err(Refusal::Idle) => {}
             Err(other) => return Err(other),
         }
-        self.start_next(session).await
+        self.runner.start_next_queued(session).await
     }
 
     /// Withdraws a queued message (`text: None`) or changes its text, before its turn.
@@ -107,40 +112,6 @@ impl<S: Store> Queue<'_, S> {
             Applied::Rejected(other) => rejected(session, other).map(drop),
         }
     }
-
-    /// Starts the run of the session's first queued message if the session is idle; does
-    /// nothing otherwise. One that another instance started first, or that was withdrawn
-    /// meanwhile, is passed over for the next.
-    pub async fn start_next(&self, session: SessionId) -> Result<(), Refusal> {
-        let store = &self.runner.deps.store;
-        for _ in 0..=MAX_QUEUED {
-            let Some(row) = store.session(session).await? else {
-                return Ok(());
-            };
-            if row.status != SessionStatus::Idle {
-                return Ok(());
-            }
-            let Some(first) = store.queued_messages(session).await?.into_iter().next() else {
-                return Ok(());
-            };
-            match self.runner.start_queued(session, row.owner, first).await {
-                Ok(_) | Err(Refusal::Busy(_)) => return Ok(()),
-                Err(Refusal::NotFound(_)) => continue,
-                Err(other) => return Err(other),
-            }
-        }
-        Ok(())
-    }
-
-    /// Starts the queues nothing takes: idle sessions that hold queued messages.
-    pub async fn start_waiting(&self) -> Result<usize, Refusal> {
-        let waiting = self.runner.deps.store.idle_with_queue().await?;
-        for &session in &waiting {
-            tracing::warn!(%session, "starting queued messages nothing took");
-            self.start_next(session).await?;
-        }
-        Ok(waiting.len())
-    }
 }
 
 /// The refusal for an id that names no queued message of the session (cut short: it is
@@ -148,38 +119,4 @@ impl<S: Store> Queue<'_, S> {
 fn not_queued(id: &str) -> Refusal {
     let id: String = id.chars().take(80).collect();
     Refusal::NotFound(format!("no queued message {id} in this session"))
-}
-
-/// Appends the steering messages waiting for the run as the person's messages, which the
-/// next model call reads; true if there were any. Each leaves the queue in the commit
-/// that appends it, under the run's lease.
-pub(super) async fn take_steering<S: Store>(
-    deps: &RunDeps<S>,
-    recorder: &mut Recorder,
-) -> Result<bool, RunAbort> {
-    // A message withdrawn between the read and the commit refuses the batch: read again.
-    for _ in 0..3 {
-        let queued = deps
-            .store
-            .queued_messages(recorder.session())
-            .await
-            .map_err(|e| RunAbort::Write(e.into()))?;
-        let steering: Vec<QueuedRow> = queued.into_iter().filter(|q| q.steer).collect();
-        if steering.is_empty() {
-            return Ok(false);
-        }
-        let ids = steering.iter().map(|q| q.id.clone()).collect();
-        let events = steering
-            .into_iter()
-            .flat_map(|q| user_message(q.id, q.text, &q.extra.attachments))
-            .collect();
-        let guard = Guard::TakeSteering {
-            run_id: recorder.run_id().to_string(),
-            ids,
-        };
-        if recorder.emit_guarded(guard, events).await? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }

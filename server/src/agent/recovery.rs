@@ -15,6 +15,7 @@ use shared::api::SessionStatus;
 use shared::{Event, EventBody, Outcome, ToolRole};
 
 use super::conversation::MODEL_CALL_STEP;
+use super::halt::{STOPPED, STOP_EVENT};
 use super::open_items::OpenItems;
 use super::runner::Runner;
 use super::tools::ToolRegistry;
@@ -29,15 +30,11 @@ pub const MAX_RECOVERIES: u64 = 3;
 const REPAIR_ATTEMPTS: u32 = 8;
 /// The marker before a recovered run's continuation.
 pub const RECOVERED_EVENT: &str = shared::custom::RUN_RECOVERED;
-/// A persisted stop request for a run.
-pub const STOP_EVENT: &str = shared::custom::STOP_REQUESTED;
 /// The result of a call cut off while the model was still writing it.
 const CUT_OFF: &str = "the model was still writing this call when Tandem stopped; it did not run";
 /// The result of a call that was running and may not run twice.
 const UNKNOWN: &str = "Tandem stopped while this call was running; its outcome is unknown and \
                        it was not run again because running it twice is not safe";
-/// The result of calls of a stopped run.
-pub const CANCELLED: &str = "cancelled by the person before it finished";
 
 /// What to append for a run found in flight, and whether it then continues.
 #[derive(Debug, PartialEq)]
@@ -52,6 +49,13 @@ pub struct Recovery<'a, S> {
     pub(super) runner: &'a Runner<S>,
 }
 
+impl<S: Store> Runner<S> {
+    /// Taking over runs nobody executes any more.
+    pub fn recovery(&self) -> Recovery<'_, S> {
+        Recovery { runner: self }
+    }
+}
+
 impl<S: Store> Recovery<'_, S> {
     /// Takes over the runs nobody executes any more (left in flight by a dead process,
     /// or by an instance whose lease lapsed), repairs them and continues those that may,
@@ -59,7 +63,7 @@ impl<S: Store> Recovery<'_, S> {
     /// over. `starting`: this process has just started.
     pub async fn recover_interrupted_runs(&self, starting: bool) -> Result<usize, WriteError> {
         let taken = self.take_over_runs(starting).await?;
-        if let Err(error) = self.runner.queue().start_waiting().await {
+        if let Err(error) = self.runner.start_waiting_queues().await {
             tracing::warn!(%error, "could not start the queued messages nothing took");
         }
         Ok(taken)
@@ -219,7 +223,7 @@ pub fn repair(events: &[Event], tools: &ToolRegistry) -> Repair {
         })
         .unwrap_or_default();
     if stopped {
-        let mut closing = open.closing_all(CANCELLED);
+        let mut closing = open.closing_all(STOPPED);
         closing.push(EventBody::RunFinished {
             thread_id,
             run_id,

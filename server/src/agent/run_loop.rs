@@ -11,7 +11,7 @@
 //! Before its first model call a run takes one of the server's run slots and learns whom
 //! it works for ([`super::run_setup`]); before each, it draws the model's view of the
 //! conversation ([`super::view`]), after the person's steering messages join the run
-//! ([`super::queue::take_steering`]).
+//! ([`super::steering`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -25,8 +25,9 @@ use super::budget;
 use super::budget_turn::{self, NextCall};
 use super::client_tools;
 use super::conversation::{self, MODEL_CALL_STEP};
-use super::engines::{EngineError, EngineEvent, ModelRequest};
+use super::engines::{EngineEvent, ModelRequest};
 use super::fallback;
+use super::halt::{Halt, STOPPED};
 use super::prompt;
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
@@ -40,22 +41,8 @@ use crate::store::Store;
 
 /// How long a run keeps trying to record its failure after a storage error.
 const STORAGE_GIVE_UP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
-/// The tool-result text of a call stopped by the person.
-pub(super) const STOPPED: &str = super::recovery::CANCELLED;
 /// What viewers read when a run failed on a bug.
 const INTERNAL: &str = "the run failed unexpectedly; the error has been logged";
-
-/// How a model call or tool phase ended when it did not simply complete.
-pub(super) enum Halt {
-    Cancelled,
-    /// The call failed; `before_output`: before the model produced anything.
-    Failed {
-        error: EngineError,
-        before_output: bool,
-    },
-    /// The process is stopping: the call is abandoned as a crash would abandon it.
-    Stopping,
-}
 
 /// Drives a run to its end. Never panics on bad model output. When the log cannot be
 /// written (a busy or full database past the writer's retries), it keeps trying, with
@@ -191,7 +178,7 @@ async fn run<S: Store>(
         }
         // Messages the person sent to steer the run join it here, after the calls in
         // flight; the next pass folds them in.
-        if super::queue::take_steering(deps, recorder).await? {
+        if super::steering::take_steering(deps, recorder).await? {
             continue;
         }
         if !instructions_read {
@@ -257,7 +244,13 @@ async fn run<S: Store>(
         let mut accepts = deps.engine.accepts();
         accepts.images &= deps.image_models.takes_images(&called_model);
         attachments.accepting(accepts);
-        let filled = attachments.fill(&*deps.store, &mut view.conversation);
+        // Collected: a borrowing iterator would not be `Send` across the reads' awaits.
+        let attached: Vec<_> = view
+            .conversation
+            .iter_mut()
+            .flat_map(|m| m.attachments_mut())
+            .collect();
+        let filled = attachments.fill(&*deps.store, attached);
         filled.await.map_err(|e| RunAbort::Write(e.into()))?;
         let request = ModelRequest {
             model,

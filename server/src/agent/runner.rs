@@ -7,19 +7,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::json;
 use shared::api::{RunAccepted, SessionStatus};
 use shared::queue::WhileRunning;
 use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
-use super::new_message::{run_id_for, NewMessage};
+use super::new_message::NewMessage;
 use super::recorder::Recorder;
-use super::recovery;
 use super::refusal::{Refusal, Settled};
 use super::slots::NoRoom;
 use super::{run_loop, RunDeps};
-use crate::domain::new_id;
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::eventlog::{SessionDone, SessionOp};
 use crate::store::{
@@ -59,71 +56,6 @@ impl<S: Store> Runner<S> {
         &*self.deps.engine
     }
 
-    /// A person's message: starts a run, or, if one is active or input is awaited, does
-    /// what its `whileRunning` (else `--while-running`) says: waits in the queue, steers
-    /// the run, interrupts it, or is refused. `owner`: the session's owner, whose line
-    /// the run waits in for a slot.
-    pub async fn post_message(
-        &self,
-        session: SessionId,
-        owner: UserId,
-        message: NewMessage,
-    ) -> Result<RunAccepted, Refusal> {
-        self.check_message(&message, owner)?;
-        let mode = message.while_running.unwrap_or(self.deps.while_running);
-        let run_id = run_id_for(message.input.as_ref());
-        // Each pass meets another state of the session (a run ended, another began);
-        // three are plenty for the two it can be in.
-        for _ in 0..3 {
-            let started = self.start_message(session, owner, &message, &run_id, None);
-            match started.await {
-                Err(Refusal::Busy(_)) if mode != WhileRunning::Reject => {}
-                other => return other,
-            }
-            if let Some(queued) = self.queue().put(session, &message, &run_id, mode).await? {
-                return Ok(queued);
-            }
-        }
-        Err(Refusal::Busy(SessionStatus::Running))
-    }
-
-    /// Continues the answer the session's last run, `run_id`, was stopped in: a run of its
-    /// own that the model is told goes on from where the answer stopped, and whose answer
-    /// joins it ([`super::continuing`]). Refused unless `run_id` is the last run, was
-    /// stopped and wrote an answer, or while a run is active or messages wait.
-    pub async fn continue_answer(
-        &self,
-        session: SessionId,
-        owner: UserId,
-        run_id: &str,
-        client_message_id: Option<String>,
-    ) -> Result<RunAccepted, Refusal> {
-        self.check_room(owner)?;
-        super::new_message::check_client_id(client_message_id.as_deref())?;
-        let row = self.deps.store.session(session).await?;
-        let row = row.ok_or(Refusal::SessionNotFound(session))?;
-        // A repeat of the request that started the continuation answers with its run below.
-        if row.status != SessionStatus::Idle && client_message_id.is_none() {
-            return Err(Refusal::Busy(row.status));
-        }
-        let new_run = new_id("run");
-        let started = self.run_started(session, &new_run);
-        let store = &*self.deps.store;
-        let id = client_message_id.as_deref();
-        let found = super::continuing::start_events(store, session, run_id, id, started).await?;
-        let events = match found {
-            super::continuing::Found::Start(events) => events,
-            super::continuing::Found::Repeat(run) => return Ok(RunAccepted::started(run, true)),
-        };
-        let guard = Guard::StartRun {
-            run_id: new_run.clone(),
-            client_message_id,
-            title: String::new(),
-            queued: None,
-        };
-        self.start(session, owner, new_run, guard, events).await
-    }
-
     /// Starts the run of a queued message (which must be first in its session's queue).
     pub(super) async fn start_queued(
         &self,
@@ -145,7 +77,7 @@ impl<S: Store> Runner<S> {
     }
 
     /// Commits the start of `message`'s run (`queued`: the queued message it is).
-    async fn start_message(
+    pub(super) async fn start_message(
         &self,
         session: SessionId,
         owner: UserId,
@@ -187,42 +119,38 @@ impl<S: Store> Runner<S> {
         self.check_room(owner)
     }
 
-    /// Stops the active run, or declines the pending question and finishes cancelled.
-    ///
-    /// A stop is persisted (`CUSTOM tandem.stop_requested`, only while the run is still
-    /// active) before the run's token is cancelled, so a crash in between cannot undo it:
-    /// recovery finishes such a run as cancelled instead of continuing it.
-    pub async fn cancel(&self, session: SessionId) -> Result<(), Refusal> {
-        let row = self.deps.store.session(session).await?;
-        let row = row.ok_or_else(|| Refusal::SessionNotFound(session))?;
-        match (row.status, row.active_run_id) {
-            (SessionStatus::AwaitingInput, _) => {
-                self.answers().decline_pending(session).await?;
-                // The run ended with the decline, and no loop of it takes the queue.
-                self.queue().start_next(session).await
+    /// Starts the run of the session's first queued message if the session is idle; does
+    /// nothing otherwise. One that another instance started first, or that was withdrawn
+    /// meanwhile, is passed over for the next.
+    pub async fn start_next_queued(&self, session: SessionId) -> Result<(), Refusal> {
+        let store = &self.deps.store;
+        for _ in 0..=crate::store::MAX_QUEUED {
+            let Some(row) = store.session(session).await? else {
+                return Ok(());
+            };
+            if row.status != SessionStatus::Idle {
+                return Ok(());
             }
-            (SessionStatus::Running, Some(run_id)) => {
-                let stop = EventBody::Custom {
-                    name: recovery::STOP_EVENT.into(),
-                    value: json!({ "runId": run_id }),
-                };
-                let guard = Guard::InRun { run_id };
-                let persisted = self.submit(session, guard, vec![stop]).await;
-                let local = self.cancel_local(session);
-                match persisted? {
-                    Applied::Committed { .. } => {
-                        if !local {
-                            tracing::warn!(%session, "stop persisted for a run this process does not own");
-                        }
-                        Ok(())
-                    }
-                    // The run ended between the read and the write: nothing left to stop.
-                    Applied::Rejected(Rejection::RunEnded) => Err(Refusal::Idle),
-                    Applied::Rejected(other) => rejected(session, other).map(drop),
-                }
+            let Some(first) = store.queued_messages(session).await?.into_iter().next() else {
+                return Ok(());
+            };
+            match self.start_queued(session, row.owner, first).await {
+                Ok(_) | Err(Refusal::Busy(_)) => return Ok(()),
+                Err(Refusal::NotFound(_)) => continue,
+                Err(other) => return Err(other),
             }
-            _ => Err(Refusal::Idle),
         }
+        Ok(())
+    }
+
+    /// Starts the queues nothing takes: idle sessions that hold queued messages.
+    pub async fn start_waiting_queues(&self) -> Result<usize, Refusal> {
+        let waiting = self.deps.store.idle_with_queue().await?;
+        for &session in &waiting {
+            tracing::warn!(%session, "starting queued messages nothing took");
+            self.start_next_queued(session).await?;
+        }
+        Ok(waiting.len())
     }
 
     /// Continues a run recovered after a crash: a fresh loop from the log, in the line
@@ -230,21 +158,6 @@ impl<S: Store> Runner<S> {
     pub(super) fn continue_run(&self, session: SessionId, owner: UserId, run_id: String) {
         let cancel = self.register(session, &run_id);
         self.spawn(session, owner, run_id, cancel);
-    }
-
-    /// Answering the session's interrupts.
-    pub fn answers(&self) -> super::answers::Answers<'_, S> {
-        super::answers::Answers { runner: self }
-    }
-
-    /// The messages waiting for their turn.
-    pub fn queue(&self) -> super::queue::Queue<'_, S> {
-        super::queue::Queue { runner: self }
-    }
-
-    /// Ratings of the sessions' answers.
-    pub fn feedback(&self) -> super::feedback::Feedback<'_, S> {
-        super::feedback::Feedback { runner: self }
     }
 
     /// The caps that apply to `user` and what is left of each (`--budget-*`, their own).
@@ -262,16 +175,6 @@ impl<S: Store> Runner<S> {
     /// What a shared state may hold.
     pub fn state_rules(&self) -> &super::shared_state::StateRules {
         &self.deps.state_rules
-    }
-
-    /// Reading and changing the sessions' shared state.
-    pub fn shared_state(&self) -> super::shared_state::edit::SharedStates<'_, S> {
-        super::shared_state::edit::SharedStates { runner: self }
-    }
-
-    /// Taking over runs nobody executes any more.
-    pub fn recovery(&self) -> super::recovery::Recovery<'_, S> {
-        super::recovery::Recovery { runner: self }
     }
 
     /// What a message sent while a run works does when it does not say.
@@ -452,7 +355,7 @@ impl<S: Store> Runner<S> {
             run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
             // The messages that waited for this run's end take their turn.
-            if let Err(error) = runner.queue().start_next(session).await {
+            if let Err(error) = runner.start_next_queued(session).await {
                 tracing::warn!(%error, "could not start the next queued message");
             }
             tracing::info!(seconds = started.elapsed().as_secs_f64(), "run ended");
@@ -490,7 +393,7 @@ impl<S: Store> Runner<S> {
         active.get(&session).is_some_and(|runs| !runs.is_empty())
     }
 
-    fn cancel_local(&self, session: SessionId) -> bool {
+    pub(super) fn cancel_local(&self, session: SessionId) -> bool {
         let active = self.active.lock().expect("registry lock poisoned");
         let Some(runs) = active.get(&session) else {
             return false;

@@ -16,8 +16,7 @@ use std::collections::HashMap;
 
 use shared::EventBody;
 
-use super::commits::{Append, Reply};
-use super::streams::StreamId;
+use super::streams::{Append, Reply, StreamId};
 use crate::domain::SessionId;
 use crate::store::{Command, LogEntry};
 

@@ -7,27 +7,16 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::oneshot;
-
 use super::coalesce::{coalesce, Joined};
 use super::hub::{Hub, Published};
-use super::streams::{BrokenStreams, Outcome, StreamId};
+use super::streams::{Append, BrokenStreams, Outcome, Reply, StreamId};
 use crate::domain::now_ms;
 use crate::metrics::METRICS;
 use crate::store::{Applied, Command, FramePage, Store, StoreError, Upkeep};
 
-pub(super) type Reply = oneshot::Sender<Outcome>;
-
 /// Who awaits a command's outcome (several, when deltas were joined), and the stream
 /// it belongs to.
 type Waiting = (Option<StreamId>, Vec<Reply>);
-
-/// An append waiting for the writer: the command, its stream, who awaits it.
-pub(super) struct Append {
-    pub command: Command,
-    pub stream: Option<StreamId>,
-    pub reply: Reply,
-}
 
 /// The writer's side of the log: where appends go, and which streams are broken.
 pub(super) struct Log<'a, S> {

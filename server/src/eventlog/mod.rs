@@ -12,5 +12,5 @@ mod streams;
 mod writer;
 
 pub use hub::{Hub, Published, QueueWatch, Subscription};
-pub use streams::{InFlight, StreamId};
-pub use writer::{SessionDone, SessionOp, WriteError, Writer, MAX_BATCH};
+pub use streams::{InFlight, StreamId, WriteError};
+pub use writer::{SessionDone, SessionOp, Writer, MAX_BATCH};

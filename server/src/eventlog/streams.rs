@@ -14,8 +14,26 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use super::WriteError;
-use crate::store::{Applied, StoreError};
+use crate::store::{Applied, Command, StoreError};
+
+/// Why a write did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Store(#[from] Arc<StoreError>),
+    #[error("the log writer has stopped")]
+    Stopped,
+}
+
+/// Where a command's outcome goes.
+pub(super) type Reply = oneshot::Sender<Outcome>;
+
+/// An append waiting for the writer: the command, its stream, who awaits it.
+pub(super) struct Append {
+    pub command: Command,
+    pub stream: Option<StreamId>,
+    pub reply: Reply,
+}
 
 /// One producer's ordered stream of appends (a run's, say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

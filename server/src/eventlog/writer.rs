@@ -29,9 +29,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::commits::{retrying, Append, Log, Reply};
+use super::commits::{retrying, Log};
 use super::hub::Hub;
-use super::streams::{BrokenStreams, InFlight, StreamId};
+use super::streams::{Append, BrokenStreams, InFlight, Reply, StreamId, WriteError};
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::store::{Applied, Command, SessionRow, Store, StoreError, Upkeep};
 
@@ -48,15 +48,6 @@ impl From<StoreError> for WriteError {
     fn from(error: StoreError) -> Self {
         Self::Store(Arc::new(error))
     }
-}
-
-/// Why a write did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum WriteError {
-    #[error(transparent)]
-    Store(#[from] Arc<StoreError>),
-    #[error("the log writer has stopped")]
-    Stopped,
 }
 
 enum Job {

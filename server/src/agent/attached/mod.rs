@@ -174,29 +174,25 @@ impl Loader {
         }
     }
 
-    /// Fills in what the model gets of every attachment in `conversation`'s messages,
-    /// reading each from `store` the first time (a store that lost one gives a note).
-    pub async fn fill<S: Store>(
+    /// Fills in what the model gets of each of `attachments` (a conversation's, message by
+    /// message), reading each from `store` the first time (a store that lost one gives a
+    /// note).
+    pub async fn fill<'a, S: Store>(
         &mut self,
         store: &S,
-        conversation: &mut [super::conversation::ChatMessage],
+        attachments: impl IntoIterator<Item = &'a mut Attached>,
     ) -> Result<(), StoreError> {
-        for message in conversation.iter_mut() {
-            let super::conversation::ChatMessage::User { attachments, .. } = message else {
-                continue;
+        for attached in attachments {
+            let id = &attached.attachment.id;
+            let content = match self.prepared.get(id) {
+                Some(content) => content.clone(),
+                None => {
+                    let content = Arc::new(self.load(store, &attached.attachment).await?);
+                    self.prepared.insert(id.clone(), content.clone());
+                    content
+                }
             };
-            for attached in attachments.iter_mut() {
-                let id = &attached.attachment.id;
-                let content = match self.prepared.get(id) {
-                    Some(content) => content.clone(),
-                    None => {
-                        let content = Arc::new(self.load(store, &attached.attachment).await?);
-                        self.prepared.insert(id.clone(), content.clone());
-                        content
-                    }
-                };
-                attached.content = Some(content);
-            }
+            attached.content = Some(content);
         }
         Ok(())
     }

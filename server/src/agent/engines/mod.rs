@@ -10,6 +10,7 @@ mod bench;
 mod demo;
 pub mod http;
 mod openai;
+mod request;
 mod script;
 pub mod sse;
 mod turn;
@@ -23,31 +24,12 @@ pub use anthropic::AnthropicEngine;
 pub use bench::BenchEngine;
 pub use demo::DemoEngine;
 pub use openai::OpenAiEngine;
+pub use request::ModelRequest;
 pub use script::{ScriptEngine, ScriptError};
 pub use turn::{stream_turn, Turn, TurnToolCall};
 
 use super::attached::Accepts;
 use super::context::summary::SummaryRequest;
-use super::conversation::ChatMessage;
-use super::tools::ToolSpec;
-
-/// One model call's input.
-#[derive(Debug, Clone)]
-pub struct ModelRequest {
-    /// The conversation so far, as the model should see it.
-    pub conversation: Vec<ChatMessage>,
-    /// The tools the model may call.
-    pub tools: Vec<ToolSpec>,
-    /// How many model calls the session's log already holds (0 for the first).
-    pub model_call_index: u64,
-    /// The system prompt, sent in each provider's own shape.
-    pub system: Option<String>,
-    /// The model the session picked, if not the engine's own.
-    pub model: Option<String>,
-    /// A summary of the turns left out of `conversation` (`--context-strategy
-    /// summarise`), sent ahead of them in each provider's system shape.
-    pub summary: Option<String>,
-}
 
 /// Why the model stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,6 +19,13 @@ pub struct SharedStates<'a, S> {
     pub(in crate::agent) runner: &'a Runner<S>,
 }
 
+impl<S: Store> Runner<S> {
+    /// Reading and changing the sessions' shared state.
+    pub fn shared_state(&self) -> SharedStates<'_, S> {
+        SharedStates { runner: self }
+    }
+}
+
 /// The state after a change, and the seq of the event that made it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateNow {

@@ -13,6 +13,7 @@ pub mod read_attachment;
 mod replace_file;
 pub mod request_input;
 pub mod schema;
+mod spec;
 pub mod update_state;
 pub mod workspace;
 mod workspace_usage;
@@ -23,12 +24,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use serde::Serialize;
 use serde_json::{json, Value};
 
 pub use append_file::AppendFile;
 pub use calculator::Calculator;
 pub use clock::Clock;
+pub use spec::ToolSpec;
 pub use workspace::Workspaces;
 pub use write_file::WriteFile;
 
@@ -38,15 +39,6 @@ use crate::mcp::McpTools;
 
 /// How long a tool may run before its call fails.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// A tool as offered to a model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    pub parameters: Value,
-}
 
 /// What a call knows about who it runs for.
 #[derive(Debug, Clone, PartialEq, Eq)]
