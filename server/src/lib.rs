@@ -16,10 +16,13 @@
 //! - [`agui`]: AG-UI over HTTP (a `RunAgentInput` in, the run's events out as SSE) for
 //!   any AG-UI client.
 //! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
+//!   [`access`] decides who reaches which session (routes, sockets and AG-UI all ask it);
+//!   [`relay`] brings this instance what others commit;
 //!   [`scrub`] keeps secrets out of what leaves the server; [`visibility`] is what a
 //!   share link's viewer may see; [`standing`] ends sockets and streams the moment their
 //!   credential ends; [`export`] turns a session into Markdown or JSON.
 
+pub mod access;
 pub mod agent;
 pub mod agui;
 pub mod attachments;
@@ -38,6 +41,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod mcp;
 pub mod metrics;
+pub mod relay;
 pub mod retention;
 pub mod routes;
 pub mod scrub;

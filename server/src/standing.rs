@@ -200,7 +200,7 @@ async fn holds<S: Store>(
 ) -> Result<bool, ApiError> {
     match reliance {
         Reliance::Caller(caller) => Ok(auth.still_valid(caller).await?),
-        Reliance::ShareLink { token, .. } => match crate::routes::open_share(state, *token).await {
+        Reliance::ShareLink { token, .. } => match crate::access::open_share(state, *token).await {
             Ok((share, _)) => Ok(Some(share.session) == session),
             Err(ApiError::NotFound(_)) => Ok(false),
             Err(other) => Err(other),

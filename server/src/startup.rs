@@ -129,13 +129,13 @@ impl Application {
         let endings = Endings::default();
         let lists = ListWatchers::default();
         if let Some(changes) = store.changes().await? {
-            let targets = crate::eventlog::relay::Targets {
+            let targets = crate::relay::Targets {
                 hub: hub.clone(),
                 runs: Arc::new(runner.clone()),
                 endings: endings.clone(),
                 lists: lists.clone(),
             };
-            crate::eventlog::relay::spawn(store.clone(), targets, changes, &lifecycle);
+            crate::relay::spawn(store.clone(), targets, changes, &lifecycle);
         }
         let beat = Duration::from_millis(config.run_lease_ms / 3);
         crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);

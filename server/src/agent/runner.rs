@@ -451,7 +451,7 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
     })
 }
 
-impl<S: Store> crate::eventlog::relay::RunControl for Runner<S> {
+impl<S: Store> crate::relay::RunControl for Runner<S> {
     fn stop_here(&self, session: SessionId, run: Option<&str>) {
         let active = self.active.lock().expect("registry lock poisoned");
         let runs = active.get(&session).into_iter().flatten();

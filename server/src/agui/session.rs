@@ -8,6 +8,7 @@
 //! cost the same. A thread's session is created only when its first input starts a run,
 //! after every check: a refused input leaves nothing behind.
 
+use crate::access::caller_session;
 use crate::agent::Refusal;
 use crate::auth::Caller;
 use crate::domain::SessionId;
@@ -43,10 +44,8 @@ pub async fn find<S: Store>(
     let thread = SessionId::parse(thread_id).map_err(|_| {
         ApiError::BadRequest("threadId must be a UUID (AG-UI clients generate one)".into())
     })?;
-    if let Some(row) = state.store.session(thread).await? {
-        if row.owner == caller.user {
-            return Ok(ThreadSession::Existing(thread));
-        }
+    if caller_session(state, caller, thread).await?.is_some() {
+        return Ok(ThreadSession::Existing(thread));
     }
     let own = SessionId::of_thread(thread, caller.user);
     match state.store.session(own).await? {

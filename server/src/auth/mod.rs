@@ -8,7 +8,7 @@
 //! request without valid credentials never reaches them (401).
 //!
 //! This module decides identity only; what a user may see is decided where sessions are
-//! read (`routes::owned_session`).
+//! read (`access::owned_session`).
 
 mod caller;
 pub mod cli;

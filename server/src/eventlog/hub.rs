@@ -6,7 +6,7 @@
 //! up from the log; publishing never waits for a socket.
 //!
 //! Events reach the hub from this instance's writer and, when several instances share
-//! the database, from the relay ([`super::relay`]); each channel remembers the last seq
+//! the database, from the relay ([`crate::relay`]); each channel remembers the last seq
 //! it carried and drops anything at or below it, so the two never duplicate.
 
 use std::collections::HashMap;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use shared::api::ErrorBody;
 use shared::attachments::Attachment;
 
-use super::owned_session;
+use crate::access::owned_session;
 use crate::attachments::{media, Upload, UploadError};
 use crate::auth::Caller;
 use crate::domain::{new_id, now_ms};
@@ -270,7 +270,7 @@ pub async fn shared_download<S: Store>(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (token, id) = path.into_inner();
-    let (share, session) = super::share_of(&state, &token).await?;
+    let (share, session) = crate::access::share_of(&state, &token).await?;
     if share.hide_attachments {
         return Err(no_attachment(&id));
     }

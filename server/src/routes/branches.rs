@@ -7,8 +7,9 @@ use shared::api::{
     BranchList, BranchStarted, EditMessage, ErrorBody, ForkSession, Regenerate, SessionSummary,
 };
 
+use super::read_json;
 use super::sessions::valid_title;
-use super::{owned_session, read_json};
+use crate::access::owned_session;
 use crate::agent::branches::{self, Redo};
 use crate::agent::NewMessage;
 use crate::auth::Caller;

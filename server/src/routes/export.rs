@@ -6,7 +6,7 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::ErrorBody;
 
-use super::owned_session;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::session_list::summary;

@@ -6,7 +6,8 @@ use serde::Deserialize;
 use shared::api::ErrorBody;
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;

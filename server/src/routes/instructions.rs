@@ -5,7 +5,8 @@ use actix_web::{web, HttpRequest};
 use shared::api::ErrorBody;
 use shared::instructions::Instructions;
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;

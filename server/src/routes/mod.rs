@@ -6,7 +6,7 @@
 //! checks from it, so a route cannot be added without them. Handlers parse and validate
 //! input, call the runner or the store, and render JSON; a handler of a
 //! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
-//! only through [`owned_session`].
+//! only through [`crate::access::owned_session`].
 
 mod agui;
 mod attachments;
@@ -31,14 +31,11 @@ mod webhooks;
 
 use actix_web::web;
 
-use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::state::AppState;
-use crate::store::{SessionRow, Store};
+use crate::store::Store;
 
 pub use body::{parse_json, read_json};
 pub use page::Page;
-pub(crate) use shares::{open_share, share_of, visibility};
 
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,23 +253,4 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
     }
     cfg.service(web::scope("/api").default_service(web::to(health::api_not_found)));
     page.configure(cfg);
-}
-
-/// Parses a session id from a path segment.
-pub(crate) fn session_id(text: &str) -> Result<crate::domain::SessionId, ApiError> {
-    crate::domain::SessionId::parse(text).map_err(|e| ApiError::BadRequest(e.to_string()))
-}
-
-/// The caller's session named by a path segment. A session of another user is answered
-/// exactly like one that does not exist.
-pub(crate) async fn owned_session<S: Store>(
-    state: &AppState<S>,
-    caller: &Caller,
-    id: &str,
-) -> Result<SessionRow, ApiError> {
-    let id = session_id(id)?;
-    match state.store.session(id).await? {
-        Some(row) if row.owner == caller.user => Ok(row),
-        _ => Err(ApiError::SessionNotFound(id.to_string())),
-    }
 }

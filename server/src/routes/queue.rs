@@ -6,7 +6,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{EditMessage, ErrorBody};
 use shared::queue::{QueuedList, QueuedMessage};
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;

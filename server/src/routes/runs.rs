@@ -3,7 +3,8 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{ContinueRun, ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::agent::NewMessage;
 use crate::auth::Caller;
 use crate::error::ApiError;

@@ -11,7 +11,8 @@ use shared::api::{
 };
 use shared::sharing::RenameSession;
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::auth::{Auth, Caller};
 use crate::domain::now_ms;
 use crate::error::ApiError;

@@ -7,13 +7,14 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::ErrorBody;
 use shared::sharing::{CreateShare, CreatedShare, Share, ShareList, SharedSession};
 
-use super::{owned_session, read_json};
-use crate::auth::{Caller, SecretToken, SHARE_PREFIX};
-use crate::domain::{new_id, now_ms, TokenHash};
+use super::read_json;
+use crate::access::owned_session;
+use crate::access::share_of;
+use crate::auth::{Caller, SecretToken};
+use crate::domain::{new_id, now_ms};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{Ending, SessionRow, ShareRow, Store};
-use crate::visibility::Visibility;
+use crate::store::{Ending, ShareRow, Store};
 
 /// `POST /api/sessions/{id}/shares` `{hideReasoning?, hideToolArguments?}` → 201 with the
 /// link, shown this once.
@@ -159,57 +160,6 @@ pub async fn shared<S: Store>(
         state: !share.hide_state,
         instructions: share.show_instructions,
     }))
-}
-
-/// The share link a token opens and its session; any failure is the same 404, so a
-/// guess learns nothing.
-pub(crate) async fn share_of<S: Store>(
-    state: &AppState<S>,
-    token: &str,
-) -> Result<(ShareRow, SessionRow), ApiError> {
-    if !token.starts_with(SHARE_PREFIX) || token.len() > 64 {
-        return Err(no_such_link());
-    }
-    open_share(state, TokenHash::of(token)).await
-}
-
-/// The share link with this token hash and its session, if the link still opens it.
-pub(crate) async fn open_share<S: Store>(
-    state: &AppState<S>,
-    hash: TokenHash,
-) -> Result<(ShareRow, SessionRow), ApiError> {
-    let missing = no_such_link;
-    let Some((share, stored)) = state.store.share_for_token(hash).await? else {
-        return Err(missing());
-    };
-    if !stored.matches(&hash) {
-        return Err(missing());
-    }
-    let session = state
-        .store
-        .session(share.session)
-        .await?
-        .ok_or_else(missing)?;
-    let owner = state.store.user(session.owner).await?;
-    if owner.is_none_or(|owner| owner.revoked_at.is_some()) {
-        return Err(missing());
-    }
-    Ok((share, session))
-}
-
-fn no_such_link() -> ApiError {
-    ApiError::NotFound("no such share link".into())
-}
-
-/// What a share row hides, as the socket applies it.
-pub(crate) fn visibility(share: &ShareRow) -> Visibility {
-    Visibility {
-        hide_reasoning: share.hide_reasoning,
-        hide_tool_arguments: share.hide_tool_arguments,
-        hide_attachments: share.hide_attachments,
-        hide_state: share.hide_state,
-        show_instructions: share.show_instructions,
-    }
 }
 
 fn listed(share: ShareRow) -> Share {

@@ -6,7 +6,8 @@ use serde_json::Value;
 use shared::api::ErrorBody;
 use shared::state::{PatchOperation, StateBody};
 
-use super::{owned_session, read_json};
+use super::read_json;
+use crate::access::owned_session;
 use crate::agent::shared_state::edit::StateNow;
 use crate::auth::Caller;
 use crate::error::ApiError;

@@ -8,7 +8,7 @@ use shared::api::ErrorBody;
 use shared::usage::{CallUsage, SessionUsage, UsageTotals};
 use shared::{Event, EventBody};
 
-use super::owned_session;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::domain::SessionId;
 use crate::error::ApiError;

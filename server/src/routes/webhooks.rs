@@ -5,7 +5,7 @@ use actix_web::web;
 use serde_json::{json, Value};
 use shared::api::ErrorBody;
 
-use super::owned_session;
+use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::scrub::origin;

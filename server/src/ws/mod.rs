@@ -20,11 +20,11 @@ mod socket;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
+use crate::access::{owned_session, share_of, visibility};
 use crate::auth::{Auth, Caller, EndingsWatch, Reliance};
 use crate::domain::{TokenHash, UserId};
 use crate::error::ApiError;
 use crate::limits::{SocketOwner, SocketSlot};
-use crate::routes::owned_session;
 use crate::standing::Standing;
 use crate::state::AppState;
 use crate::store::{SessionRow, Store};
@@ -120,9 +120,9 @@ pub async fn connect_shared<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     // Watch for endings before the link is checked (see `connect`).
     let watch: EndingsWatch = state.endings.watch();
-    let (share, row) = crate::routes::share_of(&state, &path).await?;
+    let (share, row) = share_of(&state, &path).await?;
     let shared = socket::SharedView {
-        visibility: crate::routes::visibility(&share),
+        visibility: visibility(&share),
     };
     let place = state.sockets.open(&[
         SocketOwner::SharedSession(row.id),

@@ -1,4 +1,6 @@
-//! The relay: brings this instance what other instances commit to a shared database.
+//! The relay: brings this instance what other instances commit to a shared database. It
+//! stands above what it feeds (the event log's hub, the runs, the credentials' endings, the
+//! session lists), and none of them knows it.
 //!
 //! It reads the store's change feed ([`EventLog::changes`]). For a session watched here it
 //! reads the announced events from the log (once for all of this instance's viewers)
@@ -18,9 +20,9 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::hub::{Hub, Published};
 use crate::auth::Endings;
 use crate::domain::SessionId;
+use crate::eventlog::{Hub, Published};
 use crate::lifecycle::Lifecycle;
 use crate::session_list::ListWatchers;
 use crate::store::{Change, Store};
