@@ -109,7 +109,7 @@ fn launch<S: Store>(
     store: Arc<S>,
 ) -> anyhow::Result<InProcess> {
     let config = config(url, &dir, pace);
-    config.validate()?;
+    tandem::startup::check(&config)?;
     let (address, handle) = runtime.block_on(async move {
         let app = Application::build_with(config, store).await?;
         let address = app.address().to_string();

@@ -4,28 +4,12 @@
 
 use std::io::Write;
 
-use shared::feedback::{ListedFeedback, Rating};
+use shared::feedback::ListedFeedback;
 
 use crate::domain::now_ms;
 use crate::store::{FeedbackFilter, Store};
 
-/// What `tandem feedback` lists.
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
-pub struct FeedbackCommand {
-    /// Only ratings given or changed in the last this many hours.
-    #[arg(long)]
-    pub since_hours: Option<u64>,
-    /// Only `up` or only `down`.
-    #[arg(long, value_parser = rating)]
-    pub rating: Option<Rating>,
-    /// At most this many.
-    #[arg(long, default_value_t = 1000)]
-    pub limit: u32,
-}
-
-fn rating(text: &str) -> Result<Rating, String> {
-    Rating::parse(text).ok_or_else(|| "`up` or `down`".into())
-}
+pub use crate::config::FeedbackCommand;
 
 /// A `feedback` command to run on whichever store the database URL opens, printing to
 /// standard output.

@@ -20,15 +20,15 @@ async fn main() -> anyhow::Result<()> {
     }
     let config = loaded.config;
     telemetry::init_with("info", config.log_format);
-    if let Err(error) = config.validate() {
+    if let Err(error) = tandem::startup::check(&config) {
         eprintln!("tandem: {error}");
         std::process::exit(2);
     }
+    let options = tandem::store::StoreOptions::configured(&config);
     if let Some(Command::Users(command)) = config.command.clone() {
         let rules = tandem::agent::budget::BudgetRules::configured(&config.budgets);
         let users = tandem::auth::cli::UsersOn(command, rules);
-        let done =
-            tandem::store::open(&config.database_url, &config.store_options(), users).await?;
+        let done = tandem::store::open(&config.database_url, &options, users).await?;
         if let Err(error) = done {
             eprintln!("tandem: {error}");
             std::process::exit(1);
@@ -37,7 +37,7 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(Command::Feedback(command)) = config.command.clone() {
         let listing = tandem::feedback_cli::FeedbackOn(command);
-        tandem::store::open(&config.database_url, &config.store_options(), listing).await??;
+        tandem::store::open(&config.database_url, &options, listing).await??;
         return Ok(());
     }
     let app = Application::build(config).await?;

@@ -23,7 +23,7 @@ use crate::agent::tools::schema::SchemaLimits;
 use crate::agent::tools::{ToolRegistry, Workspaces};
 use crate::agent::{RunDeps, RunLimits, RunSlots, Runner};
 use crate::auth::{Auth, Endings};
-use crate::config::{Config, EngineKind};
+use crate::config::{Config, ConfigError, EngineKind};
 use crate::edge::EdgePolicy;
 use crate::eventlog::{Hub, Writer};
 use crate::lifecycle::Lifecycle;
@@ -65,11 +65,66 @@ pub struct Application {
     grace: Duration,
 }
 
+/// A setting that cannot work: one the settings show by themselves ([`ConfigError`]), or
+/// one the module it configures refuses as it builds from it.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Database(#[from] crate::store::UnsupportedUrl),
+    #[error(transparent)]
+    Webhooks(#[from] crate::webhooks::WebhookError),
+    #[error("--attachment-url-origins: {0}")]
+    UrlOrigins(String),
+    #[error("--state-schema {path}: {message}")]
+    StateSchema { path: String, message: String },
+}
+
+/// Checks every setting once, at start, with messages that say what to fix: the database
+/// URL (all a command such as `tandem users …` needs), then what serving needs.
+pub fn check(config: &Config) -> Result<(), SettingError> {
+    crate::store::Backend::of(&config.database_url)?;
+    if config.command.is_some() {
+        return Ok(());
+    }
+    config.validate()?;
+    crate::webhooks::configured(&config.webhooks, &config.bind)?;
+    url_origins(config)?;
+    state_rules(config)?;
+    Ok(())
+}
+
+/// The origins an AG-UI client's files may be fetched from by URL.
+fn url_origins(config: &Config) -> Result<crate::attachments::fetch::UrlOrigins, SettingError> {
+    crate::attachments::fetch::UrlOrigins::parse(&config.attachment_url_origins)
+        .map_err(SettingError::UrlOrigins)
+}
+
+/// What a shared state may hold: `--state-schema` (read and compiled here) and
+/// `--max-state-bytes`.
+fn state_rules(config: &Config) -> Result<crate::agent::shared_state::StateRules, SettingError> {
+    use crate::agent::shared_state::StateRules;
+    let max_bytes = config.limits.max_state_bytes as usize;
+    let Some(path) = &config.state_schema else {
+        return Ok(StateRules::new(None, max_bytes).expect("no schema to compile"));
+    };
+    let failed = |message: String| SettingError::StateSchema {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
+    let schema: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| failed(format!("not JSON: {e}")))?;
+    StateRules::new(Some(&schema), max_bytes).map_err(failed)
+}
+
 impl Application {
     /// Opens the database, repairs interrupted runs, binds and prepares the server.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        config.validate()?;
-        let (url, options) = (config.database_url.clone(), config.store_options());
+        check(&config)?;
+        let url = config.database_url.clone();
+        let options = crate::store::StoreOptions::configured(&config);
         crate::store::open(&url, &options, BuildOn(config)).await?
     }
 
@@ -110,12 +165,14 @@ impl Application {
             lifecycle: lifecycle.clone(),
             released_elsewhere: Default::default(),
             while_running: config.while_running,
-            image_models: config.image_models(),
+            image_models: crate::agent::attached::ImageModels::configured(
+                config.models_without_images.as_deref(),
+            ),
             attachment_limits: crate::attachments::UploadLimits {
                 max_bytes: limits.max_attachment_bytes,
                 quota_bytes: limits.attachment_quota_bytes,
             },
-            state_rules: Arc::new(config.state_rules()?),
+            state_rules: Arc::new(state_rules(&config)?),
             fallbacks: crate::agent::fallback::Fallbacks::configured(&config.fallback_models),
             budgets: crate::agent::budget::BudgetRules::configured(&config.budgets),
         });
@@ -183,7 +240,7 @@ impl Application {
                 max_bytes: limits.max_attachment_bytes,
                 quota_bytes: limits.attachment_quota_bytes,
             },
-            url_origins: config.url_origins()?,
+            url_origins: url_origins(&config)?,
             rates: RateLimits::new(PerMinute {
                 sessions: limits.sessions_per_minute,
                 messages: limits.messages_per_minute,
@@ -211,7 +268,7 @@ impl Application {
             )
         })?;
         let local = listener.local_addr()?;
-        if let Some(webhooks) = config.webhooks.config(&local.to_string())? {
+        if let Some(webhooks) = crate::webhooks::configured(&config.webhooks, &local.to_string())? {
             crate::webhooks::spawn(webhook_store, webhooks, &lifecycle);
         }
         let page = Page::load(config.web_dir.clone());
@@ -356,10 +413,7 @@ fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {
     Ok(match config.engine {
         EngineKind::Demo => Arc::new(DemoEngine::new(delay)),
         EngineKind::Script => {
-            let path = config
-                .script
-                .as_deref()
-                .ok_or(crate::config::ConfigError::MissingScript)?;
+            let path = config.script.as_deref().ok_or(ConfigError::MissingScript)?;
             Arc::new(ScriptEngine::load(path, delay)?)
         }
         EngineKind::Openai => Arc::new(OpenAiEngine::new(config.provider.openai()?)?),

@@ -8,24 +8,14 @@
 mod client_mistakes;
 mod json;
 
-use clap::ValueEnum;
 use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
-pub use client_mistakes::{client_mistake, WARNINGS_PER_MINUTE};
+pub use crate::config::LogFormat;
 
-/// How log lines look.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable lines (colored on a terminal).
-    #[default]
-    Text,
-    /// One JSON object per line: `timestamp`, `level`, `target`, `message`, the event's
-    /// fields and those of the spans it happened in (`session`, `run`, …).
-    Json,
-}
+pub use client_mistakes::{client_mistake, WARNINGS_PER_MINUTE};
 
 /// The message a caught panic carried (`panic!("…")`), for the log.
 pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {

@@ -9,57 +9,18 @@ use std::io::Write;
 
 use super::SecretToken;
 use crate::agent::budget::BudgetRules;
+pub use crate::config::UsersCommand;
+use crate::config::{parse_cap, Cap};
 use crate::domain::{now_ms, UserId, UserName};
 use crate::store::{OwnBudget, OwnLimit, Store};
 
-/// What `tandem users` does.
-#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
-pub enum UsersCommand {
-    /// Creates a user and prints their API token (once).
-    Add {
-        /// 1 to 32 lowercase letters, digits, `-` or `_`.
-        name: String,
-    },
-    /// Lists users, revoked ones included.
-    List,
-    /// Revokes a user: their token and sign-ins stop working at once; their sessions stay.
-    Revoke { name: String },
-    /// Shows what a user may spend and has spent (UTC day and month), or sets their own
-    /// caps: an amount, `none` (no cap for them) or `default` (the server's `--budget-*`).
-    Budget {
-        name: String,
-        /// US dollars per day.
-        #[arg(long, value_parser = own_limit)]
-        daily_usd: Option<String>,
-        /// US dollars per month.
-        #[arg(long, value_parser = own_limit)]
-        monthly_usd: Option<String>,
-        /// Tokens (input plus output) per day.
-        #[arg(long, value_parser = own_limit)]
-        daily_tokens: Option<String>,
-        /// Tokens per month.
-        #[arg(long, value_parser = own_limit)]
-        monthly_tokens: Option<String>,
-    },
-}
-
-/// Checks a cap as `tandem users budget` takes it; [`parse_limit`] reads it.
-fn own_limit(text: &str) -> Result<String, String> {
-    parse_limit(text).map(|_| text.to_string())
-}
-
-/// `5`, `0.5`, `none` or `default`.
+/// `5`, `0.5`, `none` or `default`, as `tandem users budget` takes a cap.
 fn parse_limit(text: &str) -> Result<OwnLimit, String> {
-    match text {
-        "none" => Ok(OwnLimit::Unlimited),
-        "default" => Ok(OwnLimit::Default),
-        _ => match text.parse::<f64>() {
-            Ok(value) if value.is_finite() && value >= 0.0 => Ok(OwnLimit::At(value)),
-            _ => Err(format!(
-                "`{text}` is not a cap: give an amount (0 or more), `none` or `default`"
-            )),
-        },
-    }
+    Ok(match parse_cap(text)? {
+        Cap::Unlimited => OwnLimit::Unlimited,
+        Cap::Default => OwnLimit::Default,
+        Cap::At(value) => OwnLimit::At(value),
+    })
 }
 
 /// A `users` command to run on whichever store the database URL opens, printing to

@@ -28,31 +28,14 @@ use crate::domain::{now_ms, TokenHash, UserId, UserName};
 use crate::error::ApiError;
 use crate::store::{Store, StoreError, UserRow};
 
+pub use crate::config::AuthMode;
+
 /// What a credential lookup found: the user, the stored hash that matched, and when the
 /// credential expires (sign-ins only).
 struct Found {
     user: UserRow,
     stored: TokenHash,
     expires_at_ms: Option<i64>,
-}
-
-/// How requests are authenticated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AuthMode {
-    /// Nobody signs in; everything acts for the `local` user. Loopback addresses only.
-    None,
-    /// API tokens and sign-in cookies of users created with `tandem users add`.
-    Token,
-}
-
-impl AuthMode {
-    /// The wire and flag spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Token => "token",
-        }
-    }
 }
 
 /// Looks credentials up; implemented for every [`Store`] so extractors need not know

@@ -3,9 +3,26 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use clap::Args;
+/// How requests are authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthMode {
+    /// Nobody signs in; everything acts for the `local` user. Loopback addresses only.
+    None,
+    /// API tokens and sign-in cookies of users created with `tandem users add`.
+    Token,
+}
 
-use crate::auth::AuthMode;
+impl AuthMode {
+    /// The wire and flag spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Token => "token",
+        }
+    }
+}
+
+use clap::Args;
 
 /// Access flags and environment variables.
 #[derive(Debug, Clone, Args)]
@@ -63,7 +80,7 @@ impl AccessArgs {
             }
         }
         for origin in self.origins() {
-            if crate::edge::canonical_origin(&origin).is_none() {
+            if crate::domain::canonical_origin(&origin).is_none() {
                 return Err(AccessError::BadOrigin(origin));
             }
         }

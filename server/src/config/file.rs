@@ -15,7 +15,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use super::Config;
-use crate::scrub::{hide_user_info, origin};
+use crate::domain::{hide_user_info, origin};
 
 /// Settings the file may not hold: they say where the file is or what to do with it.
 const NOT_IN_FILE: [&str; 4] = ["config", "print_config", "help", "version"];

@@ -4,6 +4,7 @@
 
 mod access;
 mod budgets;
+mod commands;
 pub mod context;
 mod file;
 mod limits;
@@ -13,28 +14,31 @@ mod webhooks;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, ValueEnum};
 
-pub use access::{is_loopback, AccessArgs, AccessError};
+pub use access::{is_loopback, AccessArgs, AccessError, AuthMode};
 pub use budgets::{BudgetArgs, BudgetOverrun};
+pub use commands::{parse_cap, Cap, Command, FeedbackCommand, UsersCommand};
 pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, OPENAI_URL};
-pub use webhooks::{WebhookArgs, WebhookError, WebhookEvent};
+pub use webhooks::{WebhookArgs, WebhookEvent};
 
-use crate::auth::cli::UsersCommand;
+/// Log writers on a database that takes several at once (`--log-writers`): two keep
+/// PostgreSQL busy while one batch's round trip is in flight (see docs/benchmarks.md).
+pub const DEFAULT_LOG_WRITERS: usize = 2;
 
-/// What `tandem` does besides serving.
-#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
-pub enum Command {
-    /// Manages the users of `--auth token`: `add NAME` (prints their token once), `list`,
-    /// `revoke NAME`.
-    #[command(subcommand)]
-    Users(UsersCommand),
-    /// Lists everyone's ratings of answers, one JSON object a line, newest change first.
-    Feedback(crate::feedback_cli::FeedbackCommand),
+/// How log lines look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (colored on a terminal).
+    #[default]
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `message`, the event's
+    /// fields and those of the spans it happened in (`session`, `run`, …).
+    Json,
 }
 
 /// Which engine answers.
@@ -73,7 +77,7 @@ pub struct Config {
     /// How log lines look: `text`, or `json` (one object per line, with the session and
     /// run ids of what the line is about).
     #[arg(long, env = "TANDEM_LOG_FORMAT", value_enum, default_value = "text")]
-    pub log_format: crate::telemetry::LogFormat,
+    pub log_format: LogFormat,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "TANDEM_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -165,7 +169,7 @@ pub struct Config {
     /// How many log writers commit at once on PostgreSQL, each on its own connection (a
     /// session's writes always go through the same one, so their order holds). SQLite
     /// takes one writer at a time and always has one.
-    #[arg(long, env = "TANDEM_LOG_WRITERS", default_value_t = crate::store::DEFAULT_LOG_WRITERS,
+    #[arg(long, env = "TANDEM_LOG_WRITERS", default_value_t = DEFAULT_LOG_WRITERS,
           value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=16), usize::from))]
     pub log_writers: usize,
     /// How long a write keeps retrying a busy, locked or full database before it fails, in ms.
@@ -243,19 +247,11 @@ pub enum ConfigError {
     #[error("--client-timeout-ms must be longer than --heartbeat-interval-ms (and that above 0)")]
     Heartbeat,
     #[error(transparent)]
-    Database(#[from] crate::store::UnsupportedUrl),
-    #[error(transparent)]
     Provider(#[from] ProviderError),
     #[error(transparent)]
     Access(#[from] AccessError),
     #[error(transparent)]
     Prices(#[from] PriceError),
-    #[error(transparent)]
-    Webhooks(#[from] WebhookError),
-    #[error("--attachment-url-origins: {0}")]
-    UrlOrigins(String),
-    #[error("--state-schema {path}: {message}")]
-    StateSchema { path: String, message: String },
     #[error("cannot read the system prompt file {path}: {source}")]
     SystemPrompt {
         path: String,
@@ -287,16 +283,6 @@ impl Config {
         Heartbeat {
             interval: std::time::Duration::from_millis(self.heartbeat_interval_ms),
             timeout: std::time::Duration::from_millis(self.client_timeout_ms),
-        }
-    }
-
-    /// How the store behaves: lock timeout and run lease.
-    pub fn store_options(&self) -> crate::store::StoreOptions {
-        crate::store::StoreOptions {
-            lock_timeout: std::time::Duration::from_millis(self.lock_timeout_ms),
-            run_lease: std::time::Duration::from_millis(self.run_lease_ms),
-            instance_name: self.instance_name.clone(),
-            log_writers: self.log_writers,
         }
     }
 
@@ -334,39 +320,11 @@ impl Config {
         self.context.policy(answer, known)
     }
 
-    /// The origins an AG-UI client's files may be fetched from by URL.
-    pub fn url_origins(&self) -> Result<crate::attachments::fetch::UrlOrigins, ConfigError> {
-        crate::attachments::fetch::UrlOrigins::parse(&self.attachment_url_origins)
-            .map_err(ConfigError::UrlOrigins)
-    }
-
-    /// What a shared state may hold: `--state-schema` (read and compiled here) and
-    /// `--max-state-bytes`.
-    pub fn state_rules(&self) -> Result<crate::agent::shared_state::StateRules, ConfigError> {
-        let max_bytes = self.limits.max_state_bytes as usize;
-        let Some(path) = &self.state_schema else {
-            return Ok(crate::agent::shared_state::StateRules::new(None, max_bytes)
-                .expect("no schema to compile"));
-        };
-        let failed = |message: String| ConfigError::StateSchema {
-            path: path.display().to_string(),
-            message,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
-        let schema: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| failed(format!("not JSON: {e}")))?;
-        crate::agent::shared_state::StateRules::new(Some(&schema), max_bytes).map_err(failed)
-    }
-
-    /// Which models take images and PDFs (`--models-without-images`).
-    pub fn image_models(&self) -> crate::agent::attached::ImageModels {
-        crate::agent::attached::ImageModels::configured(self.models_without_images.as_deref())
-    }
-
-    /// Checks settings that clap cannot. A command (`tandem users …`) needs only the
-    /// database.
+    /// Checks the settings clap cannot and that need nothing but themselves; the modules
+    /// they configure check the rest as they build from them
+    /// ([`crate::startup::check`] runs it all). Serving only: a command (`tandem users …`)
+    /// needs only the database.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        crate::store::Backend::of(&self.database_url)?;
         if self.command.is_some() {
             return Ok(());
         }
@@ -379,9 +337,6 @@ impl Config {
         }
         self.price_table()?;
         self.system_prompt()?;
-        self.webhooks.config(&self.bind)?;
-        self.url_origins()?;
-        self.state_rules()?;
         match self.engine {
             EngineKind::Openai => drop(self.provider.openai()?),
             EngineKind::Anthropic => drop(self.provider.anthropic()?),

@@ -6,10 +6,12 @@ mod ids;
 mod secret;
 mod time;
 mod token_hash;
+mod urls;
 mod user;
 
 pub use ids::{new_id, IdError, SessionId};
 pub use secret::Secret;
 pub use time::{deadline_ms, now_ms, rfc3339_after};
 pub use token_hash::TokenHash;
+pub use urls::{canonical_origin, hide_user_info, origin};
 pub use user::{UserError, UserId, UserName};

@@ -7,22 +7,7 @@
 //! in one canonical form ([`canonical_origin`]): lowercase, the scheme's default port
 //! (80, 443) left out.
 
-/// `scheme://host[:port]` of an http(s) origin, lowercase, without the scheme's default
-/// port and any trailing `/`; `None` if it is not one (`null`, `file://…`, a path).
-pub fn canonical_origin(origin: &str) -> Option<String> {
-    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-    let (scheme, authority) = origin.split_once("://")?;
-    let default_port = match scheme {
-        "http" => ":80",
-        "https" => ":443",
-        _ => return None,
-    };
-    if authority.is_empty() || authority.contains(['/', '?', '#', '@']) {
-        return None;
-    }
-    let authority = authority.strip_suffix(default_port).unwrap_or(authority);
-    Some(format!("{scheme}://{authority}"))
-}
+pub use crate::domain::canonical_origin;
 
 /// The server's own origin for a request that came over `scheme` with the (already
 /// checked) `Host` header `host`.

@@ -7,8 +7,8 @@ use shared::api::ErrorBody;
 
 use crate::access::owned_session;
 use crate::auth::Caller;
+use crate::domain::origin;
 use crate::error::ApiError;
-use crate::scrub::origin;
 use crate::state::AppState;
 use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
 

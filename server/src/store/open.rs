@@ -51,9 +51,19 @@ pub struct StoreOptions {
     pub log_writers: usize,
 }
 
-/// Log writers on a database that takes several at once: two keep PostgreSQL busy while
-/// one batch's round trip is in flight (see docs/benchmarks.md, issue 30's fifth step).
-pub const DEFAULT_LOG_WRITERS: usize = 2;
+pub use crate::config::DEFAULT_LOG_WRITERS;
+
+impl StoreOptions {
+    /// The options the settings give: lock timeout, run lease, instance name, writers.
+    pub fn configured(config: &crate::config::Config) -> Self {
+        Self {
+            lock_timeout: Duration::from_millis(config.lock_timeout_ms),
+            run_lease: Duration::from_millis(config.run_lease_ms),
+            instance_name: config.instance_name.clone(),
+            log_writers: config.log_writers,
+        }
+    }
+}
 
 impl Default for StoreOptions {
     fn default() -> Self {

@@ -13,8 +13,8 @@ use tracing::Instrument;
 
 use super::{deliver, WebhookConfig, CONCURRENT, TICK};
 use crate::domain::now_ms;
+use crate::domain::origin;
 use crate::lifecycle::Lifecycle;
-use crate::scrub::origin;
 use crate::store::{DeliveryRow, Store, StoreError};
 
 /// How far back a waiting session (or an ended run) is still announced when the

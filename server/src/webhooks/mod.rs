@@ -13,12 +13,14 @@
 
 mod deliver;
 mod deliverer;
+mod settings;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use deliver::{signature, SIGNATURE_HEADER};
 pub use deliverer::spawn;
+pub use settings::{configured, WebhookError};
 
 use crate::store::{Target, Wanted};
 
