@@ -27,7 +27,8 @@ pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, O
 pub use webhooks::{WebhookArgs, WebhookEvent};
 
 /// Log writers on a database that takes several at once (`--log-writers`): two keep
-/// PostgreSQL busy while one batch's round trip is in flight (see docs/benchmarks.md).
+/// PostgreSQL busy while one batch's round trip is in flight (docs/benchmarks.md, figure 9,
+/// "Two log writers").
 pub const DEFAULT_LOG_WRITERS: usize = 2;
 
 /// How log lines look.

@@ -238,7 +238,7 @@ fn room(row: &HtmlElement) -> Room {
 }
 
 /// A length of `element`'s computed style, in whole pixels (0 when it is not one). Read
-/// as an integer: the page carries no float parser (see docs/benchmarks.md, the page).
+/// as an integer: the page carries no float parser (docs/benchmarks.md, figure 8).
 fn style_px(element: &HtmlElement, property: &str) -> f64 {
     let value = window()
         .get_computed_style(element)
