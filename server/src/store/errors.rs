@@ -1,7 +1,7 @@
 //! Storage failures, in terms every backend shares: the writer retries what is
 //! [`StoreError::is_transient`] and gives up on the rest, without knowing which database
-//! runs. Each backend classifies its own error codes ([`super::sqlite::classify`],
-//! [`super::postgres::classify`]).
+//! runs. A leaf: it knows no backend; each backend classifies its own error codes
+//! (`from_sqlx.rs` asks them).
 
 /// A storage failure (the database, not the caller, is at fault).
 #[derive(Debug, thiserror::Error)]
@@ -54,21 +54,6 @@ impl StoreError {
             ErrorKind::SeqTaken => Self::SeqTaken(message),
             ErrorKind::Fatal => Self::Database(message),
         }
-    }
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(error: sqlx::Error) -> Self {
-        let kind = match &error {
-            sqlx::Error::Database(database) => super::sqlite::classify(database.as_ref())
-                .or_else(|| super::postgres::classify(database.as_ref()))
-                .unwrap_or(ErrorKind::Fatal),
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                ErrorKind::Unavailable
-            }
-            _ => ErrorKind::Fatal,
-        };
-        Self::of_kind(kind, error.to_string())
     }
 }
 

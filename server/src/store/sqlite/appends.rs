@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::apply::{add_spending, insert_interrupts, insert_run_ends, Appended};
+use super::appended::Appended;
+use super::raised::{add_spending, insert_interrupts, insert_run_ends};
 use crate::domain::SessionId;
 use crate::store::advances::advances;
 use crate::store::guards::LeaseHolder;

@@ -11,7 +11,7 @@
 
 use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
 
-use super::apply::{shaped_chunks, value_rows, ShapedSql};
+use super::shaped::{shaped_chunks, value_rows, ShapedSql};
 use super::tail::FoldPlan;
 use crate::domain::SessionId;
 use crate::store::StoreError;

@@ -5,7 +5,7 @@
 use futures_util::FutureExt;
 use rusqlite::{params_from_iter, Connection, OptionalExtension, ToSql};
 
-use super::apply::Appended;
+use super::appended::Appended;
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::guards::{GuardRows, Param, INTERRUPT_FACTS, SESSION_FACTS};

@@ -17,6 +17,7 @@ use sqlx::SqlitePool;
 use tokio::sync::Mutex;
 
 mod announcer;
+mod appended;
 mod appends;
 mod apply;
 mod attachments;
@@ -32,9 +33,11 @@ mod housekeeping;
 mod instructions;
 mod leases;
 mod log;
+mod raised;
 mod reads;
 mod revocations;
 mod sessions;
+mod shaped;
 mod shares;
 mod tail;
 #[cfg(test)]
