@@ -5,8 +5,8 @@
 //! It reads the store's change feed ([`EventLog::changes`]). For a session watched here it
 //! reads the announced events from the log (once for all of this instance's viewers)
 //! and publishes them to the [`Hub`], which drops whatever this instance's own writer
-//! already published. A stop or a delete is handed to [`RunControl`], which cancels a run
-//! this instance executes. When the feed reports that changes may have been missed,
+//! already published. A stop or a delete is handed to the runs ([`RunControl`], the
+//! agent's word for what may be asked of them), which cancel a run this instance executes. When the feed reports that changes may have been missed,
 //! every watched session is read again from its last published seq, so a lost
 //! notification never loses an event (and a socket that still sees a gap reads it from
 //! the log itself). A credential that ended (a revoked user, a sign-out or a deleted share
@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::agent::RunControl;
 use crate::auth::Endings;
 use crate::domain::SessionId;
 use crate::eventlog::{Hub, Published};
@@ -31,15 +32,6 @@ use crate::store::{Change, Store};
 const ROUND: usize = 1024;
 /// Events read from the log per query.
 const PAGE: u32 = 1000;
-
-/// What the relay asks of the runs of this instance.
-pub trait RunControl: Send + Sync + 'static {
-    /// Cancels `run` of `session` (every run of it if `None`) if it executes here.
-    fn stop_here(&self, session: SessionId, run: Option<&str>);
-
-    /// Another instance handed its runs back (it stopped cleanly): take them over now.
-    fn take_over_released(&self);
-}
 
 /// Where the relay hands what it reads.
 pub struct Targets {

@@ -51,7 +51,7 @@ pub use open_items::OpenItems;
 pub use queue::Queue;
 pub use recovery::Recovery;
 pub use refusal::{Refusal, Settled};
-pub use runner::Runner;
+pub use runner::{RunControl, Runner};
 pub use slots::RunSlots;
 
 use crate::eventlog::Writer;

@@ -23,6 +23,16 @@ use crate::store::{
     Applied, Command, Guard, InterruptState, LogEntry, QueuedRow, Rejection, SessionRow, Store,
 };
 
+/// What other instances ask of this instance's runs, through the relay
+/// ([`crate::relay`]): it stands above the agent and calls this.
+pub trait RunControl: Send + Sync + 'static {
+    /// Cancels `run` of `session` (every run of it if `None`) if it executes here.
+    fn stop_here(&self, session: SessionId, run: Option<&str>);
+
+    /// Another instance handed its runs back (it stopped cleanly): take them over now.
+    fn take_over_released(&self);
+}
+
 /// Runs in this process, by session. A `std::sync::Mutex`: held only for map updates,
 /// never across an `.await`.
 type Registry = Arc<Mutex<HashMap<SessionId, Vec<(String, CancellationToken)>>>>;
@@ -451,7 +461,7 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
     })
 }
 
-impl<S: Store> crate::relay::RunControl for Runner<S> {
+impl<S: Store> RunControl for Runner<S> {
     fn stop_here(&self, session: SessionId, run: Option<&str>) {
         let active = self.active.lock().expect("registry lock poisoned");
         let runs = active.get(&session).into_iter().flatten();
