@@ -1,6 +1,7 @@
-//! The docs name tests: `docs/security.md` proves each row of its threat table with the
-//! tests in its last column. A test renamed or removed leaves a row proved by nothing, so
-//! every test path named there must name a function or a module of the repository.
+//! The docs name what is there: `docs/security.md` proves each row of its threat table with
+//! the tests in its last column (a test renamed or removed leaves a row proved by nothing,
+//! so every test path named there must name a function or a module of the repository), and
+//! the crate's layout (`lib.rs`) names every module of the crate with its job.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -90,4 +91,20 @@ fn every_test_the_threat_table_names_exists() {
         missing.is_empty(),
         "docs/security.md names tests that do not exist: {missing:?}"
     );
+}
+
+#[test]
+fn the_layout_names_every_module_of_the_crate() {
+    let lib = std::fs::read_to_string(repository().join("server/src/lib.rs")).unwrap();
+    let modules: Vec<&str> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub mod "))
+        .map(|name| name.trim_end_matches(';'))
+        .collect();
+    assert!(modules.len() > 20, "the crate's modules were read: {modules:?}");
+    let unnamed: Vec<&&str> = modules
+        .iter()
+        .filter(|name| !lib.contains(&format!("//! - [`{name}`]: ")))
+        .collect();
+    assert!(unnamed.is_empty(), "lib.rs's layout names no job for {unnamed:?}");
 }

@@ -1,26 +1,61 @@
 //! Tandem: a server where a person and an LLM agent work in tandem.
 //!
 //! # Layout
-//! - [`config`], [`telemetry`], [`startup`]: reading settings and assembling the app;
-//!   [`lifecycle`]: the clean stop every long-lived task takes part in.
-//! - [`domain`]: identifiers and time.
-//! - [`store`]: the event log behind the [`store::Store`] trait (SQLite backend).
+//! Every module, one line on its job, in groups from the leaves up: a group builds on those
+//! before it (where a module of an earlier group names a later one, the list says so).
+//! Between files no import circle holds more than two (`scripts/import_circles.py`, which
+//! the test command runs, fails on one of more than three).
+//!
+//! **Leaves**
+//! - [`domain`]: identifiers, time, secrets and URL text, parsed once and trusted inside.
+//! - [`config`]: flags, `TANDEM_*` variables and `tandem.toml` into plain settings; imports
+//!   nothing of the crate but [`domain`].
+//! - [`telemetry`]: logging (`tracing`, text or JSON lines), and a panic's text.
+//! - [`lifecycle`]: the clean stop every long-lived task takes part in.
+//! - [`scrub`]: secrets kept out of what leaves the server (errors, logs).
+//!
+//! **Storage and the log**
+//! - [`store`]: the event log and the records, behind traits each backend (SQLite,
+//!   PostgreSQL) implements; nothing outside it knows which one runs.
+//! - [`metrics`]: the Prometheus families (`GET /metrics`).
+//! - [`visibility`]: what a share link's viewer may see of an event.
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
 //!   before it is committed.
-//! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
-//! - [`mcp`]: MCP servers (stdio, streamable HTTP) whose tools the model may call.
+//! - [`attachments`]: files and images: what an upload is, streaming it into the store,
+//!   fetching one from a listed origin.
+//!
+//! **The agent**
+//! - [`mcp`]: MCP servers (stdio, streamable HTTP) whose tools the model may call (their
+//!   specs and progress are the agent's tools' words, the registry holds them).
+//! - [`agent`]: engines, tools, the run loop and the runner that starts and stops runs
+//!   (views → runner → run loop → recorder).
+//! - [`error`]: the one error type of every entry point, with its code and status (it
+//!   turns the runner's and the store's refusals into HTTP).
+//! - [`webhooks`]: signed POSTs when a session waits for a person, delivered at least once.
 //! - [`retention`]: deleting finished sessions past a configured age.
+//!
+//! **Who may do what**
+//! - [`auth`]: who a request acts for (tokens, sign-in cookies, `tandem users`), and the
+//!   endings of credentials.
+//! - [`limits`]: per-user rates and socket counts.
+//! - [`standing`]: a long-lived connection's credential, ended the moment it ends.
+//! - [`session_list`]: each signed-in page's live list of sessions.
+//! - [`state`]: what every handler shares ([`state::AppState`]; it holds the session
+//!   lists, and AG-UI's field limits).
+//! - [`access`]: who reaches which session or share link (routes, sockets, AG-UI and the
+//!   standing checks all ask it).
+//! - [`relay`]: what other instances commit, brought to this one's hub, runs, endings and
+//!   lists.
+//!
+//! **The doors**
+//! - [`edge`]: what every request passes first (Host, Origin, security headers, panics).
+//! - [`agui`]: AG-UI over HTTP (a `RunAgentInput` in, the run's events out as SSE).
+//! - [`ws`]: the session socket (`after=<seq>`: what was missed, then live).
+//! - [`export`]: a session as Markdown, JSON or a zip.
+//! - [`routes`]: REST under `/api`, the route table, the OpenAPI document, the page.
+//! - [`feedback_cli`]: `tandem feedback`, everyone's ratings from the shell.
 //! - [`http_server`]: the HTTP server, over the edge's connection wrapper.
-//! - [`edge`]: what every request passes first (Host, Origin, security headers, panics);
-//!   [`auth`]: who a request acts for; [`limits`]: per-user rates and sockets.
-//! - [`agui`]: AG-UI over HTTP (a `RunAgentInput` in, the run's events out as SSE) for
-//!   any AG-UI client.
-//! - [`routes`] (REST) and [`ws`] (the session socket) are thin adapters over the runner;
-//!   [`access`] decides who reaches which session (routes, sockets and AG-UI all ask it);
-//!   [`relay`] brings this instance what others commit;
-//!   [`scrub`] keeps secrets out of what leaves the server; [`visibility`] is what a
-//!   share link's viewer may see; [`standing`] ends sockets and streams the moment their
-//!   credential ends; [`export`] turns a session into Markdown or JSON.
+//! - [`startup`]: checking the settings and assembling the app from them.
 
 pub mod access;
 pub mod agent;
