@@ -38,18 +38,14 @@ pub struct UploadQuery {
     path = "/api/sessions/{id}/attachments",
     tag = "sessions",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("name" = Option<String>, Query, description = "The file's name (1–255 characters, no `/` or `\\`); a multipart part's `filename` when absent"),
     ),
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes, `Content-Type` its declared media type; or `multipart/form-data` with a `file` part (its own `Content-Type` and `filename`)"),
     responses(
         (status = 201, description = "Stored (the same bytes of the same user are stored once)", body = Attachment),
         (status = 400, description = "A bad or missing name, no `Content-Type`, no `file` part, or a body cut short", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
         (status = 413, description = "`payload_too_large` (over `--max-attachment-bytes`) or `attachment_quota_exceeded` (`details`: `used`, `quota`)", body = ErrorBody),
         (status = 422, description = "`invalid_attachment`: empty, or the bytes are not what `Content-Type` declares", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn upload<S: Store>(
@@ -221,15 +217,12 @@ async fn store_file<S: Store>(
     get,
     path = "/api/attachments/{attachment}",
     tag = "sessions",
-    params(("attachment" = String, Path, description = "The attachment's id")),
     responses(
         (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
         (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
         (status = 304, description = "`If-None-Match` names its `ETag`"),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such attachment of the caller's", body = ErrorBody),
         (status = 416, description = "`range_not_satisfiable` (`Content-Range: bytes */<size>`)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn download<S: Store>(
@@ -250,19 +243,13 @@ pub async fn download<S: Store>(
     get,
     path = "/api/shared/{token}/attachments/{attachment}",
     tag = "sharing",
-    params(
-        ("token" = String, Path, description = "The link's secret"),
-        ("attachment" = String, Path, description = "The attachment's id"),
-    ),
     responses(
         (status = 200, description = "The bytes, as `GET /api/attachments/{attachment}` serves them", content_type = "application/octet-stream"),
         (status = 206, description = "One range of them", content_type = "application/octet-stream"),
         (status = 304, description = "`If-None-Match` names its `ETag`"),
         (status = 404, description = "No such link, the link hides attachments, or no such attachment in its session", body = ErrorBody),
         (status = 416, description = "`range_not_satisfiable`", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     ),
-    security(())
 )]
 pub async fn shared_download<S: Store>(
     state: web::Data<AppState<S>>,

@@ -19,15 +19,11 @@ use crate::store::{Ending, Store};
     post,
     path = "/api/auth/login",
     tag = "auth",
-    security(()),
     request_body(content = LoginBody, content_type = "application/json"),
     responses(
         (status = 200, description = "Signed in: `Set-Cookie: tandem_session=…; HttpOnly; SameSite=Strict`", body = CurrentUser),
         (status = 400, description = "Malformed body, or the server runs with `--auth none`", body = ErrorBody),
         (status = 401, description = "`invalid_token`: the token is unknown or its user revoked", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not `application/json`", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn login<S: Store>(
@@ -67,10 +63,8 @@ pub async fn login<S: Store>(
     post,
     path = "/api/auth/logout",
     tag = "auth",
-    security(()),
     responses(
         (status = 204, description = "Signed out (also when there was nothing to sign out of)"),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn logout<S: Store>(
@@ -96,8 +90,6 @@ pub async fn logout<S: Store>(
     tag = "auth",
     responses(
         (status = 200, description = "The caller, with what is left of their budget", body = CurrentUser),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn me<S: Store>(

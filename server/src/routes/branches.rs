@@ -28,13 +28,9 @@ use crate::store::{SessionRow, Store};
     responses(
         (status = 201, description = "The branch: a new session whose history is the parent's events up to `atSeq` (shared, not copied), then its own; `parentId` and `forkSeq` say where it parts (a seq inside the parent's own shared prefix parts from the ancestor that holds it)", body = SessionSummary),
         (status = 400, description = "Malformed body, a title of the wrong length, or not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or `atSeq` past its end", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
         (status = 422, description = "`not_a_fork_point`: `atSeq` is inside a run (a branch parts at 0 or at a run's `RUN_FINISHED` or `RUN_ERROR`; at a pause the branch waits with its own copy of the questions)", body = ErrorBody),
         (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn fork<S: Store>(
@@ -60,10 +56,6 @@ pub async fn fork<S: Store>(
     params(("id" = String, Path, format = Uuid, description = "Any line of the conversation (a UUID)")),
     responses(
         (status = 200, description = "Every line of the session's conversation, oldest first: the first line, then each branch with `parentId` and `forkSeq` (where it parts)", body = BranchList),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn list<S: Store>(
@@ -85,17 +77,12 @@ pub async fn list<S: Store>(
     path = "/api/sessions/{id}/messages/{message}/edit",
     tag = "runs",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("message" = String, Path, description = "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)"),
     ),
     request_body(content = EditMessage, content_type = "application/json"),
     responses(
         (status = 201, description = "The branch and the run the new text started in it", body = BranchStarted),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no such message in it", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: the new text is empty or too long, or the message is the assistant's (regenerate it instead)", body = ErrorBody),
         (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
@@ -128,18 +115,13 @@ pub async fn edit<S: Store>(
     path = "/api/sessions/{id}/runs/{run}/regenerate",
     tag = "runs",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("run" = String, Path, description = "A run of the session (`RUN_STARTED.runId`)"),
     ),
     request_body(content = Regenerate, content_type = "application/json",
                  description = "May be empty"),
     responses(
         (status = 201, description = "The branch and the run its message started again in it", body = BranchStarted),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no such run in it", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: the run is still going, no message of the person's started it (it continued after an answer), or the model is not one of `GET /api/models`", body = ErrorBody),
         (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
         (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),

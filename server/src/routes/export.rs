@@ -38,16 +38,12 @@ pub struct ExportQuery {
     path = "/api/sessions/{id}/export",
     tag = "sessions",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("format" = String, Query, pattern = "^(markdown|json|zip)$",
          description = "`markdown` (a transcript; files as links to `/api/attachments/{id}`), `json` (the session and its AG-UI events, files by id) or `zip` (both, and every file the messages carry under `files/`)"),
     ),
     responses(
         (status = 200, description = "The file: `text/markdown`, `application/json` or `application/zip`, as an attachment"),
         (status = 400, description = "Not a session id, or a bad format", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn export<S: Store>(
@@ -159,13 +155,8 @@ const PREVIEW_MESSAGES: usize = 40;
     get,
     path = "/api/sessions/{id}/preview",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The end of the transcript as an HTML fragment (`text/html`): its newest 40 messages (the person's and the agent's, with the agent's reasoning and tool calls by name), oldest first; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn preview<S: Store>(

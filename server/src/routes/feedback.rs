@@ -22,19 +22,13 @@ const MAX_LISTED: u32 = 1000;
     path = "/api/sessions/{id}/runs/{run}/feedback",
     tag = "runs",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("run" = String, Path, description = "The run whose answer is rated"),
     ),
     request_body(content = GiveFeedback, content_type = "application/json"),
     responses(
         (status = 200, description = "Recorded as `CUSTOM tandem.feedback` (in the active run, or as a short run of its own) with the caller's earlier rating of that answer replaced; a `feedback` webhook is owed", body = FeedbackEvent),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no answer of that run in it", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: a comment over 2,000 characters", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn give<S: Store>(
@@ -80,9 +74,7 @@ pub struct ListQuery {
     responses(
         (status = 200, description = "Every user's ratings, newest change first", body = FeedbackList),
         (status = 400, description = "A malformed query", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 403, description = "`not_an_operator`: the caller is not one of `--operators`", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn list<S: Store>(

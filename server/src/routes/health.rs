@@ -13,7 +13,6 @@ use crate::store::Store;
     get,
     path = "/healthz",
     tag = "server",
-    security(()),
     responses((status = 200, description = "The server is up", body = Object, example = json!({"status": "ok"})))
 )]
 pub async fn healthz() -> HttpResponse {
@@ -26,7 +25,6 @@ pub async fn healthz() -> HttpResponse {
     get,
     path = "/readyz",
     tag = "server",
-    security(()),
     responses(
         (status = 200, description = "The database answers", body = Object, example = json!({"status": "ready"})),
         (status = 503, description = "The database cannot be reached", body = ErrorBody),
@@ -44,7 +42,6 @@ pub async fn readyz<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpRespo
     tag = "server",
     responses(
         (status = 200, description = "What this server runs", body = ServerInfo),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
     )
 )]
 pub async fn info<S: Store>(
@@ -73,7 +70,6 @@ pub async fn info<S: Store>(
     tag = "server",
     responses(
         (status = 200, description = "The models a message may pick (`model`), the default first", body = ModelList),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
     )
 )]
 pub async fn models<S: Store>(

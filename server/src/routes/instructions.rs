@@ -19,8 +19,6 @@ use crate::store::Store;
     tag = "instructions",
     responses(
         (status = 200, description = "The caller's own instructions, sent with every model call of theirs after the server's system prompt (empty: none)", body = Instructions),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn get_own<S: Store>(
@@ -39,12 +37,7 @@ pub async fn get_own<S: Store>(
     request_body(content = Instructions, content_type = "application/json"),
     responses(
         (status = 200, description = "Kept (trimmed; empty removes them): the caller's runs from now on are told them, in every conversation; each run records them in its log when they differ from the last it recorded (`CUSTOM tandem.instructions`, scope `person`)", body = Instructions),
-        (status = 400, description = "Malformed body", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn put_own<S: Store>(
@@ -65,13 +58,8 @@ pub async fn put_own<S: Store>(
     get,
     path = "/api/sessions/{id}/instructions",
     tag = "instructions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The instructions of the session's line, as its log holds them (a branch keeps those of the prefix it shares; empty: none)", body = Instructions),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn get_session<S: Store>(
@@ -90,17 +78,10 @@ pub async fn get_session<S: Store>(
     put,
     path = "/api/sessions/{id}/instructions",
     tag = "instructions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     request_body(content = Instructions, content_type = "application/json"),
     responses(
         (status = 200, description = "Kept (trimmed; empty removes them): logged as `CUSTOM tandem.instructions` (scope `conversation`) inside the active run or as a short run of its own; the next model call of the line is told them after the caller's own", body = Instructions),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn put_session<S: Store>(

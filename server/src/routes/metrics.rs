@@ -16,7 +16,6 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
     get,
     path = "/metrics",
     tag = "server",
-    security(()),
     responses(
         (status = 200, description = "Prometheus metrics (OpenMetrics text): runs, events, commits, sockets, model calls and tokens, interrupts, answers, provider errors and retries", content_type = "application/openmetrics-text", body = String),
         (status = 503, description = "The database cannot be reached", body = ErrorBody),

@@ -1,10 +1,12 @@
 //! REST routes under `/api`, `/healthz`, `/readyz`, and the built page.
 //!
-//! [`ROUTES`] is the one table of every endpoint with who may call it and the query
-//! parameters it takes (any other is refused, [`query`]); `configure` registers exactly
-//! its entries, and the test suite generates its auth and isolation
-//! checks from it, so a route cannot be added without them. Handlers parse and validate
-//! input, call the runner or the store, and render JSON; a handler of a
+//! [`table`] is the one list of every endpoint: its method and path, who may call it, the
+//! query parameters it takes (any other is refused, [`query`]), its handler and its
+//! `#[utoipa::path]` annotation. `configure` registers exactly its entries, the OpenAPI
+//! document is built from them ([`openapi`]: each annotation says what is its own, the
+//! entry implies the rest), and the test suite generates its auth and isolation checks
+//! from them, so a route cannot be added without them. Handlers parse and validate
+//! input, call the runner or the store, and render JSON; a handler of an
 //! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
 //! only through [`crate::access::owned_session`].
 
@@ -13,6 +15,7 @@ mod attachments;
 mod auth;
 mod body;
 mod branches;
+mod endpoint;
 mod export;
 mod feedback;
 mod health;
@@ -33,193 +36,121 @@ use actix_web::web;
 
 use crate::error::ApiError;
 use crate::store::Store;
+use crate::ws;
+use endpoint::{route, DELETE, GET, PATCH, POST, PUT};
 
 pub use body::{parse_json, read_json};
+pub use endpoint::{Access, Endpoint, Verb};
 pub use page::Page;
 
-/// Who may call a route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Anyone who reaches the server (the edge still checks `Host` and `Origin`).
-    Public,
-    /// A signed-in user (any user under `--auth none`), who sees only their sessions.
-    User,
-    /// Whoever holds a share link (the `{token}` in the path): one session, read-only.
-    Shared,
+/// Every endpoint Tandem serves besides the page's files, with its handler for backend
+/// `S` (the rest of an entry is the same for every backend).
+pub fn table<S: Store>() -> Vec<Endpoint> {
+    use Access::{Public, Shared, User};
+    vec![
+        route(GET, "/healthz", Public)
+            .to(health::healthz, health::__path_healthz)
+            .without_storage(),
+        route(GET, "/readyz", Public).to(health::readyz::<S>, health::__path_readyz),
+        route(GET, "/metrics", Public).to(metrics::metrics::<S>, metrics::__path_metrics),
+        route(GET, "/api/openapi.json", Public)
+            .to(openapi::document::<S>, openapi::__path_document)
+            .without_storage(),
+        route(POST, "/api/auth/login", Public).to(auth::login::<S>, auth::__path_login),
+        route(POST, "/api/auth/logout", Public).to(auth::logout::<S>, auth::__path_logout),
+        route(GET, "/api/auth/me", User).to(auth::me::<S>, auth::__path_me),
+        route(GET, "/api/info", User)
+            .to(health::info::<S>, health::__path_info)
+            .without_storage(),
+        route(GET, "/api/models", User)
+            .to(health::models::<S>, health::__path_models)
+            .without_storage(),
+        route(POST, "/api/sessions", User).to(sessions::create::<S>, sessions::__path_create),
+        route(GET, "/api/sessions", User)
+            .to(sessions::list::<S>, sessions::__path_list)
+            .taking(&["q"]),
+        route(GET, "/api/sessions/stream", User)
+            .to(sessions::stream::<S>, sessions::__path_stream)
+            .without_storage(),
+        route(GET, "/api/sessions/{id}", User).to(sessions::get::<S>, sessions::__path_get),
+        route(PATCH, "/api/sessions/{id}", User).to(sessions::rename::<S>, sessions::__path_rename),
+        route(DELETE, "/api/sessions/{id}", User)
+            .to(sessions::delete::<S>, sessions::__path_delete),
+        route(POST, "/api/sessions/{id}/fork", User).to(branches::fork::<S>, branches::__path_fork),
+        route(GET, "/api/sessions/{id}/branches", User)
+            .to(branches::list::<S>, branches::__path_list),
+        route(GET, "/api/sessions/{id}/events", User)
+            .to(sessions::events::<S>, sessions::__path_events)
+            .taking(&["after", "limit"]),
+        route(GET, "/api/sessions/{id}/export", User)
+            .to(export::export::<S>, export::__path_export)
+            .taking(&["format"]),
+        route(GET, "/api/sessions/{id}/preview", User)
+            .to(export::preview::<S>, export::__path_preview),
+        route(GET, "/api/sessions/{id}/webhooks", User)
+            .to(webhooks::deliveries::<S>, webhooks::__path_deliveries),
+        route(POST, "/api/sessions/{id}/shares", User)
+            .to(shares::create::<S>, shares::__path_create),
+        route(GET, "/api/sessions/{id}/shares", User).to(shares::list::<S>, shares::__path_list),
+        route(DELETE, "/api/sessions/{id}/shares/{share}", User)
+            .to(shares::delete::<S>, shares::__path_delete),
+        route(POST, "/api/sessions/{id}/messages", User)
+            .to(runs::post_message::<S>, runs::__path_post_message),
+        route(POST, "/api/sessions/{id}/messages/{message}/edit", User)
+            .to(branches::edit::<S>, branches::__path_edit),
+        route(POST, "/api/sessions/{id}/runs/{run}/regenerate", User)
+            .to(branches::regenerate::<S>, branches::__path_regenerate),
+        route(POST, "/api/sessions/{id}/runs/{run}/continue", User)
+            .to(runs::continue_run::<S>, runs::__path_continue_run),
+        route(POST, "/api/sessions/{id}/runs/{run}/feedback", User)
+            .to(feedback::give::<S>, feedback::__path_give),
+        route(GET, "/api/feedback", User)
+            .to(feedback::list::<S>, feedback::__path_list)
+            .taking(&["since", "rating", "limit"]),
+        route(POST, "/api/sessions/{id}/interrupts/{interrupt}", User)
+            .to(runs::answer::<S>, runs::__path_answer),
+        route(POST, "/api/sessions/{id}/cancel", User).to(runs::cancel::<S>, runs::__path_cancel),
+        route(GET, "/api/sessions/{id}/queue", User).to(queue::list::<S>, queue::__path_list),
+        route(GET, "/api/sessions/{id}/state", User).to(state::get::<S>, state::__path_get),
+        route(GET, "/api/instructions", User)
+            .to(instructions::get_own::<S>, instructions::__path_get_own),
+        route(PUT, "/api/instructions", User)
+            .to(instructions::put_own::<S>, instructions::__path_put_own),
+        route(GET, "/api/sessions/{id}/instructions", User).to(
+            instructions::get_session::<S>,
+            instructions::__path_get_session,
+        ),
+        route(PUT, "/api/sessions/{id}/instructions", User).to(
+            instructions::put_session::<S>,
+            instructions::__path_put_session,
+        ),
+        route(PATCH, "/api/sessions/{id}/state", User).to(state::patch::<S>, state::__path_patch),
+        route(GET, "/api/sessions/{id}/usage", User).to(usage::usage::<S>, usage::__path_usage),
+        route(POST, "/api/sessions/{id}/attachments", User)
+            .to(attachments::upload::<S>, attachments::__path_upload)
+            .taking(&["name"]),
+        route(GET, "/api/attachments/{attachment}", User)
+            .to(attachments::download::<S>, attachments::__path_download),
+        route(PATCH, "/api/sessions/{id}/queue/{queued}", User)
+            .to(queue::edit::<S>, queue::__path_edit),
+        route(DELETE, "/api/sessions/{id}/queue/{queued}", User)
+            .to(queue::withdraw::<S>, queue::__path_withdraw),
+        route(GET, "/api/sessions/{id}/ws", User)
+            .to(ws::connect::<S>, ws::__path_connect)
+            .taking(&["after"]),
+        route(POST, "/api/agui", User).to(agui::run::<S>, agui::__path_run),
+        route(GET, "/api/shared/{token}", Shared).to(shares::shared::<S>, shares::__path_shared),
+        route(GET, "/api/shared/{token}/ws", Shared)
+            .to(ws::connect_shared::<S>, ws::__path_connect_shared)
+            .taking(&["after"]),
+        route(GET, "/api/shared/{token}/attachments/{attachment}", Shared).to(
+            attachments::shared_download::<S>,
+            attachments::__path_shared_download,
+        ),
+    ]
 }
 
-/// One endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RouteInfo {
-    pub method: &'static str,
-    /// The path pattern, actix style (`{id}`).
-    pub path: &'static str,
-    pub access: Access,
-    /// The query parameters it takes; any other is refused with 400 ([`query`]).
-    pub query: &'static [&'static str],
-}
-
-const fn route(method: &'static str, path: &'static str, access: Access) -> RouteInfo {
-    RouteInfo {
-        method,
-        path,
-        access,
-        query: &[],
-    }
-}
-
-impl RouteInfo {
-    /// This route, taking the query parameters `names`.
-    const fn taking(self, names: &'static [&'static str]) -> Self {
-        Self {
-            query: names,
-            ..self
-        }
-    }
-}
-
-/// Every endpoint Tandem serves besides the page's files.
-pub const ROUTES: &[RouteInfo] = &[
-    route("GET", "/healthz", Access::Public),
-    route("GET", "/readyz", Access::Public),
-    route("GET", "/metrics", Access::Public),
-    route("GET", "/api/openapi.json", Access::Public),
-    route("POST", "/api/auth/login", Access::Public),
-    route("POST", "/api/auth/logout", Access::Public),
-    route("GET", "/api/auth/me", Access::User),
-    route("GET", "/api/info", Access::User),
-    route("GET", "/api/models", Access::User),
-    route("POST", "/api/sessions", Access::User),
-    route("GET", "/api/sessions", Access::User).taking(&["q"]),
-    route("GET", "/api/sessions/stream", Access::User),
-    route("GET", "/api/sessions/{id}", Access::User),
-    route("PATCH", "/api/sessions/{id}", Access::User),
-    route("DELETE", "/api/sessions/{id}", Access::User),
-    route("POST", "/api/sessions/{id}/fork", Access::User),
-    route("GET", "/api/sessions/{id}/branches", Access::User),
-    route("GET", "/api/sessions/{id}/events", Access::User).taking(&["after", "limit"]),
-    route("GET", "/api/sessions/{id}/export", Access::User).taking(&["format"]),
-    route("GET", "/api/sessions/{id}/preview", Access::User),
-    route("GET", "/api/sessions/{id}/webhooks", Access::User),
-    route("POST", "/api/sessions/{id}/shares", Access::User),
-    route("GET", "/api/sessions/{id}/shares", Access::User),
-    route("DELETE", "/api/sessions/{id}/shares/{share}", Access::User),
-    route("POST", "/api/sessions/{id}/messages", Access::User),
-    route(
-        "POST",
-        "/api/sessions/{id}/messages/{message}/edit",
-        Access::User,
-    ),
-    route(
-        "POST",
-        "/api/sessions/{id}/runs/{run}/regenerate",
-        Access::User,
-    ),
-    route(
-        "POST",
-        "/api/sessions/{id}/runs/{run}/continue",
-        Access::User,
-    ),
-    route(
-        "POST",
-        "/api/sessions/{id}/runs/{run}/feedback",
-        Access::User,
-    ),
-    route("GET", "/api/feedback", Access::User).taking(&["since", "rating", "limit"]),
-    route(
-        "POST",
-        "/api/sessions/{id}/interrupts/{interrupt}",
-        Access::User,
-    ),
-    route("POST", "/api/sessions/{id}/cancel", Access::User),
-    route("GET", "/api/sessions/{id}/queue", Access::User),
-    route("GET", "/api/sessions/{id}/state", Access::User),
-    route("GET", "/api/instructions", Access::User),
-    route("PUT", "/api/instructions", Access::User),
-    route("GET", "/api/sessions/{id}/instructions", Access::User),
-    route("PUT", "/api/sessions/{id}/instructions", Access::User),
-    route("PATCH", "/api/sessions/{id}/state", Access::User),
-    route("GET", "/api/sessions/{id}/usage", Access::User),
-    route("POST", "/api/sessions/{id}/attachments", Access::User).taking(&["name"]),
-    route("GET", "/api/attachments/{attachment}", Access::User),
-    route("PATCH", "/api/sessions/{id}/queue/{queued}", Access::User),
-    route("DELETE", "/api/sessions/{id}/queue/{queued}", Access::User),
-    route("GET", "/api/sessions/{id}/ws", Access::User).taking(&["after"]),
-    route("POST", "/api/agui", Access::User),
-    route("GET", "/api/shared/{token}", Access::Shared),
-    route("GET", "/api/shared/{token}/ws", Access::Shared).taking(&["after"]),
-    route(
-        "GET",
-        "/api/shared/{token}/attachments/{attachment}",
-        Access::Shared,
-    ),
-];
-
-/// The handler of one table entry.
-fn handler<S: Store>(info: &RouteInfo) -> actix_web::Route {
-    match (info.method, info.path) {
-        ("GET", "/healthz") => web::get().to(health::healthz),
-        ("GET", "/readyz") => web::get().to(health::readyz::<S>),
-        ("GET", "/metrics") => web::get().to(metrics::metrics::<S>),
-        ("GET", "/api/openapi.json") => web::get().to(openapi::document),
-        ("POST", "/api/auth/login") => web::post().to(auth::login::<S>),
-        ("POST", "/api/auth/logout") => web::post().to(auth::logout::<S>),
-        ("GET", "/api/auth/me") => web::get().to(auth::me::<S>),
-        ("GET", "/api/info") => web::get().to(health::info::<S>),
-        ("GET", "/api/models") => web::get().to(health::models::<S>),
-        ("POST", "/api/sessions") => web::post().to(sessions::create::<S>),
-        ("GET", "/api/sessions") => web::get().to(sessions::list::<S>),
-        ("GET", "/api/sessions/stream") => web::get().to(sessions::stream::<S>),
-        ("GET", "/api/sessions/{id}") => web::get().to(sessions::get::<S>),
-        ("PATCH", "/api/sessions/{id}") => web::patch().to(sessions::rename::<S>),
-        ("DELETE", "/api/sessions/{id}") => web::delete().to(sessions::delete::<S>),
-        ("POST", "/api/sessions/{id}/fork") => web::post().to(branches::fork::<S>),
-        ("GET", "/api/sessions/{id}/branches") => web::get().to(branches::list::<S>),
-        ("POST", "/api/sessions/{id}/messages/{message}/edit") => {
-            web::post().to(branches::edit::<S>)
-        }
-        ("POST", "/api/sessions/{id}/runs/{run}/regenerate") => {
-            web::post().to(branches::regenerate::<S>)
-        }
-        ("POST", "/api/sessions/{id}/runs/{run}/continue") => {
-            web::post().to(runs::continue_run::<S>)
-        }
-        ("POST", "/api/sessions/{id}/runs/{run}/feedback") => web::post().to(feedback::give::<S>),
-        ("GET", "/api/feedback") => web::get().to(feedback::list::<S>),
-        ("GET", "/api/sessions/{id}/events") => web::get().to(sessions::events::<S>),
-        ("GET", "/api/sessions/{id}/export") => web::get().to(export::export::<S>),
-        ("GET", "/api/sessions/{id}/preview") => web::get().to(export::preview::<S>),
-        ("GET", "/api/sessions/{id}/webhooks") => web::get().to(webhooks::deliveries::<S>),
-        ("POST", "/api/sessions/{id}/shares") => web::post().to(shares::create::<S>),
-        ("GET", "/api/sessions/{id}/shares") => web::get().to(shares::list::<S>),
-        ("DELETE", "/api/sessions/{id}/shares/{share}") => web::delete().to(shares::delete::<S>),
-        ("GET", "/api/shared/{token}") => web::get().to(shares::shared::<S>),
-        ("GET", "/api/shared/{token}/ws") => web::get().to(crate::ws::connect_shared::<S>),
-        ("POST", "/api/sessions/{id}/messages") => web::post().to(runs::post_message::<S>),
-        ("POST", "/api/sessions/{id}/interrupts/{interrupt}") => web::post().to(runs::answer::<S>),
-        ("POST", "/api/sessions/{id}/cancel") => web::post().to(runs::cancel::<S>),
-        ("GET", "/api/sessions/{id}/queue") => web::get().to(queue::list::<S>),
-        ("GET", "/api/sessions/{id}/state") => web::get().to(state::get::<S>),
-        ("GET", "/api/instructions") => web::get().to(instructions::get_own::<S>),
-        ("PUT", "/api/instructions") => web::put().to(instructions::put_own::<S>),
-        ("GET", "/api/sessions/{id}/instructions") => web::get().to(instructions::get_session::<S>),
-        ("PUT", "/api/sessions/{id}/instructions") => web::put().to(instructions::put_session::<S>),
-        ("PATCH", "/api/sessions/{id}/state") => web::patch().to(state::patch::<S>),
-        ("GET", "/api/sessions/{id}/usage") => web::get().to(usage::usage::<S>),
-        ("POST", "/api/sessions/{id}/attachments") => web::post().to(attachments::upload::<S>),
-        ("GET", "/api/attachments/{attachment}") => web::get().to(attachments::download::<S>),
-        ("GET", "/api/shared/{token}/attachments/{attachment}") => {
-            web::get().to(attachments::shared_download::<S>)
-        }
-        ("PATCH", "/api/sessions/{id}/queue/{queued}") => web::patch().to(queue::edit::<S>),
-        ("DELETE", "/api/sessions/{id}/queue/{queued}") => web::delete().to(queue::withdraw::<S>),
-        ("GET", "/api/sessions/{id}/ws") => web::get().to(crate::ws::connect::<S>),
-        ("POST", "/api/agui") => web::post().to(agui::run::<S>),
-        (method, path) => unreachable!("no handler for {method} {path}"),
-    }
-}
-
-/// Registers every route of [`ROUTES`] for backend `S`, then the page.
+/// Registers every route of [`table`] for backend `S`, then the page.
 pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
     cfg.app_data(
         web::QueryConfig::default().error_handler(|error, _| {
@@ -232,13 +163,20 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
         }),
     );
     // One resource per path with all its methods; any other method answers 405.
-    let mut paths: Vec<&str> = ROUTES.iter().map(|info| info.path).collect();
-    paths.dedup();
-    for path in paths {
-        let methods: Vec<&RouteInfo> = ROUTES.iter().filter(|info| info.path == path).collect();
+    let mut resources: Vec<(&str, Vec<Endpoint>)> = Vec::new();
+    for endpoint in table::<S>() {
+        match resources
+            .iter_mut()
+            .find(|(path, _)| *path == endpoint.path)
+        {
+            Some((_, methods)) => methods.push(endpoint),
+            None => resources.push((endpoint.path, vec![endpoint])),
+        }
+    }
+    for (path, methods) in resources {
         let allowed: String = methods
             .iter()
-            .map(|info| info.method)
+            .map(|endpoint| endpoint.method)
             .collect::<Vec<_>>()
             .join(", ");
         let refuse = move || {
@@ -246,8 +184,8 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig, page: Page) {
             async move { Err::<actix_web::HttpResponse, _>(ApiError::MethodNotAllowed(allowed)) }
         };
         let mut resource = web::resource(path).default_service(web::to(refuse));
-        for info in methods {
-            resource = resource.route(query::taking_only(handler::<S>(info), info.query));
+        for endpoint in methods {
+            resource = resource.route(endpoint.into_route());
         }
         cfg.service(resource);
     }

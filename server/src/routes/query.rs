@@ -1,6 +1,6 @@
 //! Query parameters a route does not take are refused (400 `bad_request`, naming the
 //! parameter) before its handler runs, so a typo such as `?afer=3` cannot be silently
-//! ignored. Which parameters a route takes is part of its [`super::RouteInfo`] entry;
+//! ignored. Which parameters a route takes is part of its [`super::Endpoint`] entry;
 //! routes that take some still parse them with `deny_unknown_fields`.
 //!
 //! It only reads the query string's names; values are the handler's to check.

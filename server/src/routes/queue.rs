@@ -18,13 +18,8 @@ use crate::store::Store;
     get,
     path = "/api/sessions/{id}/queue",
     tag = "runs",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The messages waiting for their turn (steering ones join the active run at its next model call)", body = QueuedList),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn list<S: Store>(
@@ -43,21 +38,12 @@ pub async fn list<S: Store>(
     patch,
     path = "/api/sessions/{id}/queue/{queued}",
     tag = "runs",
-    params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
-        ("queued" = String, Path, description = "The queued message's id"),
-    ),
     request_body(content = EditMessage, content_type = "application/json"),
     responses(
         (status = 200, description = "Its text changed (the session's sockets get a `queue` frame)", body = QueuedMessage),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no such queued message", body = ErrorBody),
         (status = 409, description = "`already_started`: its run began (`details.runId`)", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn edit<S: Store>(
@@ -106,17 +92,10 @@ pub async fn edit<S: Store>(
     delete,
     path = "/api/sessions/{id}/queue/{queued}",
     tag = "runs",
-    params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
-        ("queued" = String, Path, description = "The queued message's id"),
-    ),
     responses(
         (status = 204, description = "Withdrawn (the session's sockets get a `queue` frame)"),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no such queued message", body = ErrorBody),
         (status = 409, description = "`already_started`: its run began (`details.runId`)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn withdraw<S: Store>(

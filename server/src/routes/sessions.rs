@@ -38,11 +38,7 @@ const MAX_EVENTS_PAGE: u32 = 10_000;
     responses(
         (status = 201, description = "Created", body = SessionSummary),
         (status = 400, description = "Malformed body or a title of the wrong length", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
         (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn create<S: Store>(
@@ -94,8 +90,6 @@ pub struct ListQuery {
     responses(
         (status = 200, description = "The caller's sessions, most recently updated first", body = SessionList),
         (status = 400, description = "A bad query", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn list<S: Store>(
@@ -137,8 +131,6 @@ pub async fn list<S: Store>(
     tag = "sessions",
     responses(
         (status = 200, description = "Server-Sent Events, each `data:` a `SessionListEvent`: first a `snapshot` (what `GET /api/sessions` answers), then a `changed` row or a `removed` id as each change of the list commits, on any instance (a `snapshot` again whenever changes may have been missed). Comments keep it open; it ends when the caller's credential does", content_type = "text/event-stream", body = SessionListEvent),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 406, description = "`Accept` excludes `text/event-stream`", body = ErrorBody),
         (status = 429, description = "The caller has as many sockets and streams open as `--sockets-per-user` allows", body = ErrorBody),
     )
 )]
@@ -174,13 +166,8 @@ pub async fn stream<S: Store>(
     get,
     path = "/api/sessions/{id}",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The session and its pending questions", body = SessionDetail),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn get<S: Store>(
@@ -201,17 +188,11 @@ pub async fn get<S: Store>(
     patch,
     path = "/api/sessions/{id}",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     request_body(content = RenameSession, content_type = "application/json"),
     responses(
         (status = 200, description = "Renamed", body = SessionSummary),
         (status = 400, description = "Not a session id, a malformed body or a title of the wrong length", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 403, description = "A browser page of another origin", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn rename<S: Store>(
@@ -238,13 +219,8 @@ pub async fn rename<S: Store>(
     delete,
     path = "/api/sessions/{id}",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 204, description = "Deleted, its run stopped and its sockets closed"),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn delete<S: Store>(
@@ -273,16 +249,12 @@ pub struct EventsQuery {
     path = "/api/sessions/{id}/events",
     tag = "sessions",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("after" = Option<u64>, Query, description = "Events with a greater seq (default 0)"),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 10000, description = "Events at most (default 1000)"),
     ),
     responses(
         (status = 200, description = "A page of the log", body = EventPage),
         (status = 400, description = "Not a session id, or a bad query", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn events<S: Store>(

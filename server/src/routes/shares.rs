@@ -22,19 +22,13 @@ use crate::store::{Ending, ShareRow, Store};
     post,
     path = "/api/sessions/{id}/shares",
     tag = "sharing",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     request_body(content = CreateShare, content_type = "application/json",
                  description = "May be empty: the link then shows everything"),
     responses(
         (status = 201, description = "The link; its secret is not shown again", body = CreatedShare),
         (status = 400, description = "Not a session id, or a malformed body", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
         (status = 409, description = "`too_many_share_links`: the session has `--max-shares-per-session` links", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "A body that is not `application/json`", body = ErrorBody),
         (status = 429, description = "Too many share links created this minute (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn create<S: Store>(
@@ -76,13 +70,8 @@ pub async fn create<S: Store>(
     get,
     path = "/api/sessions/{id}/shares",
     tag = "sharing",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The session's share links, oldest first", body = ShareList),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn list<S: Store>(
@@ -104,15 +93,11 @@ pub async fn list<S: Store>(
     path = "/api/sessions/{id}/shares/{share}",
     tag = "sharing",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("share" = String, Path, description = "The link's id"),
     ),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or no such link in it", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn delete<S: Store>(
@@ -137,13 +122,10 @@ pub async fn delete<S: Store>(
     get,
     path = "/api/shared/{token}",
     tag = "sharing",
-    params(("token" = String, Path, description = "The link's secret (`tds_…`)")),
     responses(
         (status = 200, description = "What the link shows", body = SharedSession),
         (status = 404, description = "No such link (deleted, its session deleted or its owner revoked)", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     ),
-    security(())
 )]
 pub async fn shared<S: Store>(
     state: web::Data<AppState<S>>,

@@ -19,13 +19,8 @@ use crate::store::Store;
     get,
     path = "/api/sessions/{id}/state",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "The shared state (`{}` until something sets it)", body = StateBody),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn get<S: Store>(
@@ -44,19 +39,12 @@ pub async fn get<S: Store>(
     patch,
     path = "/api/sessions/{id}/state",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     request_body(content = Vec<PatchOperation>, content_type = "application/json-patch+json",
         description = "A JSON Patch (RFC 6902): every operation applies, or none does. \
                        `application/json` is taken too."),
     responses(
         (status = 200, description = "Changed: logged as a `STATE_DELTA` (inside the active run, or as a short run of its own that leaves the session's status and questions as they were); the next model call sees it", body = StateBody),
-        (status = 400, description = "Malformed body or id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
         (status = 422, description = "`invalid_state`: an operation does not apply, or the state it makes breaks `--state-schema` or `--max-state-bytes`; `details` has the failing `path` (and `operation`, its index); nothing changed", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn patch<S: Store>(

@@ -4,7 +4,6 @@
 //! branches share is counted once for the conversation, in the line that made it.
 
 use actix_web::{web, HttpResponse};
-use shared::api::ErrorBody;
 use shared::usage::{CallUsage, SessionUsage, UsageTotals};
 use shared::{Event, EventBody};
 
@@ -20,13 +19,8 @@ use crate::store::Store;
     get,
     path = "/api/sessions/{id}/usage",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "Tokens and cost of the line's history (`line`), of the calls it made itself (`own`), and of every line of its conversation, each call once (`conversation`)", body = SessionUsage),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn usage<S: Store>(

@@ -3,7 +3,6 @@
 
 use actix_web::web;
 use serde_json::{json, Value};
-use shared::api::ErrorBody;
 
 use crate::access::owned_session;
 use crate::auth::Caller;
@@ -17,13 +16,8 @@ use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
     get,
     path = "/api/sessions/{id}/webhooks",
     tag = "sessions",
-    params(("id" = String, Path, format = Uuid, description = "The session id (a UUID)")),
     responses(
         (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended|feedback, interruptId? (session.waiting), runId? (run.ended, feedback), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
-        (status = 400, description = "Not a session id", body = ErrorBody),
-        (status = 401, description = "No valid credentials", body = ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = ErrorBody),
-        (status = 503, description = "Storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn deliveries<S: Store>(

@@ -43,17 +43,13 @@ pub struct SocketQuery {
     path = "/api/sessions/{id}/ws",
     tag = "sessions",
     params(
-        ("id" = String, Path, format = Uuid, description = "The session id (a UUID)"),
         ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
     ),
     responses(
         (status = 101, description = "Upgraded to the session's WebSocket (docs/protocol.md)"),
         (status = 400, description = "Not a WebSocket request, a bad id or query", body = shared::api::ErrorBody),
-        (status = 401, description = "No valid credentials", body = shared::api::ErrorBody),
         (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
-        (status = 404, description = "No such session of the caller's", body = shared::api::ErrorBody),
         (status = 429, description = "Too many open sockets", body = shared::api::ErrorBody),
-        (status = 503, description = "Storage unavailable", body = shared::api::ErrorBody),
     )
 )]
 pub async fn connect<S: Store>(
@@ -98,7 +94,6 @@ pub async fn connect<S: Store>(
     path = "/api/shared/{token}/ws",
     tag = "sharing",
     params(
-        ("token" = String, Path, description = "The link's secret (`tds_…`)"),
         ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
     ),
     responses(
@@ -107,9 +102,7 @@ pub async fn connect<S: Store>(
         (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 404, description = "No such share link", body = shared::api::ErrorBody),
         (status = 429, description = "Too many viewers of this session, or of its owner's sessions, through share links", body = shared::api::ErrorBody),
-        (status = 503, description = "Storage unavailable", body = shared::api::ErrorBody),
     ),
-    security(())
 )]
 pub async fn connect_shared<S: Store>(
     request: HttpRequest,

@@ -4,11 +4,17 @@ use std::collections::HashMap;
 
 use reqwest::Method;
 use serde_json::{json, Value};
-use tandem::routes::{Access, ROUTES};
+use tandem::routes::{table, Access, Endpoint};
+use tandem::store::SqliteStore;
 
 use super::{alice_and_bob, paused_session};
 use crate::helpers::socket::{run_id, user_message};
 use crate::helpers::TestApp;
+
+/// The route table (the same for either backend; its handlers are built for one).
+fn routes() -> Vec<Endpoint> {
+    table::<SqliteStore>()
+}
 
 /// What a test sends to one route: the body, if any, and a query string.
 struct Case {
@@ -257,7 +263,7 @@ async fn every_route_authenticates_and_isolates_users() {
     let forged = alice.as_user("tdm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
     let cases = cases();
     let mut alices = Vec::new();
-    for route in ROUTES {
+    for route in routes() {
         let case = cases.get(&(route.method, route.path)).unwrap_or_else(|| {
             panic!(
                 "{} {} has no access case: add one to tests/api/access/routes.rs",
@@ -312,7 +318,7 @@ async fn every_route_authenticates_and_isolates_users() {
             }
         }
 
-        if route.path.contains("{id}") {
+        if route.names_session() {
             let unknown = uuid::Uuid::now_v7().to_string();
             let unknown_path = fill(
                 route.path,
@@ -415,7 +421,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         queued: &queued,
         attachment: &attachment,
     };
-    for route in ROUTES {
+    for route in routes() {
         let case = &cases[&(route.method, route.path)];
         let query = match case.query {
             "" => "?foo=1".to_string(),

@@ -1,8 +1,10 @@
 //! `GET /api/openapi.json`: the OpenAPI 3.1 document of the REST API, generated with
-//! `utoipa` from the handlers' annotations and the shared body types, so it cannot
-//! drift from the code (a test checks it lists every route of [`super::ROUTES`]).
+//! `utoipa` from the route table ([`super::table`]) and the shared body types, so it
+//! cannot drift from the code: an operation for every entry, at the entry's path, made of
+//! its handler's annotation ([`annotation`]) and what the entry implies ([`common`]).
 
-use std::collections::btree_map::Entry;
+mod annotation;
+mod common;
 
 use actix_web::HttpResponse;
 use shared::api::{
@@ -20,12 +22,14 @@ use shared::state::{PatchOperation, StateBody};
 use shared::usage::{SessionUsage, UsageTotals};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use super::{auth, health, runs, sessions};
+use crate::store::Store;
 
-/// The document.
+pub use annotation::{Annotated, Annotation};
+
+/// The document but its paths: what it says of the API, its schemas, how to
+/// authenticate, its tags.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -38,57 +42,6 @@ use super::{auth, health, runs, sessions};
                        browser page of another origin that change anything are refused \
                        with 403, requests for another host name with 421."
     ),
-    paths(
-        health::healthz,
-        health::readyz,
-        super::metrics::metrics,
-        document,
-        auth::login,
-        auth::logout,
-        auth::me,
-        health::info,
-        health::models,
-        sessions::create,
-        sessions::list,
-        sessions::stream,
-        sessions::get,
-        sessions::rename,
-        sessions::delete,
-        super::branches::fork,
-        super::branches::list,
-        super::branches::edit,
-        super::branches::regenerate,
-        sessions::events,
-        super::export::export,
-        super::export::preview,
-        super::webhooks::deliveries,
-        super::shares::create,
-        super::shares::list,
-        super::shares::delete,
-        super::shares::shared,
-        runs::post_message,
-        runs::continue_run,
-        runs::answer,
-        runs::cancel,
-        super::queue::list,
-        super::queue::edit,
-        super::queue::withdraw,
-        super::state::get,
-        super::state::patch,
-        super::instructions::get_own,
-        super::instructions::put_own,
-        super::instructions::get_session,
-        super::instructions::put_session,
-        super::feedback::give,
-        super::feedback::list,
-        super::usage::usage,
-        super::attachments::upload,
-        super::attachments::download,
-        super::attachments::shared_download,
-        super::agui::run,
-        crate::ws::connect,
-        crate::ws::connect_shared,
-    ),
     components(schemas(
         BranchList, BranchStarted, CreateSession, CurrentUser, EditMessage, ErrorBody, ErrorDetail, EventPage, ForkSession, LoggedEvent, LoginBody, Regenerate, ContinueRun,
         PostMessage, ResumeBody, ResumeStatus, RunAccepted, ServerInfo, McpServerInfo, ModelList, SessionDetail,
@@ -97,7 +50,7 @@ use super::{auth, health, runs, sessions};
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
         FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions
     )),
-    modifiers(&Security, &QueryRefusals, &BodyTimeouts),
+    modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
     tags(
         (name = "auth", description = "Signing in and who the caller is"),
@@ -139,74 +92,22 @@ impl Modify for Security {
     }
 }
 
-/// Says on every operation that it may answer 400: a query parameter it does not take is
-/// refused ([`super::query`]), whatever the operation's own annotation lists.
-struct QueryRefusals;
-
-impl Modify for QueryRefusals {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for operation in operations.into_iter().flatten() {
-                match operation.responses.responses.entry("400".to_string()) {
-                    Entry::Occupied(mut listed) => {
-                        if let RefOr::T(response) = listed.get_mut() {
-                            response
-                                .description
-                                .push_str("; or a query parameter it does not take");
-                        }
-                    }
-                    Entry::Vacant(missing) => {
-                        missing.insert(RefOr::T(query_refusal()));
-                    }
-                }
-            }
-        }
+/// The document: [`ApiDoc`] with an operation for every entry of the route table.
+pub fn build<S: Store>() -> utoipa::openapi::OpenApi {
+    let mut document = ApiDoc::openapi();
+    let mut schemas = Vec::new();
+    for endpoint in super::table::<S>() {
+        let annotation = endpoint.annotation;
+        let operation = common::complete(&endpoint, annotation.operation());
+        let methods = vec![endpoint.operation.clone()];
+        document
+            .paths
+            .add_path_operation(endpoint.path, methods, operation);
+        annotation.schemas(&mut schemas);
     }
-}
-
-/// The 400 of an operation whose annotation lists none.
-fn query_refusal() -> Response {
-    error_response("A query parameter this endpoint does not take")
-}
-
-/// Says on every operation that takes a body that it may answer 408: a body that stops
-/// arriving is cut by the edge (`crate::edge`), whatever the operation.
-struct BodyTimeouts;
-
-impl Modify for BodyTimeouts {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [&mut item.put, &mut item.post, &mut item.patch];
-            for operation in operations.into_iter().flatten() {
-                if operation.request_body.is_some() {
-                    let timeout = error_response(
-                        "`request_timeout`: the body stopped arriving (less than 1 KiB in \
-                         `--body-timeout-ms`); the connection is closed",
-                    );
-                    let responses = &mut operation.responses.responses;
-                    responses.insert("408".to_string(), RefOr::T(timeout));
-                }
-            }
-        }
-    }
-}
-
-/// A response of `description` with the error body.
-fn error_response(description: &str) -> Response {
-    let error_body = ContentBuilder::new()
-        .schema(Some(Ref::from_schema_name("ErrorBody")))
-        .build();
-    ResponseBuilder::new()
-        .description(description)
-        .content("application/json", error_body)
-        .build()
+    let components = document.components.get_or_insert_with(Default::default);
+    components.schemas.extend(schemas);
+    document
 }
 
 /// `GET /api/openapi.json`.
@@ -214,11 +115,10 @@ fn error_response(description: &str) -> Response {
     get,
     path = "/api/openapi.json",
     tag = "server",
-    security(()),
     responses((status = 200, description = "This document", content_type = "application/json"))
 )]
-pub async fn document() -> HttpResponse {
-    let json = ApiDoc::openapi()
+pub async fn document<S: Store>() -> HttpResponse {
+    let json = build::<S>()
         .to_json()
         .expect("the OpenAPI document serialises");
     HttpResponse::Ok()
@@ -228,27 +128,54 @@ pub async fn document() -> HttpResponse {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
+    use crate::routes::{table, Access};
+    use crate::store::SqliteStore;
+
+    /// The document as served (the backend changes only the handlers).
+    fn served() -> Value {
+        serde_json::to_value(build::<SqliteStore>()).unwrap()
+    }
 
     #[test]
     fn every_route_is_documented() {
-        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
-        for route in super::super::ROUTES {
-            let method = route.method.to_ascii_lowercase();
-            assert!(
-                doc["paths"][route.path][&method].is_object(),
-                "{} {} is missing from /api/openapi.json",
-                route.method,
-                route.path
+        let doc = served();
+        for route in table::<SqliteStore>() {
+            let what = format!("{} {}", route.method, route.path);
+            let annotation = route.annotation;
+            assert_eq!(
+                annotation.path(),
+                route.path,
+                "{what}: its annotation's path"
             );
+            assert!(
+                annotation.methods() == vec![route.operation.clone()],
+                "{what}: its annotation's method"
+            );
+            let method = route.method.to_ascii_lowercase();
+            let operation = &doc["paths"][route.path][&method];
+            assert!(
+                operation["responses"].is_object(),
+                "{what} is not documented"
+            );
+            assert!(operation["tags"][0].is_string(), "{what} has no tag");
         }
+        let operations: usize = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|item| item.as_object().unwrap().len())
+            .sum();
+        assert_eq!(operations, table::<SqliteStore>().len());
         assert_eq!(doc["openapi"], "3.1.0");
     }
 
     #[test]
     fn every_route_documents_the_query_it_takes_and_the_refusal_of_others() {
-        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
-        for route in super::super::ROUTES {
+        let doc = served();
+        for route in table::<SqliteStore>() {
             let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
             let mut documented: Vec<&str> = operation["parameters"]
                 .as_array()
@@ -270,10 +197,69 @@ mod tests {
     }
 
     #[test]
+    fn every_path_parameter_is_described_in_the_order_of_the_path() {
+        let doc = served();
+        for route in table::<SqliteStore>() {
+            let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
+            let described: Vec<&str> = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "path" && p["description"].is_string())
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+            let named: Vec<&str> = route
+                .path
+                .split('/')
+                .filter_map(|part| part.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            assert_eq!(described, named, "{} {}", route.method, route.path);
+        }
+    }
+
+    #[test]
+    fn only_user_routes_ask_for_credentials() {
+        let doc = served();
+        for route in table::<SqliteStore>() {
+            let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
+            let what = format!("{} {}", route.method, route.path);
+            let user = route.access == Access::User;
+            let unauthorized = &operation["responses"]["401"]["description"];
+            assert_eq!(
+                unauthorized == "No valid credentials",
+                user,
+                "{what}: {unauthorized}"
+            );
+            // No requirement of its own: the document's (a bearer token or the cookie).
+            assert_eq!(operation["security"].is_null(), user, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_response_an_annotation_lists_stands_instead_of_the_common_one() {
+        let doc = served();
+        let responses = |method: &str, path: &str| doc["paths"][path][method]["responses"].clone();
+        let own = responses("post", "/api/sessions/{id}/messages");
+        let common = responses("get", "/api/sessions/{id}");
+        assert!(own["503"]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("`saturated`"));
+        assert_eq!(common["503"]["description"], "Storage unavailable");
+        assert_eq!(own["404"]["description"], common["404"]["description"]);
+        let queued = responses("delete", "/api/sessions/{id}/queue/{queued}");
+        assert_eq!(
+            queued["404"]["description"],
+            "No such session of the caller's, or no such queued message"
+        );
+        assert!(responses("get", "/api/info")["503"].is_null());
+    }
+
+    #[test]
     fn every_operation_that_takes_a_body_documents_its_timeout() {
-        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let doc = served();
         let mut with_bodies = 0;
-        for route in super::super::ROUTES {
+        for route in table::<SqliteStore>() {
             let operation = &doc["paths"][route.path][route.method.to_ascii_lowercase()];
             if operation["requestBody"].is_object() {
                 with_bodies += 1;
