@@ -84,22 +84,24 @@ pub struct HeaderData {
     pub auth: Auth,
 }
 
-/// Whether `item` has anything to show now. Not reactive: read when the header measures.
+/// Whether `item` has anything to show now. Reactive where it is read in a reactive
+/// context (the menu's list of what it holds follows every item's coming and going), plain
+/// where the header measures (a frame later, outside any).
 pub fn present(item: Item, data: HeaderData) -> bool {
     let session = data.session;
-    let open = session.id().with_untracked(Option::is_some);
+    let open = session.id().with(Option::is_some);
     match item {
         Item::Share | Item::Export => open,
         Item::State => session
             .shared_state()
-            .with_untracked(|state| !shared::state::is_empty(state)),
-        Item::Budget => data.auth.budget.with_untracked(|lines| !lines.is_empty()),
-        Item::McpDown => mcp_down(data.info.get_untracked()).is_some(),
-        Item::Usage => session.usage().with_untracked(|totals| totals.calls > 0),
-        Item::Model => data.info.with_untracked(Option::is_some),
+            .with(|state| !shared::state::is_empty(state)),
+        Item::Budget => data.auth.budget.with(|lines| !lines.is_empty()),
+        Item::McpDown => mcp_down(data.info.get()).is_some(),
+        Item::Usage => session.usage().with(|totals| totals.calls > 0),
+        Item::Model => data.info.with(Option::is_some),
         Item::Branches => data
             .conversation
-            .with_untracked(|totals| totals.is_some_and(|t| t.calls > 0)),
+            .with(|totals| totals.is_some_and(|t| t.calls > 0)),
     }
 }
 
