@@ -101,10 +101,16 @@ fn the_layout_names_every_module_of_the_crate() {
         .filter_map(|line| line.strip_prefix("pub mod "))
         .map(|name| name.trim_end_matches(';'))
         .collect();
-    assert!(modules.len() > 20, "the crate's modules were read: {modules:?}");
+    assert!(
+        modules.len() > 20,
+        "the crate's modules were read: {modules:?}"
+    );
     let unnamed: Vec<&&str> = modules
         .iter()
         .filter(|name| !lib.contains(&format!("//! - [`{name}`]: ")))
         .collect();
-    assert!(unnamed.is_empty(), "lib.rs's layout names no job for {unnamed:?}");
+    assert!(
+        unnamed.is_empty(),
+        "lib.rs's layout names no job for {unnamed:?}"
+    );
 }
