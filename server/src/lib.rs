@@ -4,7 +4,8 @@
 //! - [`config`], [`telemetry`], [`startup`]: reading settings and assembling the app;
 //!   [`lifecycle`]: the clean stop every long-lived task takes part in.
 //! - [`domain`]: identifiers and time.
-//! - [`store`]: the event log behind the [`store::Store`] trait (SQLite backend).
+//! - [`store`]: the event log and the records behind [`store::Store`], a trait per job
+//!   (SQLite and PostgreSQL backends).
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
 //!   before it is committed.
 //! - [`agent`]: engines, tools and the run loop, started and stopped by the runner.
