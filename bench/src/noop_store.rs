@@ -1,31 +1,43 @@
-//! A [`Store`] that writes nothing: the baseline of the token-latency figure.
+//! A [`Store`] whose event log writes nothing: the baseline of the token-latency figure.
 //!
-//! It keeps what the rest of Tandem relies on — sessions exist, seqs are allocated
+//! Its log keeps what the rest of Tandem relies on — sessions exist, seqs are allocated
 //! without gaps, the status is derived from the events by Tandem's own
 //! [`derive_effects`], guards hold — in a map behind a `std::sync::Mutex` (never held
-//! across an `.await`), so the app runs the same path as on SQLite except for SQL. It
-//! keeps no events and no interrupts: a socket's backlog is always empty, and answers are
-//! refused. It knows only the `local` user (the benchmark runs with `--auth none`). Only
-//! for the benchmark.
+//! across an `.await`), so the app runs the same path as on SQLite except for the log's
+//! SQL. It keeps no events and no interrupts: a socket's backlog is always empty, and
+//! answers are refused. A log writes its sessions' rows with their events, so this one
+//! answers for them too ([`Sessions`], from the same map); every other record comes from
+//! a SQLite store of its own ([`SqliteRecords`]), which the benchmark's path hardly
+//! touches. Only for the benchmark.
+//!
+//! [`Store`]: tandem::store::Store
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use shared::api::SessionStatus;
-use tandem::domain::{SessionId, TokenHash, UserId, UserName};
+use tandem::domain::{SessionId, UserId};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Command, EventLog, Fork, Found, InterruptRow, QueuedRow, Records,
-    SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    derive_effects, Applied, Change, Command, EventLog, Fork, Found, SessionRow, Sessions,
+    SqliteRecords, SqliteStore, StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
 };
 
-/// Sessions in memory, events nowhere.
-#[derive(Default)]
+/// Sessions in memory, events nowhere, every other record in SQLite.
 pub struct NoopStore {
     sessions: Mutex<HashMap<SessionId, SessionRow>>,
+    records: SqliteStore,
 }
 
 impl NoopStore {
+    /// A log that writes nothing, with the records `records` keeps.
+    pub fn new(records: SqliteStore) -> Self {
+        Self {
+            sessions: Mutex::default(),
+            records,
+        }
+    }
+
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionRow>> {
         self.sessions.lock().expect("no-op store lock poisoned")
     }
@@ -44,36 +56,12 @@ fn facts(row: Option<&SessionRow>) -> Facts {
     }
 }
 
-/// The one user the no-op store knows.
-fn local() -> UserRow {
-    UserRow {
-        id: UserId::LOCAL,
-        name: UserName::parse_any(UserName::LOCAL).expect("a valid name"),
-        created_at: 0,
-        revoked_at: None,
-    }
-}
-
-impl tandem::store::WebhookOutbox for NoopStore {}
-
-impl tandem::store::Attachments for NoopStore {}
-
-impl tandem::store::FeedbackReads for NoopStore {}
-impl tandem::store::Budgets for NoopStore {}
-
-/// Nobody's instructions: the benchmark's runs are told none.
-impl tandem::store::Instructions for NoopStore {
-    async fn user_instructions(&self, _user: UserId) -> Result<String, StoreError> {
-        Ok(String::new())
-    }
-
-    async fn set_user_instructions(
-        &self,
-        _user: UserId,
-        _text: &str,
-        _now_ms: i64,
-    ) -> Result<(), StoreError> {
-        Ok(())
+/// Every record but the session rows (users, share links, interrupts and queued messages,
+/// the webhook outbox, attachments, feedback, budgets, instructions) is SQLite's, as it
+/// would be on SQLite; this log writes none of them.
+impl SqliteRecords for NoopStore {
+    fn sqlite_records(&self) -> &SqliteStore {
+        &self.records
     }
 }
 
@@ -97,18 +85,7 @@ impl EventLog for NoopStore {
         title: Option<&str>,
         now_ms: i64,
     ) -> Result<SessionRow, StoreError> {
-        let row = SessionRow {
-            id,
-            owner,
-            title: title.unwrap_or(DEFAULT_TITLE).to_string(),
-            status: SessionStatus::Idle,
-            active_run_id: None,
-            last_seq: 0,
-            created_at: now_ms,
-            updated_at: now_ms,
-            fork: None,
-            conversation: id,
-        };
+        let row = SessionRow::created(id, owner, title.unwrap_or(DEFAULT_TITLE), now_ms);
         self.sessions().insert(id, row.clone());
         Ok(row)
     }
@@ -124,6 +101,13 @@ impl EventLog for NoopStore {
         _limit: u32,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         Ok(Vec::new())
+    }
+
+    /// Nothing else writes to this log.
+    async fn changes(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError> {
+        Ok(None)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -180,9 +164,23 @@ impl EventLog for NoopStore {
             .collect();
         Ok(outcomes)
     }
+
+    /// Nothing is kept, so nothing needs upkeep.
+    async fn log_upkeep(&self) -> Result<Upkeep, StoreError> {
+        Ok(Upkeep::Done)
+    }
+
+    async fn settle_log(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
-impl Records for NoopStore {
+/// The rows of the sessions this log created, from its memory.
+impl Sessions for NoopStore {
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
+        Ok(self.sessions().get(&id).cloned())
+    }
+
     async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
         let mut rows: Vec<SessionRow> = self
             .sessions()
@@ -206,6 +204,23 @@ impl Records for NoopStore {
             .collect())
     }
 
+    /// It makes no branches, so a conversation is its first line.
+    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
+        Ok(self.sessions().get(&first).cloned().into_iter().collect())
+    }
+
+    async fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        let sessions = self.sessions();
+        Ok(sessions
+            .values()
+            .filter(|row| row.status == status)
+            .map(|row| row.id)
+            .collect())
+    }
+
     async fn rename_session(
         &self,
         id: SessionId,
@@ -221,133 +236,22 @@ impl Records for NoopStore {
         Ok(renamed)
     }
 
-    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
-        Ok(self.sessions().get(&first).cloned().into_iter().collect())
-    }
-
-    async fn create_share(&self, _share: &ShareRow, _token: TokenHash) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    async fn shares(&self, _session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn delete_share(&self, _session: SessionId, _id: &str) -> Result<bool, StoreError> {
-        Ok(false)
-    }
-
-    async fn share_for_token(
-        &self,
-        _token: TokenHash,
-    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
-        Ok(None)
-    }
-
-    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        Ok(self.sessions().get(&id).cloned())
-    }
-
-    async fn sessions_with_status(
-        &self,
-        status: SessionStatus,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        let sessions = self.sessions();
-        Ok(sessions
-            .values()
-            .filter(|row| row.status == status)
-            .map(|row| row.id)
-            .collect())
-    }
-
-    async fn interrupt(
-        &self,
-        _session: SessionId,
-        _interrupt_id: &str,
-    ) -> Result<Option<InterruptRow>, StoreError> {
-        Ok(None)
-    }
-
-    async fn pending_interrupts(
-        &self,
-        _session: SessionId,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn queued_messages(&self, _session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn expired_interrupts(
-        &self,
-        _now_ms: i64,
-        _limit: u32,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        Ok(Vec::new())
-    }
-
     async fn delete_idle_before(
         &self,
-        _cutoff_ms: i64,
-        _limit: u32,
+        cutoff_ms: i64,
+        limit: u32,
     ) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn create_user(
-        &self,
-        _id: UserId,
-        _name: &UserName,
-        _token: TokenHash,
-        _now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        Ok(false)
-    }
-
-    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
-        Ok((id == UserId::LOCAL).then(local))
-    }
-
-    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
-        Ok(vec![local()])
-    }
-
-    async fn revoke_user(&self, _name: &UserName, _now_ms: i64) -> Result<bool, StoreError> {
-        Ok(false)
-    }
-
-    async fn user_for_token(
-        &self,
-        _token: TokenHash,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
-        Ok(None)
-    }
-
-    async fn create_sign_in(
-        &self,
-        _cookie: TokenHash,
-        _user: UserId,
-        _now_ms: i64,
-        _expires_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    async fn user_for_sign_in(
-        &self,
-        _cookie: TokenHash,
-        _now_ms: i64,
-    ) -> Result<Option<tandem::store::SignInMatch>, StoreError> {
-        Ok(None)
-    }
-
-    async fn delete_sign_in(&self, _cookie: TokenHash) -> Result<bool, StoreError> {
-        Ok(false)
+        let mut sessions = self.sessions();
+        let gone: Vec<SessionId> = sessions
+            .values()
+            .filter(|row| row.status == SessionStatus::Idle && row.updated_at < cutoff_ms)
+            .map(|row| row.id)
+            .take(limit as usize)
+            .collect();
+        for id in &gone {
+            sessions.remove(id);
+        }
+        Ok(gone)
     }
 }
 
@@ -355,7 +259,17 @@ impl Records for NoopStore {
 mod tests {
     use super::*;
     use shared::{Event, EventBody};
-    use tandem::store::{Guard, LogEntry, Rejection};
+    use tandem::store::{Guard, LogEntry, Rejection, StoreOptions, Users};
+
+    /// A no-op log with its records in a fresh SQLite file (kept as long as the folder).
+    async fn store() -> (NoopStore, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("records.db").display());
+        let records = SqliteStore::connect(&url, &StoreOptions::default())
+            .await
+            .unwrap();
+        (NoopStore::new(records), dir)
+    }
 
     fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
         let entries = bodies
@@ -372,7 +286,7 @@ mod tests {
 
     #[tokio::test]
     async fn seqs_are_contiguous_and_status_follows_the_events() {
-        let store = NoopStore::default();
+        let (store, _dir) = store().await;
         let id = SessionId::generate();
         store
             .create_session(UserId::LOCAL, id, None, 0)
@@ -403,5 +317,13 @@ mod tests {
         assert_eq!(applied[0], Applied::Committed { first_seq: 3 });
         let row = store.session(id).await.unwrap().unwrap();
         assert_eq!((row.status, row.last_seq), (SessionStatus::Running, 3));
+    }
+
+    #[tokio::test]
+    async fn its_records_are_sqlite_s() {
+        let (store, _dir) = store().await;
+        let local = store.user(UserId::LOCAL).await.unwrap().unwrap();
+        assert_eq!(local.name.as_str(), "local");
+        assert_eq!(store.list_users().await.unwrap(), vec![local]);
     }
 }

@@ -1,6 +1,6 @@
 //! The real app in-process (`Application::build_with`), on a runtime of its own so the
 //! benchmark's clients do not share its threads: on SQLite (what ships) or on the
-//! [`NoopStore`] (the same path without SQL), or on PostgreSQL.
+//! [`NoopStore`] (the same path without the log's SQL), or on PostgreSQL.
 //!
 //! The app uses the `bench` engine; each instance gets a fresh temporary database.
 
@@ -68,17 +68,15 @@ impl InProcess {
         Ok((app, store))
     }
 
-    /// The app on a store that writes nothing.
+    /// The app on a store whose log writes nothing, its records in a SQLite file in
+    /// memory ([`in_memory_dir`]).
     pub fn on_noop(pace: Pace) -> anyhow::Result<Self> {
-        let dir = tempfile::tempdir()?;
-        let url = format!("sqlite://{}", dir.path().join("unused.db").display());
-        launch(
-            app_runtime()?,
-            dir,
-            &url,
-            pace,
-            Arc::new(NoopStore::default()),
-        )
+        let dir = in_memory_dir()?;
+        let url = format!("sqlite://{}", dir.path().join("records.db").display());
+        let runtime = app_runtime()?;
+        let records = runtime.block_on(SqliteStore::connect(&url, &StoreOptions::default()))?;
+        let store = Arc::new(NoopStore::new(records));
+        launch(runtime, dir, &url, pace, store)
     }
 
     /// Runs `future` on the app's runtime (seeding, reading the store).
@@ -91,6 +89,15 @@ impl InProcess {
         self.runtime.block_on(self.handle.stop(false));
         self.runtime.shutdown_timeout(Duration::from_secs(2));
     }
+}
+
+/// A fresh folder in memory (`/dev/shm`) where the machine has one, else the usual
+/// temporary one: the no-op store's records touch no disk either.
+fn in_memory_dir() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("tandem-bench-")
+        .tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
 }
 
 /// One worker thread per core, as the binary's `#[tokio::main]` has.

@@ -15,8 +15,8 @@
 //! - [`scrub`]: secrets kept out of what leaves the server (errors, logs).
 //!
 //! **Storage and the log**
-//! - [`store`]: the event log and the records, behind traits each backend (SQLite,
-//!   PostgreSQL) implements; nothing outside it knows which one runs.
+//! - [`store`]: the event log and the records behind [`store::Store`], a trait per job that
+//!   each backend (SQLite, PostgreSQL) implements; nothing outside it knows which one runs.
 //! - [`metrics`]: the Prometheus families (`GET /metrics`).
 //! - [`visibility`]: what a share link's viewer may see of an event.
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer

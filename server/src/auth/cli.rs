@@ -182,7 +182,7 @@ fn timestamp(ms: i64) -> String {
 mod tests {
     use super::*;
     use crate::domain::TokenHash;
-    use crate::store::{Budgets, Records, SqliteStore};
+    use crate::store::{Budgets, SqliteStore, Users};
 
     async fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();

@@ -47,25 +47,16 @@ pub struct FinishedUpload {
     pub attachment: AttachmentRow,
 }
 
-/// What a store that keeps no attachments answers (the benchmark's).
-fn kept_nowhere<T>() -> Result<T, StoreError> {
-    Err(StoreError::Database(
-        "this store keeps no attachments".into(),
-    ))
-}
-
-/// Storing and reading attachments. The defaults are a store that keeps none.
+/// Storing and reading attachments.
 pub trait Attachments: Send + Sync + 'static {
     /// Starts a blob of `owner` that chunks are then added to (incomplete until finished).
     fn begin_blob(
         &self,
-        _owner: UserId,
-        _blob: &str,
-        _media_type: &str,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        owner: UserId,
+        blob: &str,
+        media_type: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Stores chunk `n` (0, 1, 2, …) of `owner`'s blob being uploaded and counts its bytes
     /// (the blob moved at `now_ms`, for the purge of stalled uploads), unless the owner's
@@ -74,77 +65,59 @@ pub trait Attachments: Send + Sync + 'static {
     /// uploads side by side, on any number of instances, never pass the quota together.
     fn put_chunk(
         &self,
-        _owner: UserId,
-        _blob: &str,
-        _n: u32,
-        _data: &[u8],
-        _quota: u64,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<ChunkStored, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        owner: UserId,
+        blob: &str,
+        n: u32,
+        data: &[u8],
+        quota: u64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<ChunkStored, StoreError>> + Send;
 
     /// Completes a blob and records its attachment, in one transaction. When the owner
     /// already holds a complete blob of the same content, this one is dropped and the
     /// attachment names that one. Returns the blob the attachment names.
     fn finish_upload(
         &self,
-        _upload: &FinishedUpload,
-    ) -> impl Future<Output = Result<String, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        upload: &FinishedUpload,
+    ) -> impl Future<Output = Result<String, StoreError>> + Send;
 
     /// Drops a blob (an upload that failed or was refused), with its chunks.
-    fn drop_blob(&self, _blob: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+    fn drop_blob(&self, blob: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// One attachment, if it exists.
     fn attachment(
         &self,
-        _id: &str,
-    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        id: &str,
+    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send;
 
     /// Attachment `id` if it was uploaded to `session` or to a line `session` branched
     /// from (its history's sessions, deleted ones that it still reads from included).
     fn attachment_in_line(
         &self,
-        _session: SessionId,
-        _id: &str,
-    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        session: SessionId,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<AttachmentRow>, StoreError>> + Send;
 
     /// Up to `count` chunks of a blob from chunk `from` on, in order.
     fn blob_chunks(
         &self,
-        _blob: &str,
-        _from: u32,
-        _count: u32,
-    ) -> impl Future<Output = Result<Vec<Vec<u8>>, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        blob: &str,
+        from: u32,
+        count: u32,
+    ) -> impl Future<Output = Result<Vec<Vec<u8>>, StoreError>> + Send;
 
     /// Bytes `owner`'s blobs take, complete and being uploaded (each chunk counted as it
     /// is stored).
-    fn stored_bytes(&self, _owner: UserId) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+    fn stored_bytes(&self, owner: UserId) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// Bytes every user's complete blobs take (each stored once).
-    fn all_stored_bytes(&self) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+    fn all_stored_bytes(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// Deletes complete blobs made before `unreferenced_before_ms` that no attachment refers
     /// to, and incomplete ones that stopped moving before `stalled_before_ms`; how many.
     fn purge_blobs(
         &self,
-        _unreferenced_before_ms: i64,
-        _stalled_before_ms: i64,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { kept_nowhere() }
-    }
+        unreferenced_before_ms: i64,
+        stalled_before_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }

@@ -1,8 +1,8 @@
 //! Budgets: each user's own spending caps (set with `tandem users budget`), what they
 //! spent per UTC day, and whose turn it is to call the model. Spending is added by the
 //! log's writer in the transaction of each `CUSTOM tandem.usage` event (see
-//! [`super::Effects::spending`]); this part reads it, keeps the caps and the turns. A separate trait from [`super::Records`] so each backend implements it
-//! in a file of its own; a store without budgets (the benchmark's) spends nothing.
+//! [`super::Effects::spending`]); this part reads it, keeps the caps and the turns, one of
+//! the jobs of [`super::Records`], its SQL in `store/sql/budgets.rs`.
 
 use std::future::Future;
 
@@ -87,60 +87,48 @@ pub trait Budgets: Send + Sync + 'static {
     /// A user's own caps (all defaults when they set none).
     fn own_budget(
         &self,
-        _user: UserId,
-    ) -> impl Future<Output = Result<OwnBudget, StoreError>> + Send {
-        async { Ok(OwnBudget::default()) }
-    }
+        user: UserId,
+    ) -> impl Future<Output = Result<OwnBudget, StoreError>> + Send;
 
     /// Replaces a user's own caps.
     fn set_own_budget(
         &self,
-        _user: UserId,
-        _budget: OwnBudget,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { Ok(()) }
-    }
+        user: UserId,
+        budget: OwnBudget,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// What `user` spent on day `today` and from day `month_start` on.
     fn spent(
         &self,
-        _user: UserId,
-        _today: i64,
-        _month_start: i64,
-    ) -> impl Future<Output = Result<Spent, StoreError>> + Send {
-        async { Ok(Spent::default()) }
-    }
+        user: UserId,
+        today: i64,
+        month_start: i64,
+    ) -> impl Future<Output = Result<Spent, StoreError>> + Send;
 
     /// Takes `user`'s turn to call the model for `holder`, until `expires_at_ms`, if
     /// nobody holds it (or its holder's turn expired at `now_ms`): one statement, so two
     /// instances never both take it. False when another holds it.
     fn take_call_turn(
         &self,
-        _user: UserId,
-        _holder: &str,
-        _expires_at_ms: i64,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        async { Ok(true) }
-    }
+        user: UserId,
+        holder: &str,
+        expires_at_ms: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Holds `holder`'s turn until `expires_at_ms`; false if it is no longer theirs.
     fn renew_call_turn(
         &self,
-        _user: UserId,
-        _holder: &str,
-        _expires_at_ms: i64,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        async { Ok(true) }
-    }
+        user: UserId,
+        holder: &str,
+        expires_at_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Gives `holder`'s turn back (nothing if it is no longer theirs).
     fn give_back_call_turn(
         &self,
-        _user: UserId,
-        _holder: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { Ok(()) }
-    }
+        user: UserId,
+        holder: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }

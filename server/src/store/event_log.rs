@@ -116,9 +116,7 @@ pub trait EventLog: Send + Sync + 'static {
     fn changes(
         &self,
     ) -> impl Future<Output = Result<Option<tokio::sync::mpsc::UnboundedReceiver<Change>>, StoreError>>
-           + Send {
-        async { Ok(None) }
-    }
+           + Send;
 
     /// Whether the database answers (a trivial query).
     fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -166,15 +164,11 @@ pub trait EventLog: Send + Sync + 'static {
     /// Upkeep of the log that the log writer runs between batches, never during one: a
     /// backend may move committed rows to where reads find them cheaply, keeping every
     /// committed event readable throughout. Says when the writer should call again.
-    fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send {
-        async { Ok(Upkeep::Done) }
-    }
+    fn log_upkeep(&self) -> impl Future<Output = Result<Upkeep, StoreError>> + Send;
 
     /// Does now all the upkeep [`EventLog::log_upkeep`] would do eventually, for whoever
     /// applies batches without the log writer (a benchmark seeding a log, say).
-    fn settle_log(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { Ok(()) }
-    }
+    fn settle_log(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// What [`EventLog::replay_after`] handed on: how many events, and the last seq among them

@@ -1,8 +1,7 @@
 //! Feedback on answers: one rating per user and run, changed in place. A rating is written
 //! by the log's writer, in the transaction of its `CUSTOM tandem.feedback` event (a guard
 //! write, `store/sql/guards.rs`); this part reads them, for an operator and for `/metrics`.
-//! A separate trait from [`super::Records`] so each backend implements it in a file of its
-//! own; a store without feedback (the benchmark's) has none.
+//! One of the jobs of [`super::Records`], its SQL in `store/sql/feedback.rs`.
 
 use std::future::Future;
 
@@ -51,13 +50,9 @@ pub trait FeedbackReads: Send + Sync + 'static {
     /// The ratings `filter` asks for.
     fn list_feedback(
         &self,
-        _filter: FeedbackFilter,
-    ) -> impl Future<Output = Result<Vec<StoredFeedback>, StoreError>> + Send {
-        async { Ok(Vec::new()) }
-    }
+        filter: FeedbackFilter,
+    ) -> impl Future<Output = Result<Vec<StoredFeedback>, StoreError>> + Send;
 
     /// How many ratings stand of each kind, every user's.
-    fn feedback_counts(&self) -> impl Future<Output = Result<(u64, u64), StoreError>> + Send {
-        async { Ok((0, 0)) }
-    }
+    fn feedback_counts(&self) -> impl Future<Output = Result<(u64, u64), StoreError>> + Send;
 }

@@ -2,8 +2,13 @@
 //! transaction that starts its run, appends it to the active run (a steering message), or
 //! withdraws it. So a queued message runs once, whichever instance takes it.
 
+use std::future::Future;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::StoreError;
+use crate::domain::SessionId;
 
 /// How many messages one session may hold waiting.
 pub const MAX_QUEUED: u64 = 32;
@@ -72,10 +77,10 @@ pub(crate) type QueuedTuple = (String, String, String, Option<String>, String, S
 pub(crate) const QUEUED_COLUMNS: &str = "id, run_id, kind, client_message_id, text, extra";
 
 /// Decodes a row read as [`QUEUED_COLUMNS`].
-pub(crate) fn queued_from(row: QueuedTuple) -> Result<QueuedRow, super::StoreError> {
+pub(crate) fn queued_from(row: QueuedTuple) -> Result<QueuedRow, StoreError> {
     let (id, run_id, kind, client_message_id, text, extra) = row;
     let extra = serde_json::from_str(&extra)
-        .map_err(|e| super::StoreError::Corrupt(format!("queued message {id}: {e}")))?;
+        .map_err(|e| StoreError::Corrupt(format!("queued message {id}: {e}")))?;
     Ok(QueuedRow {
         id,
         run_id,
@@ -84,4 +89,18 @@ pub(crate) fn queued_from(row: QueuedTuple) -> Result<QueuedRow, super::StoreErr
         text,
         extra,
     })
+}
+
+/// Reading queued messages: the log's writer adds, takes and withdraws them with the
+/// events of their session (the guards); these read them.
+pub trait QueueReads: Send + Sync + 'static {
+    /// The session's queued messages, in the order they run.
+    fn queued_messages(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<QueuedRow>, StoreError>> + Send;
+
+    /// Idle sessions that hold queued messages (nothing runs to take them: a crash came
+    /// between a run's end and the next start), least recently updated first.
+    fn idle_with_queue(&self) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 }

@@ -2,8 +2,11 @@
 //! what a search found. The log writes a session's row with its events (status, last
 //! seq, title), so these are read from the store that keeps the log.
 
+use std::future::Future;
+
 use shared::api::SessionStatus;
 
+use super::StoreError;
 use crate::domain::{SessionId, UserId};
 
 /// The title of a session that has none yet.
@@ -28,6 +31,24 @@ pub struct SessionRow {
     pub conversation: SessionId,
 }
 
+impl SessionRow {
+    /// A new session's row: idle, without events, the first line of its own conversation.
+    pub fn created(id: SessionId, owner: UserId, title: &str, now_ms: i64) -> Self {
+        Self {
+            id,
+            owner,
+            title: title.to_string(),
+            status: SessionStatus::Idle,
+            active_run_id: None,
+            last_seq: 0,
+            created_at: now_ms,
+            updated_at: now_ms,
+            fork: None,
+            conversation: id,
+        }
+    }
+}
+
 /// A session a search found: its row, and the text of the latest of its messages that
 /// matched (`None` when only its title did).
 #[derive(Debug, Clone, PartialEq)]
@@ -42,4 +63,61 @@ pub struct Found {
 pub struct Fork {
     pub parent: SessionId,
     pub at_seq: u64,
+}
+
+/// Session rows: one, the owner's list, a search, a conversation's lines, the sessions in
+/// a status; renaming one; retention's delete. The log writes a session's row with its
+/// events, so a backend reads rows with what its log knows (SQLite the exact last seq from
+/// its tail in memory, PostgreSQL from the log's key).
+pub trait Sessions: Send + Sync + 'static {
+    /// One session, if it exists.
+    fn session(
+        &self,
+        id: SessionId,
+    ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
+
+    /// The sessions of `owner`, each conversation once (its most recently updated line),
+    /// most recently updated first.
+    fn list_sessions(
+        &self,
+        owner: UserId,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// The sessions of `owner` whose title or any message's text contains `text` (ASCII
+    /// letters in any case), most recently updated first, each with its latest message
+    /// that matched.
+    fn search_sessions(
+        &self,
+        owner: UserId,
+        text: &str,
+    ) -> impl Future<Output = Result<Vec<Found>, StoreError>> + Send;
+
+    /// Every line of the conversation whose first line is `first`, oldest first.
+    fn conversation(
+        &self,
+        first: SessionId,
+    ) -> impl Future<Output = Result<Vec<SessionRow>, StoreError>> + Send;
+
+    /// Ids of the sessions in `status`, least recently updated first.
+    fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Renames a session (its first message no longer names it; its `updated_at` never
+    /// goes back), announcing its listed row; false if it is gone.
+    fn rename_session(
+        &self,
+        id: SessionId,
+        title: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Deletes up to `limit` idle sessions last updated before `cutoff_ms`, with their
+    /// events; never a session that is running or awaiting input. Returns their ids.
+    fn delete_idle_before(
+        &self,
+        cutoff_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
 }

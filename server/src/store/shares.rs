@@ -1,6 +1,9 @@
-//! The share-link rows every backend returns.
+//! Share links: the rows every backend returns, and the trait that keeps them.
 
-use crate::domain::SessionId;
+use std::future::Future;
+
+use super::StoreError;
+use crate::domain::{SessionId, TokenHash};
 
 /// A read-only link to one session, and what it hides from whoever opens it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,4 +34,35 @@ pub(crate) fn escape_like(text: &str) -> String {
         escaped.push(c);
     }
     escaped
+}
+
+/// Share links: recording, listing and deleting a session's, and the one a token opens.
+pub trait Shares: Send + Sync + 'static {
+    /// Records a share link of a session (only its token's hash is given).
+    fn create_share(
+        &self,
+        share: &ShareRow,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// A session's share links, oldest first.
+    fn shares(
+        &self,
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<ShareRow>, StoreError>> + Send;
+
+    /// Deletes one share link of a session, announcing
+    /// [`Ending::ShareDeleted`](super::Ending::ShareDeleted) to the other processes sharing
+    /// the database; false if it had none with that id.
+    fn delete_share(
+        &self,
+        session: SessionId,
+        id: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The share link a token opens, with the stored hash that matched.
+    fn share_for_token(
+        &self,
+        token: TokenHash,
+    ) -> impl Future<Output = Result<Option<(ShareRow, TokenHash)>, StoreError>> + Send;
 }

@@ -8,9 +8,8 @@
 //! instance adds the same row once), then claims the due ones: a claim moves the row's
 //! next attempt past the attempt's time limit and names the instance, in one statement
 //! that skips rows another instance is claiming, so one instance attempts a due delivery
-//! at a time, and an attempt is counted once, when claimed. A separate trait from
-//! [`super::Store`] so each backend implements it in a file of its own; a store without an
-//! outbox (the benchmark's) owes nothing.
+//! at a time, and an attempt is counted once, when claimed. One of the jobs of
+//! [`super::Records`], its SQL in `store/sql/webhooks.rs` and `store/sql/webhook_sources.rs`.
 
 use std::future::Future;
 
@@ -94,68 +93,54 @@ pub trait WebhookOutbox: Send + Sync + 'static {
     /// none, and forgets the run ends it has looked at; returns how many were added.
     fn enqueue_webhooks(
         &self,
-        _targets: &[Target],
-        _wanted: Wanted,
-        _since_ms: i64,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { Ok(0) }
-    }
+        targets: &[Target],
+        wanted: Wanted,
+        since_ms: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// Claims up to `limit` pending deliveries due at `now_ms` for this instance, earliest
     /// first, with their interrupts: each one's attempt count goes up by one and its next
     /// attempt moves to `hold_until_ms`, so no other instance takes it meanwhile.
     fn claim_webhooks(
         &self,
-        _now_ms: i64,
-        _limit: u32,
-        _hold_until_ms: i64,
-    ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send {
-        async { Ok(Vec::new()) }
-    }
+        now_ms: i64,
+        limit: u32,
+        hold_until_ms: i64,
+    ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send;
 
     /// Records an attempt's outcome, if this instance's claim still holds (a delivery is
     /// recorded whoever holds it).
     fn record_webhook(
         &self,
-        _id: &str,
-        _attempt: &Attempt,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        async { Ok(()) }
-    }
+        id: &str,
+        attempt: &Attempt,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Stops the pending deliveries nobody needs any more: about interrupts settled
     /// meanwhile (`superseded`), and, when `urls` is given, to URLs not among them
     /// (`cancelled`). Returns how many.
     fn settle_webhooks(
         &self,
-        _urls: Option<&[String]>,
-        _now_ms: i64,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { Ok(0) }
-    }
+        urls: Option<&[String]>,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// Deletes the deliveries settled (delivered, failed, superseded, cancelled) before
     /// `before_ms`; returns how many.
     fn prune_webhooks(
         &self,
-        _before_ms: i64,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { Ok(0) }
-    }
+        before_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// A session's deliveries, oldest first.
     fn webhooks_of(
         &self,
-        _session: SessionId,
-    ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send {
-        async { Ok(Vec::new()) }
-    }
+        session: SessionId,
+    ) -> impl Future<Output = Result<Vec<DeliveryRow>, StoreError>> + Send;
 
     /// How many interrupts wait for a person now, on every instance (an AG-UI client's
     /// own tools are no person): what the deliveries announce, and a metric.
-    fn interrupts_waiting(&self) -> impl Future<Output = Result<u64, StoreError>> + Send {
-        async { Ok(0) }
-    }
+    fn interrupts_waiting(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }

@@ -3,8 +3,9 @@
 use sqlx::PgPool;
 
 crate::store::sql::attachments::attachments_on!(
+    [] super::PostgresStore,
+    std::convert::identity,
     PgPool,
-    super::PostgresStore,
     pool,
     pool,
     |_| (),

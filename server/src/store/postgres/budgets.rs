@@ -1,3 +1,8 @@
 //! Budgets ([`crate::store::sql::budgets`]) on PostgreSQL.
 
-crate::store::sql::budgets::budgets_on!(super::PostgresStore, pool, pool);
+crate::store::sql::budgets::budgets_on!(
+    [] super::PostgresStore,
+    std::convert::identity,
+    pool,
+    pool
+);

@@ -40,6 +40,7 @@ mod tokens;
 #[cfg(test)]
 mod tokens_tests;
 mod users;
+mod waiting;
 mod webhooks;
 mod writer_connection;
 
@@ -53,10 +54,10 @@ use super::leases::LeaseTerms;
 use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, Found, FramePage, InterruptRow, QueuedRow,
-    Records, SessionRow, ShareRow, StoreError, StoredEvent, UserRow, DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, SessionRow, StoreError,
+    StoredEvent, DEFAULT_TITLE,
 };
-use crate::domain::{SessionId, TokenHash, UserId, UserName};
+use crate::domain::{SessionId, UserId};
 
 /// A session's head in SQL: its `last_seq` column (`$last_seq`), or the last seq in the
 /// log's key for its id (`$id`) where bare token inserts ([`tokens`]) went further.
@@ -226,18 +227,7 @@ impl EventLog for PostgresStore {
         .bind(Change::Listed { session: id }.encode())
         .execute(&self.pool)
         .await?;
-        Ok(SessionRow {
-            id,
-            owner,
-            title: title.to_string(),
-            status: SessionStatus::Idle,
-            active_run_id: None,
-            last_seq: 0,
-            created_at: now_ms,
-            updated_at: now_ms,
-            fork: None,
-            conversation: id,
-        })
+        Ok(SessionRow::created(id, owner, title, now_ms))
     }
 
     async fn fork_session(
@@ -362,6 +352,11 @@ impl EventLog for PostgresStore {
         Ok(super::Upkeep::Done)
     }
 
+    /// Nothing to settle: a committed row is where every read finds it.
+    async fn settle_log(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {
         let mut attempt = 1;
         loop {
@@ -413,163 +408,6 @@ impl PostgresStore {
         });
         self.heads.record(heads);
         Ok(applied)
-    }
-}
-
-impl Records for PostgresStore {
-    async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = sessions::list_sessions(&self.pool, owner).await?;
-        sessions::current(&self.pool, rows).await
-    }
-
-    async fn search_sessions(&self, owner: UserId, text: &str) -> Result<Vec<Found>, StoreError> {
-        let rows = sessions::search_sessions(&self.pool, owner, text).await?;
-        let rows = sessions::current(&self.pool, rows).await?;
-        let mut messages = sessions::matched_messages(&self.pool, &rows, text).await?;
-        Ok(rows
-            .into_iter()
-            .map(|session| Found {
-                message: messages.remove(&session.id),
-                session,
-            })
-            .collect())
-    }
-
-    async fn rename_session(
-        &self,
-        id: SessionId,
-        title: &str,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        sessions::rename_session(&self.pool, id, title, now_ms).await
-    }
-
-    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = sessions::conversation(&self.pool, first).await?;
-        sessions::current(&self.pool, rows).await
-    }
-
-    async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
-        shares::create_share(&self.pool, share, token).await
-    }
-
-    async fn shares(&self, session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
-        shares::shares(&self.pool, session).await
-    }
-
-    async fn delete_share(&self, session: SessionId, id: &str) -> Result<bool, StoreError> {
-        shares::delete_share(&self.pool, session, id).await
-    }
-
-    async fn share_for_token(
-        &self,
-        token: TokenHash,
-    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
-        shares::share_for_token(&self.pool, token).await
-    }
-
-    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        let Some(row) = sessions::session(&self.pool, id).await? else {
-            return Ok(None);
-        };
-        Ok(sessions::current(&self.pool, vec![row]).await?.pop())
-    }
-
-    async fn sessions_with_status(
-        &self,
-        status: SessionStatus,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        sessions::sessions_with_status(&self.pool, status).await
-    }
-
-    async fn interrupt(
-        &self,
-        session: SessionId,
-        interrupt_id: &str,
-    ) -> Result<Option<InterruptRow>, StoreError> {
-        sessions::interrupt(&self.pool, session, interrupt_id).await
-    }
-
-    async fn pending_interrupts(
-        &self,
-        session: SessionId,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        sessions::pending_interrupts(&self.pool, session).await
-    }
-
-    async fn queued_messages(&self, session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
-        sessions::queued_messages(&self.pool, session).await
-    }
-
-    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
-        sessions::idle_with_queue(&self.pool).await
-    }
-
-    async fn expired_interrupts(
-        &self,
-        now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        sessions::expired_interrupts(&self.pool, now_ms, limit).await
-    }
-
-    async fn delete_idle_before(
-        &self,
-        cutoff_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        apply::delete_idle_before(&self.pool, cutoff_ms, limit).await
-    }
-
-    async fn create_user(
-        &self,
-        id: UserId,
-        name: &UserName,
-        token: TokenHash,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        users::create_user(&self.pool, id, name, token, now_ms).await
-    }
-
-    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
-        users::user(&self.pool, id).await
-    }
-
-    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
-        users::list_users(&self.pool).await
-    }
-
-    async fn revoke_user(&self, name: &UserName, now_ms: i64) -> Result<bool, StoreError> {
-        users::revoke_user(&self.pool, name, now_ms).await
-    }
-
-    async fn user_for_token(
-        &self,
-        token: TokenHash,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
-        users::user_for_token(&self.pool, token).await
-    }
-
-    async fn create_sign_in(
-        &self,
-        cookie: TokenHash,
-        user: UserId,
-        now_ms: i64,
-        expires_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        users::create_sign_in(&self.pool, cookie, user, now_ms, expires_at_ms).await
-    }
-
-    async fn user_for_sign_in(
-        &self,
-        cookie: TokenHash,
-        now_ms: i64,
-    ) -> Result<Option<super::SignInMatch>, StoreError> {
-        users::user_for_sign_in(&self.pool, cookie, now_ms).await
-    }
-
-    async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
-        users::delete_sign_in(&self.pool, cookie).await
     }
 }
 

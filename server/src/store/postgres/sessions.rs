@@ -1,22 +1,31 @@
-//! The session list ([`crate::store::sql::sessions`]) and its search on PostgreSQL, and
-//! the session rows as they stand.
+//! Session rows ([`crate::store::sql::sessions`]) on PostgreSQL, each with its exact
+//! `last_seq` from the log's key; search is PostgreSQL's own (`ILIKE`, `->>`). Every
+//! change is announced inside the transaction that makes it.
 
 use std::collections::HashMap;
 
 use sqlx::PgPool;
 
+use super::apply::delete_idle_before;
+use super::PostgresStore;
 use crate::domain::{SessionId, UserId};
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
 use crate::store::sql::sessions::{latest_per_session, ONCE_PER_CONVERSATION, ONE_LINE};
-use crate::store::{SessionRow, StoreError};
+use crate::store::{Change, SessionRow, StoreError};
 
-crate::store::sql::sessions::sessions_on!(PgPool, super::feed::announce);
+crate::store::sql::sessions::sessions_on!(
+    PostgresStore,
+    pool,
+    pool,
+    super::feed::announce,
+    |_: &PostgresStore, _: Vec<Change>| ()
+);
 
 /// The owner's sessions whose title, or the text of any message in them, contains `text`
 /// (letters in any case). Messages are streamed in pieces, so each message's text
 /// is put back together (in `seq` order) before it is matched.
-pub(super) async fn search_sessions(
+async fn search_sessions(
     pool: &PgPool,
     owner: UserId,
     text: &str,
@@ -44,7 +53,7 @@ pub(super) async fn search_sessions(
 
 /// For each of `found` whose messages contain `text`, the latest such message's text, put
 /// back together from its pieces as [`search_sessions`] matches it.
-pub(super) async fn matched_messages(
+async fn matched_messages(
     pool: &PgPool,
     found: &[SessionRow],
     text: &str,
@@ -75,8 +84,8 @@ pub(super) async fn matched_messages(
 /// Rows as they stand: each one's `last_seq` from the log's key where the log is further
 /// on. A run's tokens go in as bare inserts after the heads its writer knows
 /// ([`super::heads`]) and leave `last_seq` behind until the session's next locked write.
-pub(super) async fn current(
-    pool: &PgPool,
+async fn as_they_stand(
+    store: &PostgresStore,
     mut rows: Vec<SessionRow>,
 ) -> Result<Vec<SessionRow>, StoreError> {
     if rows.is_empty() {
@@ -88,7 +97,7 @@ pub(super) async fn current(
          FROM UNNEST($1::text[]) WITH ORDINALITY AS v(id, place) ORDER BY place",
     )
     .bind(&ids)
-    .fetch_all(pool)
+    .fetch_all(&store.pool)
     .await?;
     for (row, head) in rows.iter_mut().zip(heads) {
         if let Some(head) = head {

@@ -1,5 +1,9 @@
 //! Share links ([`crate::store::sql::shares`]) on PostgreSQL.
 
-use sqlx::PgPool;
-
-crate::store::sql::shares::shares_on!(PgPool, super::feed::announce);
+crate::store::sql::shares::shares_on!(
+    [] super::PostgresStore,
+    std::convert::identity,
+    pool,
+    pool,
+    super::feed::announce
+);

@@ -6,7 +6,7 @@
 use super::test_support::temp_store;
 use crate::domain::{SessionId, UserId};
 use crate::store::test_support::append as tokens;
-use crate::store::{Applied, Change, Command, EventLog, Records, Rejection};
+use crate::store::{Applied, Change, Command, EventLog, Rejection, Sessions};
 
 #[tokio::test]
 async fn one_statement_hands_out_seqs_and_announces_every_session_either_way() {

@@ -1,5 +1,9 @@
-//! Users, API tokens and browser sign-ins on PostgreSQL ([`crate::store::sql::users`]).
+//! Users, API tokens and browser sign-ins ([`crate::store::sql::users`]) on PostgreSQL.
 
-use sqlx::PgPool;
-
-crate::store::sql::users::users_on!(PgPool, super::feed::announce);
+crate::store::sql::users::users_on!(
+    [] super::PostgresStore,
+    std::convert::identity,
+    pool,
+    pool,
+    super::feed::announce
+);

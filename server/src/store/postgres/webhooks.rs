@@ -4,7 +4,12 @@
 
 use sqlx::PgPool;
 
-use super::PostgresStore;
-
 crate::store::sql::webhook_sources::webhook_sources_on!(PgPool);
-crate::store::sql::webhooks::webhooks_on!(PgPool, PostgresStore, pool, "FOR UPDATE SKIP LOCKED");
+crate::store::sql::webhooks::webhooks_on!(
+    [] super::PostgresStore,
+    std::convert::identity,
+    PgPool,
+    pool,
+    pool,
+    "FOR UPDATE SKIP LOCKED"
+);

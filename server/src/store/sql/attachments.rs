@@ -7,14 +7,20 @@ pub(crate) const ATTACHMENT_COLUMNS: &str = "a.id, a.owner_id, a.session_id, a.n
      b.media_type, b.bytes, b.sha256, a.created_at";
 
 /// Defines the attachment functions for one backend and implements
-/// [`crate::store::Attachments`] for its store with them (`$conn`: its pool type, `$store`:
-/// the store, `$writes` and `$reads`: the store's pools for each, `$wrote`: what the store
-/// does after each write, a function of it, `$hold_user`: the backend's statement that
-/// makes a transaction the only one of a user (`$1`) until it ends); see [`super::users`]
-/// for why a macro.
+/// [`crate::store::Attachments`] with them (the arguments [`super`] describes, with
+/// `$conn`: the backend's pool type, `$wrote`: what the keeper does after each write, a
+/// function of it, `$hold_user`: the backend's statement that makes a transaction the only
+/// one of a user (`$1`) until it ends).
 macro_rules! attachments_on {
-    ($conn:ty, $store:ty, $writes:ident, $reads:ident, $wrote:expr, $hold_user:expr) => {
-        impl crate::store::Attachments for $store {
+    (
+        [$($generics:tt)*] $store:ty, $keeper:path,
+        $conn:ty,
+        $writes:ident,
+        $reads:ident,
+        $wrote:expr,
+        $hold_user:expr
+    ) => {
+        impl<$($generics)*> crate::store::Attachments for $store {
             async fn begin_blob(
                 &self,
                 owner: crate::domain::UserId,
@@ -22,7 +28,7 @@ macro_rules! attachments_on {
                 media_type: &str,
                 now_ms: i64,
             ) -> Result<(), crate::store::StoreError> {
-                begin_blob(&self.$writes, owner, blob, media_type, now_ms).await
+                begin_blob(&$keeper(self).$writes, owner, blob, media_type, now_ms).await
             }
 
             async fn put_chunk(
@@ -35,8 +41,8 @@ macro_rules! attachments_on {
                 now_ms: i64,
             ) -> Result<crate::store::ChunkStored, crate::store::StoreError> {
                 let chunk = Chunk { owner, blob, n, data, quota, now_ms };
-                let stored = put_chunk(&self.$writes, chunk).await?;
-                ($wrote)(self);
+                let stored = put_chunk(&$keeper(self).$writes, chunk).await?;
+                ($wrote)($keeper(self));
                 Ok(stored)
             }
 
@@ -44,20 +50,20 @@ macro_rules! attachments_on {
                 &self,
                 upload: &crate::store::FinishedUpload,
             ) -> Result<String, crate::store::StoreError> {
-                let finished = finish_upload(&self.$writes, upload).await?;
-                ($wrote)(self);
+                let finished = finish_upload(&$keeper(self).$writes, upload).await?;
+                ($wrote)($keeper(self));
                 Ok(finished)
             }
 
             async fn drop_blob(&self, blob: &str) -> Result<(), crate::store::StoreError> {
-                drop_blob(&self.$writes, blob).await
+                drop_blob(&$keeper(self).$writes, blob).await
             }
 
             async fn attachment(
                 &self,
                 id: &str,
             ) -> Result<Option<crate::store::AttachmentRow>, crate::store::StoreError> {
-                attachment(&self.$reads, id).await
+                attachment(&$keeper(self).$reads, id).await
             }
 
             async fn attachment_in_line(
@@ -65,7 +71,7 @@ macro_rules! attachments_on {
                 session: crate::domain::SessionId,
                 id: &str,
             ) -> Result<Option<crate::store::AttachmentRow>, crate::store::StoreError> {
-                attachment_in_line(&self.$reads, session, id).await
+                attachment_in_line(&$keeper(self).$reads, session, id).await
             }
 
             async fn blob_chunks(
@@ -74,21 +80,21 @@ macro_rules! attachments_on {
                 from: u32,
                 count: u32,
             ) -> Result<Vec<Vec<u8>>, crate::store::StoreError> {
-                blob_chunks(&self.$reads, blob, from, count).await
+                blob_chunks(&$keeper(self).$reads, blob, from, count).await
             }
 
             async fn stored_bytes(
                 &self,
                 owner: crate::domain::UserId,
             ) -> Result<u64, crate::store::StoreError> {
-                stored_bytes(&self.$reads, owner).await
+                stored_bytes(&$keeper(self).$reads, owner).await
             }
 
             async fn all_stored_bytes(&self) -> Result<u64, crate::store::StoreError> {
                 let (bytes,): (i64,) = sqlx::query_as(
                     "SELECT CAST(coalesce(sum(bytes), 0) AS BIGINT) FROM blobs WHERE complete",
                 )
-                .fetch_one(&self.$reads)
+                .fetch_one(&$keeper(self).$reads)
                 .await?;
                 Ok(bytes.max(0) as u64)
             }
@@ -98,7 +104,8 @@ macro_rules! attachments_on {
                 unreferenced_before_ms: i64,
                 stalled_before_ms: i64,
             ) -> Result<u64, crate::store::StoreError> {
-                purge_blobs(&self.$writes, unreferenced_before_ms, stalled_before_ms).await
+                let pool = &$keeper(self).$writes;
+                purge_blobs(pool, unreferenced_before_ms, stalled_before_ms).await
             }
         }
 

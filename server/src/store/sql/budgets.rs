@@ -12,11 +12,10 @@ pub(crate) const ADD_SPENDING: &str =
        tokens = spending.tokens + excluded.tokens, \
        calls = spending.calls + excluded.calls";
 
-/// Implements [`crate::store::Budgets`] for a backend's store (`$store`: the store,
-/// `$writes` and `$reads`: its pools); see [`super::users`] for why a macro.
+/// Implements [`crate::store::Budgets`] for a backend (the arguments [`super`] describes).
 macro_rules! budgets_on {
-    ($store:ty, $writes:ident, $reads:ident) => {
-        impl crate::store::Budgets for $store {
+    ([$($generics:tt)*] $store:ty, $keeper:path, $writes:ident, $reads:ident) => {
+        impl<$($generics)*> crate::store::Budgets for $store {
             async fn own_budget(
                 &self,
                 user: crate::domain::UserId,
@@ -27,7 +26,7 @@ macro_rules! budgets_on {
                          FROM budgets WHERE user_id = $1",
                     )
                     .bind(user.to_string())
-                    .fetch_optional(&self.$reads)
+                    .fetch_optional(&$keeper(self).$reads)
                     .await?;
                 let Some((daily_usd, monthly_usd, daily_tokens, monthly_tokens)) = row else {
                     return Ok(Default::default());
@@ -62,7 +61,7 @@ macro_rules! budgets_on {
                 .bind(tokens(budget.daily_tokens))
                 .bind(tokens(budget.monthly_tokens))
                 .bind(now_ms)
-                .execute(&self.$writes)
+                .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(())
             }
@@ -81,7 +80,7 @@ macro_rules! budgets_on {
                 .bind(user.to_string())
                 .bind(month_start)
                 .bind(today)
-                .fetch_all(&self.$reads)
+                .fetch_all(&$keeper(self).$reads)
                 .await?;
                 let mut spent = crate::store::Spent::default();
                 for (day, cost_usd, tokens) in days {
@@ -116,7 +115,7 @@ macro_rules! budgets_on {
                 .bind(holder)
                 .bind(expires_at_ms)
                 .bind(now_ms)
-                .execute(&self.$writes)
+                .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(taken.rows_affected() == 1)
             }
@@ -134,7 +133,7 @@ macro_rules! budgets_on {
                 .bind(expires_at_ms)
                 .bind(user.to_string())
                 .bind(holder)
-                .execute(&self.$writes)
+                .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(renewed.rows_affected() == 1)
             }
@@ -147,7 +146,7 @@ macro_rules! budgets_on {
                 sqlx::query("DELETE FROM model_call_turns WHERE user_id = $1 AND holder = $2")
                     .bind(user.to_string())
                     .bind(holder)
-                    .execute(&self.$writes)
+                    .execute(&$keeper(self).$writes)
                     .await?;
                 Ok(())
             }

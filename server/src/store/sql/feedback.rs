@@ -1,11 +1,11 @@
 //! Reading feedback in SQL both backends run (the rows are written by the log's writer as
 //! a guard write, `super::guards::RECORD_FEEDBACK`).
 
-/// Implements [`crate::store::FeedbackReads`] for a backend's store (`$store`: the store,
-/// `$reads`: its pool for reads); see [`super::users`] for why a macro.
+/// Implements [`crate::store::FeedbackReads`] for a backend (the arguments [`super`]
+/// describes; only reads, so no pool for writes).
 macro_rules! feedback_on {
-    ($store:ty, $reads:ident) => {
-        impl crate::store::FeedbackReads for $store {
+    ([$($generics:tt)*] $store:ty, $keeper:path, $reads:ident) => {
+        impl<$($generics)*> crate::store::FeedbackReads for $store {
             async fn list_feedback(
                 &self,
                 filter: crate::store::FeedbackFilter,
@@ -22,7 +22,7 @@ macro_rules! feedback_on {
                     .bind(filter.since_ms)
                     .bind(filter.rating.map_or("", |rating| rating.as_str()))
                     .bind(i64::from(filter.limit))
-                    .fetch_all(&self.$reads)
+                    .fetch_all(&$keeper(self).$reads)
                     .await?;
                 rows.into_iter()
                     .map(|(session, session_title, run_id, user_name, rating, comment, created_at, updated_at)| {
@@ -48,7 +48,7 @@ macro_rules! feedback_on {
                     "SELECT coalesce(sum(CASE WHEN rating = 'up' THEN 1 ELSE 0 END), 0), \
                        coalesce(sum(CASE WHEN rating = 'down' THEN 1 ELSE 0 END), 0) FROM feedback",
                 )
-                .fetch_one(&self.$reads)
+                .fetch_one(&$keeper(self).$reads)
                 .await?;
                 Ok((up.max(0) as u64, down.max(0) as u64))
             }

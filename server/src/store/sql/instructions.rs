@@ -1,10 +1,10 @@
 //! A person's own instructions in SQL both backends run.
 
-/// Implements [`crate::store::Instructions`] for a backend's store (`$store`: the store,
-/// `$writes` and `$reads`: its pools); see [`super::users`] for why a macro.
+/// Implements [`crate::store::Instructions`] for a backend (the arguments [`super`]
+/// describes).
 macro_rules! instructions_on {
-    ($store:ty, $writes:ident, $reads:ident) => {
-        impl crate::store::Instructions for $store {
+    ([$($generics:tt)*] $store:ty, $keeper:path, $writes:ident, $reads:ident) => {
+        impl<$($generics)*> crate::store::Instructions for $store {
             async fn user_instructions(
                 &self,
                 user: crate::domain::UserId,
@@ -12,7 +12,7 @@ macro_rules! instructions_on {
                 let text: Option<String> =
                     sqlx::query_scalar("SELECT text FROM instructions WHERE user_id = $1")
                         .bind(user.to_string())
-                        .fetch_optional(&self.$reads)
+                        .fetch_optional(&$keeper(self).$reads)
                         .await?;
                 Ok(text.unwrap_or_default())
             }
@@ -26,7 +26,7 @@ macro_rules! instructions_on {
                 if text.is_empty() {
                     sqlx::query("DELETE FROM instructions WHERE user_id = $1")
                         .bind(user.to_string())
-                        .execute(&self.$writes)
+                        .execute(&$keeper(self).$writes)
                         .await?;
                     return Ok(());
                 }
@@ -38,7 +38,7 @@ macro_rules! instructions_on {
                 .bind(user.to_string())
                 .bind(text)
                 .bind(now_ms)
-                .execute(&self.$writes)
+                .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(())
             }

@@ -27,7 +27,7 @@ pub(crate) const INSERT_RUN_END: &str = "INSERT INTO run_ends \
 
 /// Defines `insert_interrupts`, `insert_run_ends` and `add_spending` for a backend that runs them through
 /// sqlx (`$conn`: its connection type; SQLite's writer runs the same constants through
-/// rusqlite, `sqlite/raised.rs`); see [`super::users`] for why a macro.
+/// rusqlite, `sqlite/raised.rs`); see [`super`] for why a macro.
 macro_rules! interrupts_on {
     ($conn:ty) => {
         /// Records the interrupts a command raised.

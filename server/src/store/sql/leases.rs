@@ -2,7 +2,7 @@
 //! over differs: see each backend's `leases.rs`).
 
 /// Defines `renew` for one backend (`$pool`: its pool type; it calls the backend's
-/// `parse_ids`); see [`super::users`] for why a macro.
+/// `parse_ids`); see [`super`] for why a macro.
 macro_rules! leases_on {
     ($pool:ty) => {
         /// Renews the leases this instance holds on running sessions; returns those.

@@ -1,13 +1,27 @@
-//! SQL that SQLite and PostgreSQL run alike, written once: each module is a macro a
-//! backend expands with its own pool or connection type.
+//! SQL that SQLite and PostgreSQL run alike, written once. Each job's module is a macro
+//! that implements the job's trait for a backend's store, expanded in that backend's file
+//! of the job (`sqlite/users.rs`, `postgres/users.rs`, …) with the backend's own pool
+//! type: a macro rather than functions generic over sqlx's `Database`, whose executor,
+//! encode and decode bounds would spread to every caller.
+//!
+//! The records' macros take the same first arguments:
+//! - `$store`: the type the trait is implemented for, generic where a backend implements
+//!   it for several: SQLite's `<T: SqliteRecords> T` is every store whose records a SQLite
+//!   store keeps (the SQLite store itself, and a store whose log is kept elsewhere);
+//! - `$keeper`: the function from `&$store` to the backend's store whose pools (and
+//!   instance name) the SQL uses: `std::convert::identity` where that is the store itself;
+//! - `$writes`, `$reads`: that store's pool for writes and for reads (the same one on
+//!   PostgreSQL; SQLite reads through its read-only connections).
 
 pub(crate) mod attachments;
 pub(crate) mod budgets;
 pub(crate) mod feedback;
 pub(crate) mod guards;
 pub(crate) mod instructions;
+pub(crate) mod interrupt_reads;
 pub(crate) mod interrupts;
 pub(crate) mod leases;
+pub(crate) mod queue_reads;
 pub(crate) mod sessions;
 pub(crate) mod shares;
 pub(crate) mod users;

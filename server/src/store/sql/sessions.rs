@@ -1,195 +1,146 @@
-//! The session list and its rows, renames, and interrupt reads, in SQL both backends run
-//! (`$1` placeholders, `TRUE`/`FALSE`, `CASE` where one would write `max` on SQLite and
-//! `greatest` on PostgreSQL). Search is the one read of the list that differs (text
-//! matching and JSON functions are each dialect's own, and SQLite also reads its log's
-//! tail), so each backend has its own (`sqlite/shares.rs`, `postgres/shares.rs`).
+//! Session rows in SQL both backends run (`$1` placeholders, `TRUE`/`FALSE`, `CASE` where
+//! one would write `max` on SQLite and `greatest` on PostgreSQL): the list, one row, the
+//! rows in a status, a conversation's lines, renames. What differs per dialect, each
+//! backend's `sessions.rs` defines: search (text matching and JSON functions are each
+//! dialect's own, and SQLite also reads its log's tail), retention's delete, and a row's
+//! exact last seq from its log.
 
-/// Defines this module's functions for one backend: `$conn` is its pool type (the one it
-/// reads with), `$announce` tells the other processes sharing the database of a change
-/// inside the transaction that makes it; see [`super::users`] for why a macro. A backend
-/// whose rows need more (SQLite's exact `last_seq` from its log's tail) adds it to what
-/// these return.
+/// Implements [`crate::store::Sessions`] for a backend's store (`$store`: the store,
+/// `$writes` and `$reads`: its pools, `$announce`: how it tells the other processes
+/// sharing the database of a change inside the transaction that makes it, `$told`: what it
+/// does with the changes once they are committed, a function of the store and the
+/// changes). The expanding file defines `search_sessions` and `matched_messages` (the
+/// owner's rows a text matches, and the latest message that matched in each),
+/// `delete_idle_before` (retention's delete, with the ids it deleted) and `as_they_stand`
+/// (rows with their exact last seq, which the log may hold further on than the row).
 macro_rules! sessions_on {
-    ($conn:ty, $announce:path) => {
-        /// The owner's conversations, each once (its most recently updated line), most
-        /// recently updated first.
-        pub(super) async fn list_sessions(
-            pool: &$conn,
-            owner: crate::domain::UserId,
-        ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
-            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
-            use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
-            let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
-                   FROM sessions WHERE owner_id = $1 AND NOT deleted) AS listed \
-                 WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
-            );
-            let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
-                .bind(owner.to_string())
-                .fetch_all(pool)
-                .await?;
-            rows.into_iter().map(session_from).collect()
-        }
-
-        /// One session's row.
-        pub(super) async fn session(
-            pool: &$conn,
-            id: crate::domain::SessionId,
-        ) -> Result<Option<crate::store::SessionRow>, crate::store::StoreError> {
-            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
-            let sql =
-                format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 AND NOT deleted");
-            let row: Option<SessionTuple> = sqlx::query_as(&sql)
-                .bind(id.to_string())
-                .fetch_optional(pool)
-                .await?;
-            row.map(session_from).transpose()
-        }
-
-        /// Every session in `status`, least recently updated first.
-        pub(super) async fn sessions_with_status(
-            pool: &$conn,
-            status: shared::api::SessionStatus,
-        ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
-            let ids: Vec<(String,)> =
-                sqlx::query_as("SELECT id FROM sessions WHERE status = $1 ORDER BY updated_at, id")
-                    .bind(status.as_str())
-                    .fetch_all(pool)
-                    .await?;
-            crate::store::rows::session_ids(ids)
-        }
-
-        /// Names a session (the first message no longer does); `updated_at` never goes
-        /// back. Announces the changed row; false if there is no such session.
-        pub(super) async fn rename_session(
-            pool: &$conn,
-            id: crate::domain::SessionId,
-            title: &str,
-            now_ms: i64,
-        ) -> Result<bool, crate::store::StoreError> {
-            let mut tx = pool.begin().await?;
-            let done = sqlx::query(
-                "UPDATE sessions SET title = $1, auto_title = FALSE, \
-                   updated_at = CASE WHEN updated_at > $2 THEN updated_at ELSE $2 END \
-                 WHERE id = $3",
-            )
-            .bind(title)
-            .bind(now_ms)
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-            if done.rows_affected() == 0 {
-                return Ok(false);
+    ($store:ty, $writes:ident, $reads:ident, $announce:path, $told:expr) => {
+        impl crate::store::Sessions for $store {
+            async fn session(
+                &self,
+                id: crate::domain::SessionId,
+            ) -> Result<Option<crate::store::SessionRow>, crate::store::StoreError> {
+                use crate::store::rows::SESSION_COLUMNS;
+                let sql =
+                    format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = $1 AND NOT deleted");
+                Ok(session_rows(self, &sql, id.to_string()).await?.pop())
             }
-            $announce(&mut *tx, &crate::store::Change::Listed { session: id }).await?;
-            tx.commit().await?;
-            Ok(true)
-        }
 
-        /// Every line of a conversation (its first line's id), oldest first.
-        pub(super) async fn conversation(
-            pool: &$conn,
-            first: crate::domain::SessionId,
-        ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
-            use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
-            let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions \
-                 WHERE (id = $1 OR root_id = $1) AND NOT deleted ORDER BY created_at, id"
-            );
-            let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
-                .bind(first.to_string())
-                .fetch_all(pool)
+            async fn list_sessions(
+                &self,
+                owner: crate::domain::UserId,
+            ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
+                use crate::store::rows::SESSION_COLUMNS;
+                use crate::store::sql::sessions::{ONCE_PER_CONVERSATION, ONE_LINE};
+                let sql = format!(
+                    "SELECT {SESSION_COLUMNS} FROM (SELECT *, {ONCE_PER_CONVERSATION} \
+                       FROM sessions WHERE owner_id = $1 AND NOT deleted) AS listed \
+                     WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
+                );
+                session_rows(self, &sql, owner.to_string()).await
+            }
+
+            async fn search_sessions(
+                &self,
+                owner: crate::domain::UserId,
+                text: &str,
+            ) -> Result<Vec<crate::store::Found>, crate::store::StoreError> {
+                let rows = search_sessions(&self.$reads, owner, text).await?;
+                let rows = as_they_stand(self, rows).await?;
+                let mut messages = matched_messages(&self.$reads, &rows, text).await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|session| crate::store::Found {
+                        message: messages.remove(&session.id),
+                        session,
+                    })
+                    .collect())
+            }
+
+            async fn conversation(
+                &self,
+                first: crate::domain::SessionId,
+            ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
+                use crate::store::rows::SESSION_COLUMNS;
+                let sql = format!(
+                    "SELECT {SESSION_COLUMNS} FROM sessions \
+                     WHERE (id = $1 OR root_id = $1) AND NOT deleted ORDER BY created_at, id"
+                );
+                session_rows(self, &sql, first.to_string()).await
+            }
+
+            async fn sessions_with_status(
+                &self,
+                status: shared::api::SessionStatus,
+            ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+                let ids: Vec<(String,)> = sqlx::query_as(
+                    "SELECT id FROM sessions WHERE status = $1 ORDER BY updated_at, id",
+                )
+                .bind(status.as_str())
+                .fetch_all(&self.$reads)
                 .await?;
-            rows.into_iter().map(session_from).collect()
-        }
+                crate::store::rows::session_ids(ids)
+            }
 
-        /// One interrupt of a session.
-        pub(super) async fn interrupt(
-            pool: &$conn,
-            session: crate::domain::SessionId,
-            interrupt_id: &str,
-        ) -> Result<Option<crate::store::InterruptRow>, crate::store::StoreError> {
-            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
-            let sql = format!(
-                "SELECT {INTERRUPT_COLUMNS} FROM interrupts WHERE id = $1 AND session_id = $2"
-            );
-            let row: Option<InterruptTuple> = sqlx::query_as(&sql)
-                .bind(interrupt_id)
-                .bind(session.to_string())
-                .fetch_optional(pool)
-                .await?;
-            row.map(interrupt_from).transpose()
-        }
-
-        /// A session's interrupts still waiting for an answer, oldest first.
-        pub(super) async fn pending_interrupts(
-            pool: &$conn,
-            session: crate::domain::SessionId,
-        ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
-            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
-            let sql = format!(
-                "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
-                 WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id"
-            );
-            let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
-                .bind(session.to_string())
-                .fetch_all(pool)
-                .await?;
-            rows.into_iter().map(interrupt_from).collect()
-        }
-
-        /// A session's queued messages, in the order they run.
-        pub(super) async fn queued_messages(
-            pool: &$conn,
-            session: crate::domain::SessionId,
-        ) -> Result<Vec<crate::store::QueuedRow>, crate::store::StoreError> {
-            use crate::store::queued::{queued_from, QueuedTuple, QUEUED_COLUMNS};
-            let sql = format!(
-                "SELECT {QUEUED_COLUMNS} FROM queued_messages \
-                 WHERE session_id = $1 ORDER BY position"
-            );
-            let rows: Vec<QueuedTuple> = sqlx::query_as(&sql)
-                .bind(session.to_string())
-                .fetch_all(pool)
-                .await?;
-            rows.into_iter().map(queued_from).collect()
-        }
-
-        /// Idle sessions with messages queued: nothing runs to take them (a crash came
-        /// between a run's end and the next start), least recently updated first.
-        pub(super) async fn idle_with_queue(
-            pool: &$conn,
-        ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
-            let ids: Vec<(String,)> = sqlx::query_as(
-                "SELECT id FROM sessions WHERE status = 'idle' AND NOT deleted \
-                   AND EXISTS (SELECT 1 FROM queued_messages q WHERE q.session_id = sessions.id) \
-                 ORDER BY updated_at, id",
-            )
-            .fetch_all(pool)
-            .await?;
-            crate::store::rows::session_ids(ids)
-        }
-
-        /// Pending interrupts whose deadline has passed, earliest first. Every instance's
-        /// sweeper may read the same ones; the answer's guard lets exactly one expiry
-        /// through.
-        pub(super) async fn expired_interrupts(
-            pool: &$conn,
-            now_ms: i64,
-            limit: u32,
-        ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
-            use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
-            let sql = format!(
-                "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
-                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= $1 \
-                 ORDER BY expires_at LIMIT $2"
-            );
-            let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
+            async fn rename_session(
+                &self,
+                id: crate::domain::SessionId,
+                title: &str,
+                now_ms: i64,
+            ) -> Result<bool, crate::store::StoreError> {
+                let listed = crate::store::Change::Listed { session: id };
+                let mut tx = self.$writes.begin().await?;
+                let done = sqlx::query(
+                    "UPDATE sessions SET title = $1, auto_title = FALSE, \
+                       updated_at = CASE WHEN updated_at > $2 THEN updated_at ELSE $2 END \
+                     WHERE id = $3",
+                )
+                .bind(title)
                 .bind(now_ms)
-                .bind(i64::from(limit))
-                .fetch_all(pool)
+                .bind(id.to_string())
+                .execute(&mut *tx)
                 .await?;
-            rows.into_iter().map(interrupt_from).collect()
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                $announce(&mut *tx, &listed).await?;
+                tx.commit().await?;
+                ($told)(self, vec![listed]);
+                Ok(true)
+            }
+
+            async fn delete_idle_before(
+                &self,
+                cutoff_ms: i64,
+                limit: u32,
+            ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+                let deleted = delete_idle_before(&self.$writes, cutoff_ms, limit).await?;
+                let changes = deleted
+                    .iter()
+                    .map(|&session| crate::store::Change::Deleted { session })
+                    .collect();
+                ($told)(self, changes);
+                Ok(deleted)
+            }
+        }
+
+        /// The rows `sql` selects ([`crate::store::rows::SESSION_COLUMNS`], with `$1`
+        /// bound to `key`) as they stand.
+        async fn session_rows(
+            store: &$store,
+            sql: &str,
+            key: String,
+        ) -> Result<Vec<crate::store::SessionRow>, crate::store::StoreError> {
+            use crate::store::rows::{session_from, SessionTuple};
+            let rows: Vec<SessionTuple> = sqlx::query_as(sql)
+                .bind(key)
+                .fetch_all(&store.$reads)
+                .await?;
+            let rows = rows
+                .into_iter()
+                .map(session_from)
+                .collect::<Result<_, _>>()?;
+            as_they_stand(store, rows).await
         }
     };
 }

@@ -3,13 +3,19 @@
 //! added by [`super::webhook_sources`].
 
 /// Defines the outbox functions for one backend and implements
-/// [`crate::store::WebhookOutbox`] for its store with them (`$conn`: its pool type,
-/// `$store`: the store, `$reads`: the store's pool for reads, `$skip_locked`: what ends the
-/// claim's row selection so that concurrent claims skip each other's rows, empty where
-/// one writer at a time is all there is).
+/// [`crate::store::WebhookOutbox`] with them (the arguments [`super`] describes, with
+/// `$conn`: the backend's pool type, `$skip_locked`: what ends the claim's row selection
+/// so that concurrent claims skip each other's rows, empty where one writer at a time is
+/// all there is). Claims name the keeper's instance.
 macro_rules! webhooks_on {
-    ($conn:ty, $store:ty, $reads:ident, $skip_locked:literal) => {
-        impl crate::store::WebhookOutbox for $store {
+    (
+        [$($generics:tt)*] $store:ty, $keeper:path,
+        $conn:ty,
+        $writes:ident,
+        $reads:ident,
+        $skip_locked:literal
+    ) => {
+        impl<$($generics)*> crate::store::WebhookOutbox for $store {
             async fn enqueue_webhooks(
                 &self,
                 targets: &[crate::store::Target],
@@ -17,8 +23,9 @@ macro_rules! webhooks_on {
                 since_ms: i64,
                 now_ms: i64,
             ) -> Result<u64, crate::store::StoreError> {
-                let mut added = enqueue_waiting(&self.pool, targets, wanted, since_ms, now_ms).await?;
-                added += enqueue_run_ends(&self.pool, targets, wanted, since_ms, now_ms).await?;
+                let pool = &$keeper(self).$writes;
+                let mut added = enqueue_waiting(pool, targets, wanted, since_ms, now_ms).await?;
+                added += enqueue_run_ends(pool, targets, wanted, since_ms, now_ms).await?;
                 Ok(added)
             }
 
@@ -28,7 +35,9 @@ macro_rules! webhooks_on {
                 limit: u32,
                 hold_until_ms: i64,
             ) -> Result<Vec<crate::store::DeliveryRow>, crate::store::StoreError> {
-                claim_webhooks(&self.pool, &self.lease.owner, now_ms, limit, hold_until_ms).await
+                let keeper = $keeper(self);
+                let instance = &keeper.lease.owner;
+                claim_webhooks(&keeper.$writes, instance, now_ms, limit, hold_until_ms).await
             }
 
             async fn record_webhook(
@@ -37,7 +46,8 @@ macro_rules! webhooks_on {
                 attempt: &crate::store::Attempt,
                 now_ms: i64,
             ) -> Result<(), crate::store::StoreError> {
-                record_webhook(&self.pool, &self.lease.owner, id, attempt, now_ms).await
+                let keeper = $keeper(self);
+                record_webhook(&keeper.$writes, &keeper.lease.owner, id, attempt, now_ms).await
             }
 
             async fn settle_webhooks(
@@ -45,7 +55,7 @@ macro_rules! webhooks_on {
                 urls: Option<&[String]>,
                 now_ms: i64,
             ) -> Result<u64, crate::store::StoreError> {
-                settle_webhooks(&self.pool, urls, now_ms).await
+                settle_webhooks(&$keeper(self).$writes, urls, now_ms).await
             }
 
             async fn prune_webhooks(&self, before_ms: i64) -> Result<u64, crate::store::StoreError> {
@@ -54,7 +64,7 @@ macro_rules! webhooks_on {
                      AND next_attempt_at < $1",
                 )
                 .bind(before_ms)
-                .execute(&self.pool)
+                .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(done.rows_affected())
             }
@@ -69,7 +79,7 @@ macro_rules! webhooks_on {
                 );
                 let rows: Vec<DeliveryTuple> = sqlx::query_as(&sql)
                     .bind(session.to_string())
-                    .fetch_all(&self.$reads)
+                    .fetch_all(&$keeper(self).$reads)
                     .await?;
                 rows.into_iter().map(delivery_from).collect()
             }
@@ -79,7 +89,7 @@ macro_rules! webhooks_on {
                     "SELECT count(*) FROM interrupts \
                      WHERE status = 'pending' AND coalesce(reason, '') <> 'client_tools'",
                 )
-                .fetch_one(&self.$reads)
+                .fetch_one(&$keeper(self).$reads)
                 .await?;
                 Ok(count.max(0) as u64)
             }

@@ -5,8 +5,9 @@
 use sqlx::SqlitePool;
 
 crate::store::sql::attachments::attachments_on!(
+    [T: super::SqliteRecords] T,
+    super::SqliteRecords::sqlite_records,
     SqlitePool,
-    super::SqliteStore,
     pool,
     reads,
     |store: &super::SqliteStore| store.wal.committed(),

@@ -1,3 +1,8 @@
 //! A person's own instructions ([`crate::store::sql::instructions`]) on SQLite.
 
-crate::store::sql::instructions::instructions_on!(super::SqliteStore, pool, reads);
+crate::store::sql::instructions::instructions_on!(
+    [T: super::SqliteRecords] T,
+    super::SqliteRecords::sqlite_records,
+    pool,
+    reads
+);

@@ -5,7 +5,7 @@
 use super::super::test_support::{append, open_store, temp_store};
 use super::super::SqliteStore;
 use crate::domain::{now_ms, SessionId, UserId};
-use crate::store::{Applied, EventLog, FramePage, Records};
+use crate::store::{Applied, EventLog, FramePage, Sessions};
 
 async fn session(store: &SqliteStore) -> SessionId {
     let id = SessionId::generate();

@@ -35,6 +35,7 @@ mod leases;
 mod log;
 mod raised;
 mod reads;
+mod records;
 mod revocations;
 mod sessions;
 mod shaped;
@@ -43,9 +44,11 @@ mod tail;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod users;
+mod waiting;
 mod webhooks;
 
 use apply::apply_batch;
+pub use records::SqliteRecords;
 
 /// Makes a transaction the only one of a user (`$1`) until it ends: on SQLite any write
 /// does, since it takes the database's write lock (and a transaction that writes first
@@ -55,11 +58,10 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, Found, FramePage, InterruptRow, QueuedRow,
-    Records, Replayed, SessionRow, ShareRow, StoreError, StoredEvent, Upkeep, UserRow,
-    DEFAULT_TITLE,
+    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, Replayed, SessionRow,
+    StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
 };
-use crate::domain::{SessionId, TokenHash, UserId, UserName};
+use crate::domain::{SessionId, UserId};
 
 /// How SQLite's error codes read for the writer: busy, locked and I/O errors may clear,
 /// a full disk clears once space is freed, anything else is fatal. `None` for an error
@@ -98,13 +100,6 @@ pub struct SqliteStore {
     _checkpointer: Arc<tokio_util::sync::DropGuard>,
 }
 
-impl SqliteStore {
-    /// A session row as it stands: its exact `last_seq` from the log's tail.
-    fn current(&self, row: SessionRow) -> SessionRow {
-        self.log.tail.current(row)
-    }
-}
-
 impl EventLog for SqliteStore {
     async fn create_session(
         &self,
@@ -131,18 +126,7 @@ impl EventLog for SqliteStore {
             Ok(())
         })?;
         self.announcer.tell([Change::Listed { session: id }]);
-        Ok(SessionRow {
-            id,
-            owner,
-            title: title.to_string(),
-            status: SessionStatus::Idle,
-            active_run_id: None,
-            last_seq: 0,
-            created_at: now_ms,
-            updated_at: now_ms,
-            fork: None,
-            conversation: id,
-        })
+        Ok(SessionRow::created(id, owner, title, now_ms))
     }
 
     async fn fork_session(
@@ -354,168 +338,6 @@ impl EventLog for SqliteStore {
                 Err(error)
             }
         }
-    }
-}
-
-impl Records for SqliteStore {
-    async fn list_sessions(&self, owner: UserId) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = sessions::list_sessions(&self.reads, owner).await?;
-        Ok(rows.into_iter().map(|row| self.current(row)).collect())
-    }
-
-    async fn search_sessions(&self, owner: UserId, text: &str) -> Result<Vec<Found>, StoreError> {
-        let rows = sessions::search_sessions(&self.reads, owner, text).await?;
-        let rows: Vec<SessionRow> = rows.into_iter().map(|row| self.current(row)).collect();
-        let mut messages = sessions::matched_messages(&self.reads, &rows, text).await?;
-        Ok(rows
-            .into_iter()
-            .map(|session| Found {
-                message: messages.remove(&session.id),
-                session,
-            })
-            .collect())
-    }
-
-    async fn rename_session(
-        &self,
-        id: SessionId,
-        title: &str,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let renamed = sessions::rename_session(&self.pool, id, title, now_ms).await?;
-        if renamed {
-            self.announcer.tell([Change::Listed { session: id }]);
-        }
-        Ok(renamed)
-    }
-
-    async fn conversation(&self, first: SessionId) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = sessions::conversation(&self.reads, first).await?;
-        Ok(rows.into_iter().map(|row| self.current(row)).collect())
-    }
-
-    async fn create_share(&self, share: &ShareRow, token: TokenHash) -> Result<(), StoreError> {
-        shares::create_share(&self.pool, share, token).await
-    }
-
-    async fn shares(&self, session: SessionId) -> Result<Vec<ShareRow>, StoreError> {
-        shares::shares(&self.reads, session).await
-    }
-
-    async fn delete_share(&self, session: SessionId, id: &str) -> Result<bool, StoreError> {
-        shares::delete_share(&self.pool, session, id).await
-    }
-
-    async fn share_for_token(
-        &self,
-        token: TokenHash,
-    ) -> Result<Option<(ShareRow, TokenHash)>, StoreError> {
-        shares::share_for_token(&self.reads, token).await
-    }
-
-    async fn session(&self, id: SessionId) -> Result<Option<SessionRow>, StoreError> {
-        let row = sessions::session(&self.reads, id).await?;
-        Ok(row.map(|row| self.current(row)))
-    }
-
-    async fn sessions_with_status(
-        &self,
-        status: SessionStatus,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        sessions::sessions_with_status(&self.reads, status).await
-    }
-
-    async fn interrupt(
-        &self,
-        session: SessionId,
-        interrupt_id: &str,
-    ) -> Result<Option<InterruptRow>, StoreError> {
-        sessions::interrupt(&self.reads, session, interrupt_id).await
-    }
-
-    async fn pending_interrupts(
-        &self,
-        session: SessionId,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        sessions::pending_interrupts(&self.reads, session).await
-    }
-
-    async fn queued_messages(&self, session: SessionId) -> Result<Vec<QueuedRow>, StoreError> {
-        sessions::queued_messages(&self.reads, session).await
-    }
-
-    async fn idle_with_queue(&self) -> Result<Vec<SessionId>, StoreError> {
-        sessions::idle_with_queue(&self.reads).await
-    }
-
-    async fn expired_interrupts(
-        &self,
-        now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<InterruptRow>, StoreError> {
-        sessions::expired_interrupts(&self.reads, now_ms, limit).await
-    }
-
-    async fn delete_idle_before(
-        &self,
-        cutoff_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        let deleted = housekeeping::delete_idle_before(&self.pool, cutoff_ms, limit).await?;
-        let changes = deleted.iter().map(|&session| Change::Deleted { session });
-        self.announcer.tell(changes);
-        Ok(deleted)
-    }
-
-    async fn create_user(
-        &self,
-        id: UserId,
-        name: &UserName,
-        token: TokenHash,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        users::create_user(&self.pool, id, name, token, now_ms).await
-    }
-
-    async fn user(&self, id: UserId) -> Result<Option<UserRow>, StoreError> {
-        users::user(&self.reads, id).await
-    }
-
-    async fn list_users(&self) -> Result<Vec<UserRow>, StoreError> {
-        users::list_users(&self.reads).await
-    }
-
-    async fn revoke_user(&self, name: &UserName, now_ms: i64) -> Result<bool, StoreError> {
-        users::revoke_user(&self.pool, name, now_ms).await
-    }
-
-    async fn user_for_token(
-        &self,
-        token: TokenHash,
-    ) -> Result<Option<(UserRow, TokenHash)>, StoreError> {
-        users::user_for_token(&self.reads, token).await
-    }
-
-    async fn create_sign_in(
-        &self,
-        cookie: TokenHash,
-        user: UserId,
-        now_ms: i64,
-        expires_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        users::create_sign_in(&self.pool, cookie, user, now_ms, expires_at_ms).await
-    }
-
-    async fn user_for_sign_in(
-        &self,
-        cookie: TokenHash,
-        now_ms: i64,
-    ) -> Result<Option<super::SignInMatch>, StoreError> {
-        users::user_for_sign_in(&self.reads, cookie, now_ms).await
-    }
-
-    async fn delete_sign_in(&self, cookie: TokenHash) -> Result<bool, StoreError> {
-        users::delete_sign_in(&self.pool, cookie).await
     }
 }
 

@@ -1,24 +1,46 @@
-//! The session list ([`crate::store::sql::sessions`]) and its search on SQLite. What these
-//! return has the `last_seq` of the `sessions` row; the store puts the exact one from its
-//! log's tail in (`SqliteStore::current`).
+//! Session rows ([`crate::store::sql::sessions`]) on SQLite: read through the read-only
+//! pool, each with its exact `last_seq` from the log's tail in memory; renamed and
+//! deleted by retention through the pool for writes outside the log, and announced within
+//! the process once committed. Search is SQLite's own (`LIKE`, `json_extract`, the log's
+//! tail included).
 
 use std::collections::HashMap;
 
 use sqlx::SqlitePool;
 
+use super::housekeeping::delete_idle_before;
+use super::SqliteStore;
 use crate::domain::{SessionId, UserId};
 use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
 use crate::store::sql::sessions::{latest_per_session, ONCE_PER_CONVERSATION, ONE_LINE};
-use crate::store::{SessionRow, StoreError};
+use crate::store::{Change, SessionRow, StoreError};
 
-crate::store::sql::sessions::sessions_on!(SqlitePool, super::revocations::announce);
+crate::store::sql::sessions::sessions_on!(
+    SqliteStore,
+    pool,
+    reads,
+    super::revocations::announce,
+    |store: &SqliteStore, changes: Vec<Change>| store.announcer.tell(changes)
+);
+
+/// Rows as they stand: each one's exact `last_seq` from the log's tail in memory (the
+/// `sessions` row's is exact only once the session's tail rows are folded).
+async fn as_they_stand(
+    store: &SqliteStore,
+    rows: Vec<SessionRow>,
+) -> Result<Vec<SessionRow>, StoreError> {
+    Ok(rows
+        .into_iter()
+        .map(|row| store.log.tail.current(row))
+        .collect())
+}
 
 /// The owner's sessions whose title, or the text of any message in them, contains `text`
 /// (ASCII letters in any case). Messages are streamed in pieces, so each message's text
 /// is put back together (in `seq` order) before it is matched; the log's tail counts
 /// (a row already folded into `events` once).
-pub(super) async fn search_sessions(
+async fn search_sessions(
     pool: &SqlitePool,
     owner: UserId,
     text: &str,
@@ -50,7 +72,7 @@ pub(super) async fn search_sessions(
 
 /// For each of `found` whose messages contain `text`, the latest such message's text, put
 /// back together from its pieces as [`search_sessions`] matches it.
-pub(super) async fn matched_messages(
+async fn matched_messages(
     pool: &SqlitePool,
     found: &[SessionRow],
     text: &str,

@@ -1,5 +1,10 @@
-//! Share links ([`crate::store::sql::shares`]) on SQLite.
+//! Share links ([`crate::store::sql::shares`]) on SQLite: written through the pool for
+//! writes outside the log, read through the read-only one.
 
-use sqlx::SqlitePool;
-
-crate::store::sql::shares::shares_on!(SqlitePool, super::revocations::announce);
+crate::store::sql::shares::shares_on!(
+    [T: super::SqliteRecords] T,
+    super::SqliteRecords::sqlite_records,
+    pool,
+    reads,
+    super::revocations::announce
+);

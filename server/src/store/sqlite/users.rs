@@ -1,5 +1,10 @@
-//! Users, API tokens and browser sign-ins on SQLite ([`crate::store::sql::users`]).
+//! Users, API tokens and browser sign-ins ([`crate::store::sql::users`]) on SQLite: written
+//! through the pool for writes outside the log, read through the read-only one.
 
-use sqlx::SqlitePool;
-
-crate::store::sql::users::users_on!(SqlitePool, super::revocations::announce);
+crate::store::sql::users::users_on!(
+    [T: super::SqliteRecords] T,
+    super::SqliteRecords::sqlite_records,
+    pool,
+    reads,
+    super::revocations::announce
+);

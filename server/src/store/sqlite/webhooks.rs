@@ -4,7 +4,12 @@
 
 use sqlx::SqlitePool;
 
-use super::SqliteStore;
-
 crate::store::sql::webhook_sources::webhook_sources_on!(SqlitePool);
-crate::store::sql::webhooks::webhooks_on!(SqlitePool, SqliteStore, reads, "");
+crate::store::sql::webhooks::webhooks_on!(
+    [T: super::SqliteRecords] T,
+    super::SqliteRecords::sqlite_records,
+    SqlitePool,
+    pool,
+    reads,
+    ""
+);
