@@ -329,8 +329,10 @@ const FORMATS: [(&str, &str, &str); 3] = [
 #[component]
 fn ExportMenu() -> impl IntoView {
     let menu = NodeRef::<leptos::html::Details>::new();
+    // Also called from the focus leaving it, which fires as the page removes a focused
+    // link (a sign-out tears the header down): then the menu is gone.
     let close = move || {
-        if let Some(menu) = menu.get_untracked() {
+        if let Some(menu) = menu.try_get_untracked().flatten() {
             menu.set_open(false);
         }
     };
@@ -344,7 +346,7 @@ fn ExportMenu() -> impl IntoView {
                 let inside = ev
                     .related_target()
                     .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
-                    .zip(menu.get_untracked())
+                    .zip(menu.try_get_untracked().flatten())
                     .is_some_and(|(target, menu)| menu.contains(Some(&target)));
                 if !inside {
                     close();

@@ -41,18 +41,20 @@ pub fn MoreMenu(data: HeaderData, inline: RwSignal<usize>) -> impl IntoView {
             data-testid="more"
             data-holds=holds
             node_ref=menu
-            on:toggle=move |_| open.set(menu.get_untracked().is_some_and(|m| m.open()))
+            on:toggle=move |_| open.set(menu.try_get_untracked().flatten().is_some_and(|m| m.open()))
             on:keydown=move |ev| {
                 if ev.key() == "Escape" {
                     close();
                     focus_button(menu);
                 }
             }
+            // Also fired as the page removes a focused entry (a sign-out tears the header
+            // down): by then the menu may be gone, and there is nothing to close.
             on:focusout=move |ev| {
                 let inside = ev
                     .related_target()
                     .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
-                    .zip(menu.get_untracked())
+                    .zip(menu.try_get_untracked().flatten())
                     .is_some_and(|(target, menu)| menu.contains(Some(&target)));
                 if !inside {
                     close();
@@ -77,9 +79,9 @@ pub fn MoreMenu(data: HeaderData, inline: RwSignal<usize>) -> impl IntoView {
     }
 }
 
-/// Closes the menu.
+/// Closes the menu (if it is still there: an event of its last moments may ask).
 fn close_menu(menu: NodeRef<Details>) {
-    if let Some(menu) = menu.get_untracked() {
+    if let Some(menu) = menu.try_get_untracked().flatten() {
         menu.set_open(false);
     }
 }
@@ -164,7 +166,8 @@ fn Entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details>) ->
 /// Gives the focus back to the ⋯ button.
 fn focus_button(menu: NodeRef<Details>) {
     let summary = menu
-        .get_untracked()
+        .try_get_untracked()
+        .flatten()
         .and_then(|menu| menu.query_selector("summary").ok().flatten())
         .and_then(|summary| summary.dyn_into::<web_sys::HtmlElement>().ok());
     if let Some(summary) = summary {

@@ -45,8 +45,10 @@ pub fn SessionTitle() -> impl IntoView {
             }
         }
     });
+    // Also on blur, which fires as the page removes the focused field (a sign-out tears
+    // the header down): then there is nothing left to save into.
     let save = move || {
-        if !editing.get_untracked() {
+        if editing.try_get_untracked() != Some(true) || draft.is_disposed() {
             return;
         }
         editing.set(false);
