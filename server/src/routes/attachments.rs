@@ -12,7 +12,7 @@ use serde::Deserialize;
 use shared::api::ErrorBody;
 use shared::attachments::Attachment;
 
-use crate::access::owned_session;
+use super::Owned;
 use crate::attachments::{media, Upload, UploadError};
 use crate::auth::Caller;
 use crate::domain::{new_id, now_ms};
@@ -49,14 +49,15 @@ pub struct UploadQuery {
     )
 )]
 pub async fn upload<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned {
+        state,
+        row: session,
+        ..
+    }: Owned<S>,
     request: HttpRequest,
-    path: web::Path<String>,
     query: web::Query<UploadQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let session = owned_session(&state, &caller, &path).await?;
     let declared = request
         .headers()
         .get(header::CONTENT_TYPE)

@@ -9,7 +9,7 @@ use shared::api::{
 
 use super::read_json;
 use super::sessions::valid_title;
-use crate::access::owned_session;
+use super::Owned;
 use crate::agent::branches::{self, Redo};
 use crate::agent::NewMessage;
 use crate::auth::Caller;
@@ -34,13 +34,14 @@ use crate::store::{SessionRow, Store};
     )
 )]
 pub async fn fork<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned {
+        state,
+        caller,
+        row: parent,
+    }: Owned<S>,
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let parent = owned_session(&state, &caller, &path).await?;
     let asked: ForkSession = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     let title = asked.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
@@ -59,11 +60,8 @@ pub async fn fork<S: Store>(
     )
 )]
 pub async fn list<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<BranchList>, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let lines = state.store.conversation(row.conversation).await?;
     Ok(web::Json(BranchList {
         branches: lines.into_iter().map(summary).collect(),
@@ -89,14 +87,16 @@ pub async fn list<S: Store>(
     )
 )]
 pub async fn edit<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned {
+        state,
+        caller,
+        row: parent,
+    }: Owned<S>,
     path: web::Path<(String, String)>,
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (session, message_id) = path.into_inner();
-    let parent = owned_session(&state, &caller, &session).await?;
+    let (_, message_id) = path.into_inner();
     let edit: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     // Checked against the line edited: the branch may part from a line before it.
     let attachments = match &edit.attachments {
@@ -128,14 +128,16 @@ pub async fn edit<S: Store>(
     )
 )]
 pub async fn regenerate<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned {
+        state,
+        caller,
+        row: parent,
+    }: Owned<S>,
     path: web::Path<(String, String)>,
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (session, run_id) = path.into_inner();
-    let parent = owned_session(&state, &caller, &session).await?;
+    let (_, run_id) = path.into_inner();
     let max = state.limits.max_body_bytes;
     let asked: Regenerate = read_json(&request, body, max, Some(Regenerate::default())).await?;
     let redo = branches::regenerate(&*state.store, &parent, &run_id).await?;

@@ -6,11 +6,9 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::ErrorBody;
 
-use crate::access::owned_session;
-use crate::auth::Caller;
+use super::Owned;
 use crate::error::ApiError;
 use crate::session_list::summary;
-use crate::state::AppState;
 use crate::store::{Store, StoredEvent};
 
 /// The file formats a session exports to.
@@ -47,13 +45,10 @@ pub struct ExportQuery {
     )
 )]
 pub async fn export<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
     query: web::Query<ExportQuery>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let stored = state.store.events_after(row.id, 0, u32::MAX).await?;
     let events = StoredEvent::parse_all(&stored);
     let session = summary(row);
@@ -160,11 +155,8 @@ const PREVIEW_MESSAGES: usize = 40;
     )
 )]
 pub async fn preview<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let after = row.last_seq.saturating_sub(u64::from(PREVIEW_EVENTS));
     let stored = state
         .store

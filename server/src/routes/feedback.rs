@@ -7,7 +7,7 @@ use shared::api::ErrorBody;
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -32,14 +32,12 @@ const MAX_LISTED: u32 = 1000;
     )
 )]
 pub async fn give<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, caller, row }: Owned<S>,
     request: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, run) = path.into_inner();
-    let row = owned_session(&state, &caller, &id).await?;
+    let (_, run) = path.into_inner();
     let given: GiveFeedback = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     let who = (caller.user, &caller.name);
     let recorded = state

@@ -6,7 +6,7 @@ use shared::api::ErrorBody;
 use shared::instructions::Instructions;
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -63,11 +63,8 @@ pub async fn put_own<S: Store>(
     )
 )]
 pub async fn get_session<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<Instructions>, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let text = state.runner.instructions().conversation(row.id).await?;
     Ok(web::Json(Instructions { text }))
 }
@@ -85,13 +82,10 @@ pub async fn get_session<S: Store>(
     )
 )]
 pub async fn put_session<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     request: HttpRequest,
-    path: web::Path<String>,
     body: web::Payload,
 ) -> Result<web::Json<Instructions>, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let max = state.limits.max_body_bytes;
     let wanted: Instructions = read_json(&request, body, max, None).await?;
     let instructions = state.runner.instructions();

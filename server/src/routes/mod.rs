@@ -8,7 +8,8 @@
 //! from them, so a route cannot be added without them. Handlers parse and validate
 //! input, call the runner or the store, and render JSON; a handler of an
 //! [`Access::User`] route takes a [`Caller`](crate::auth::Caller) and reaches sessions
-//! only through [`crate::access::owned_session`].
+//! only through [`crate::access::owned_session`]: one of a route naming a session takes
+//! [`Owned`], which calls it before the handler runs.
 
 mod agui;
 mod attachments;
@@ -22,6 +23,7 @@ mod health;
 mod instructions;
 mod metrics;
 pub mod openapi;
+mod owned;
 mod page;
 mod query;
 mod queue;
@@ -41,6 +43,7 @@ use endpoint::{route, DELETE, GET, PATCH, POST, PUT};
 
 pub use body::{parse_json, read_json};
 pub use endpoint::{Access, Endpoint, Verb};
+pub use owned::Owned;
 pub use page::Page;
 
 /// Every endpoint Tandem serves besides the page's files, with its handler for backend

@@ -7,10 +7,8 @@ use shared::api::{EditMessage, ErrorBody};
 use shared::queue::{QueuedList, QueuedMessage};
 
 use super::read_json;
-use crate::access::owned_session;
-use crate::auth::Caller;
+use super::Owned;
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /api/sessions/{id}/queue` → the messages waiting, in the order they run.
@@ -22,12 +20,7 @@ use crate::store::Store;
         (status = 200, description = "The messages waiting for their turn (steering ones join the active run at its next model call)", body = QueuedList),
     )
 )]
-pub async fn list<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
+pub async fn list<S: Store>(Owned { state, row, .. }: Owned<S>) -> Result<HttpResponse, ApiError> {
     let queued = state.store.queued_messages(row.id).await?;
     let queued = queued.iter().map(|q| q.message()).collect();
     Ok(HttpResponse::Ok().json(QueuedList { queued }))
@@ -47,14 +40,12 @@ pub async fn list<S: Store>(
     )
 )]
 pub async fn edit<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     request: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, queued) = path.into_inner();
-    let row = owned_session(&state, &caller, &id).await?;
+    let (_, queued) = path.into_inner();
     let asked: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     if asked.attachments.is_some() {
         return Err(ApiError::InvalidMessage(
@@ -99,12 +90,10 @@ pub async fn edit<S: Store>(
     )
 )]
 pub async fn withdraw<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, queued) = path.into_inner();
-    let row = owned_session(&state, &caller, &id).await?;
+    let (_, queued) = path.into_inner();
     state.runner.queue().change(row.id, &queued, None).await?;
     Ok(HttpResponse::NoContent().finish())
 }

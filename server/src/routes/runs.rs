@@ -4,11 +4,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{ContinueRun, ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::agent::NewMessage;
-use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::store::Store;
 
 /// `POST /api/sessions/{id}/messages` → 202 `{runId}`.
@@ -27,13 +25,10 @@ use crate::store::Store;
     )
 )]
 pub async fn post_message<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, caller, row }: Owned<S>,
     request: HttpRequest,
-    path: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let message: PostMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     state.rates.send_message(caller.user)?;
     let attachments = state
@@ -77,14 +72,12 @@ pub async fn post_message<S: Store>(
     )
 )]
 pub async fn continue_run<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, caller, row }: Owned<S>,
     request: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (session, run_id) = path.into_inner();
-    let row = owned_session(&state, &caller, &session).await?;
+    let (_, run_id) = path.into_inner();
     let max = state.limits.max_body_bytes;
     let asked: ContinueRun = read_json(&request, body, max, Some(ContinueRun::default())).await?;
     state.rates.send_message(caller.user)?;
@@ -116,14 +109,12 @@ pub async fn continue_run<S: Store>(
     )
 )]
 pub async fn answer<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     request: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, interrupt_id) = path.into_inner();
-    let row = owned_session(&state, &caller, &id).await?;
+    let (_, interrupt_id) = path.into_inner();
     let answer: ResumeBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
     if answer
         .interrupt_id
@@ -160,11 +151,9 @@ pub async fn answer<S: Store>(
     )
 )]
 pub async fn cancel<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let id = row.id;
     state.runner.cancel(id).await?;
     Ok(HttpResponse::Accepted().json(serde_json::json!({"status": "cancelling"})))
 }

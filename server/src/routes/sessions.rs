@@ -12,7 +12,7 @@ use shared::api::{
 use shared::sharing::RenameSession;
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::auth::{Auth, Caller};
 use crate::domain::now_ms;
 use crate::error::ApiError;
@@ -171,11 +171,8 @@ pub async fn stream<S: Store>(
     )
 )]
 pub async fn get<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<SessionDetail>, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let pending = state.store.pending_interrupts(row.id).await?;
     Ok(web::Json(SessionDetail {
         summary: summary(row),
@@ -196,13 +193,11 @@ pub async fn get<S: Store>(
     )
 )]
 pub async fn rename<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<web::Json<SessionSummary>, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let id = row.id;
     let rename: RenameSession =
         read_json(&request, body, state.limits.max_body_bytes, None).await?;
     let title = valid_title(&rename.title)?;
@@ -224,11 +219,9 @@ pub async fn rename<S: Store>(
     )
 )]
 pub async fn delete<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let id = row.id;
     state.runner.delete(id).await?;
     state.hub.close(id);
     Ok(HttpResponse::NoContent().finish())
@@ -258,12 +251,10 @@ pub struct EventsQuery {
     )
 )]
 pub async fn events<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let id = row.id;
     let limit = query.limit.unwrap_or(1000);
     if limit == 0 || limit > MAX_EVENTS_PAGE {
         return Err(ApiError::BadRequest(format!(

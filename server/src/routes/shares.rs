@@ -8,9 +8,9 @@ use shared::api::ErrorBody;
 use shared::sharing::{CreateShare, CreatedShare, Share, ShareList, SharedSession};
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::access::share_of;
-use crate::auth::{Caller, SecretToken};
+use crate::auth::SecretToken;
 use crate::domain::{new_id, now_ms};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -32,13 +32,11 @@ use crate::store::{Ending, ShareRow, Store};
     )
 )]
 pub async fn create<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, caller, row }: Owned<S>,
     request: HttpRequest,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let session = owned_session(&state, &caller, &path).await?.id;
+    let session = row.id;
     let max = state.limits.max_body_bytes;
     let wanted: CreateShare = read_json(&request, body, max, Some(CreateShare::default())).await?;
     let most = state.max_shares_per_session;
@@ -75,11 +73,9 @@ pub async fn create<S: Store>(
     )
 )]
 pub async fn list<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<ShareList>, ApiError> {
-    let session = owned_session(&state, &caller, &path).await?.id;
+    let session = row.id;
     let shares = state.store.shares(session).await?;
     Ok(web::Json(ShareList {
         shares: shares.into_iter().map(listed).collect(),
@@ -101,12 +97,11 @@ pub async fn list<S: Store>(
     )
 )]
 pub async fn delete<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, share) = path.into_inner();
-    let session = owned_session(&state, &caller, &id).await?.id;
+    let (_, share) = path.into_inner();
+    let session = row.id;
     if !state.store.delete_share(session, &share).await? {
         return Err(ApiError::NotFound(format!(
             "no share link {share} in this session"

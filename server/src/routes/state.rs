@@ -7,11 +7,9 @@ use shared::api::ErrorBody;
 use shared::state::{PatchOperation, StateBody};
 
 use super::read_json;
-use crate::access::owned_session;
+use super::Owned;
 use crate::agent::shared_state::edit::StateNow;
-use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /api/sessions/{id}/state` → the document and the seq of its last change.
@@ -23,12 +21,7 @@ use crate::store::Store;
         (status = 200, description = "The shared state (`{}` until something sets it)", body = StateBody),
     )
 )]
-pub async fn get<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
+pub async fn get<S: Store>(Owned { state, row, .. }: Owned<S>) -> Result<HttpResponse, ApiError> {
     let now = state.runner.shared_state().current(row.id).await?;
     Ok(HttpResponse::Ok().json(body(now)))
 }
@@ -48,13 +41,10 @@ pub async fn get<S: Store>(
     )
 )]
 pub async fn patch<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
+    Owned { state, row, .. }: Owned<S>,
     request: HttpRequest,
-    path: web::Path<String>,
     body_bytes: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
     let max = state.limits.max_body_bytes;
     let delta: Vec<Value> = read_json(&request, body_bytes, max, None).await?;
     let now = state.runner.shared_state().edit(row.id, delta).await?;

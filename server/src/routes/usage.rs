@@ -3,15 +3,13 @@
 //! events (one per model call), so it is exact on every instance; a call in a prefix that
 //! branches share is counted once for the conversation, in the line that made it.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use shared::usage::{CallUsage, SessionUsage, UsageTotals};
 use shared::{Event, EventBody};
 
-use crate::access::owned_session;
-use crate::auth::Caller;
+use super::Owned;
 use crate::domain::SessionId;
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /api/sessions/{id}/usage` → this line's usage, its own, and its conversation's.
@@ -23,12 +21,7 @@ use crate::store::Store;
         (status = 200, description = "Tokens and cost of the line's history (`line`), of the calls it made itself (`own`), and of every line of its conversation, each call once (`conversation`)", body = SessionUsage),
     )
 )]
-pub async fn usage<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let row = owned_session(&state, &caller, &path).await?;
+pub async fn usage<S: Store>(Owned { state, row, .. }: Owned<S>) -> Result<HttpResponse, ApiError> {
     let store = &*state.store;
     let parts_at = |fork: Option<crate::store::Fork>| fork.map_or(0, |fork| fork.at_seq);
     let own = calls_in(store, row.id, parts_at(row.fork), None).await?;

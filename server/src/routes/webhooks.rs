@@ -4,11 +4,9 @@
 use actix_web::web;
 use serde_json::{json, Value};
 
-use crate::access::owned_session;
-use crate::auth::Caller;
+use super::Owned;
 use crate::domain::origin;
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
 
 /// `GET /api/sessions/{id}/webhooks` → `{deliveries: [...]}`, oldest first.
@@ -21,11 +19,9 @@ use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
     )
 )]
 pub async fn deliveries<S: Store>(
-    state: web::Data<AppState<S>>,
-    caller: Caller,
-    path: web::Path<String>,
+    Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<Value>, ApiError> {
-    let id = owned_session(&state, &caller, &path).await?.id;
+    let id = row.id;
     let rows = state.store.webhooks_of(id).await?;
     let deliveries: Vec<Value> = rows.iter().map(delivery).collect();
     Ok(web::Json(json!({ "deliveries": deliveries })))
