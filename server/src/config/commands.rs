@@ -1,5 +1,6 @@
 //! The commands `tandem` runs instead of serving (`users`, `feedback`), as the command line
-//! gives them; each runs where its work is ([`crate::auth::cli`], [`crate::feedback_cli`]).
+//! gives them: plain values; each command runs where its work is (`auth::cli`,
+//! `feedback_cli`), which reads them from here.
 
 use clap::Subcommand;
 use shared::feedback::Rating;

@@ -323,7 +323,7 @@ impl Config {
 
     /// Checks the settings clap cannot and that need nothing but themselves; the modules
     /// they configure check the rest as they build from them
-    /// ([`crate::startup::check`] runs it all). Serving only: a command (`tandem users …`)
+    /// (startup's `check` runs it all). Serving only: a command (`tandem users …`)
     /// needs only the database.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.command.is_some() {
