@@ -30,49 +30,51 @@ after(async () => {
   await server?.stop();
 });
 
-/** The header as measured now: its height, one row's, and the title's widths. */
-function measured() {
-  return page.evaluate(() => {
-    const row = document.querySelector('.header-row');
-    const title = document.querySelector('.header-title');
-    const tops = [...row.children]
-      .filter((child) => child.getClientRects().length > 0)
-      .map((child) => Math.round(child.getBoundingClientRect().top + child.offsetHeight / 2));
-    return {
-      rows: new Set(tops.map((middle) => Math.round(middle / 8))).size,
-      height: document.querySelector('.header').offsetHeight,
-      shown: title.clientWidth,
-      whole: title.scrollWidth,
-    };
-  });
+/**
+ * The header as it stands now, read in one go (a later re-fit cannot tear it): whether it
+ * has settled, its rows, its height, the title's widths, and where each of `ids` stands.
+ */
+function snapshot(ids) {
+  const row = document.querySelector('.header-row');
+  const title = document.querySelector('.header-title');
+  const tops = [...row.children]
+    .filter((child) => child.getClientRects().length > 0)
+    .map((child) => Math.round(child.getBoundingClientRect().top + child.offsetHeight / 2));
+  const held = (document.querySelector('[data-testid=more]')?.dataset.holds ?? '').split(' ');
+  const places = Object.fromEntries(ids.map((id) => [id, {
+    row: row.querySelectorAll(`:scope > .header-item [data-testid="${id}"]`).length,
+    menu: held.includes(id) ? 1 : 0,
+  }]));
+  return {
+    fitted: row.dataset.fitted === 'true' && row.scrollWidth <= row.clientWidth + 1,
+    placed: Object.values(places).every(({ row: inRow, menu }) => inRow + menu === 1),
+    rows: new Set(tops.map((middle) => Math.round(middle / 8))).size,
+    height: document.querySelector('.header').offsetHeight,
+    shown: title.clientWidth,
+    whole: title.scrollWidth,
+    places,
+  };
 }
 
 /** Asserts the header is one row with a readable title, at `viewport`. */
 async function oneRow(viewport) {
   await page.setViewportSize(viewport);
   // The header fits its items the frame after a resize, and may move them over a few
-  // frames (an item that leaves the row goes to the menu on the next): it is settled once
-  // a measure changes nothing, the row overflows no more and each item is in one place.
-  await page.waitForFunction((ids) => {
-    const row = document.querySelector('.header-row');
-    if (row.dataset.fitted !== 'true' || row.scrollWidth > row.clientWidth + 1) return false;
-    const held = (document.querySelector('[data-testid=more]')?.dataset.holds ?? '').split(' ');
-    return ids.every((id) => {
-      const inRow = row.querySelectorAll(`:scope > .header-item [data-testid="${id}"]`).length;
-      return inRow + (held.includes(id) ? 1 : 0) === 1;
-    });
-  }, ITEMS, { timeout: 10_000 }).catch(() => {
-    // The assertions below say what is wrong.
-  });
-  const { rows, height, shown, whole } = await measured();
+  // frames (an item that leaves the row goes to the menu on the next), or again when what
+  // an item shows changes (what is left of the budget, read again after a run): it is
+  // settled once a measure changes nothing, the row overflows no more and each item is in
+  // one place. The assertions read that one settled state, not parts read at moments apart.
+  const settled = await page.waitForFunction(
+    `(() => { const found = (${snapshot})(${JSON.stringify(ITEMS)}); return found.fitted && found.placed && found; })()`,
+    undefined, { timeout: 10_000 },
+  ).then((handle) => handle.jsonValue()).catch(() => null);
+  const { rows, height, shown, whole, places } = settled ?? await page.evaluate(snapshot, ITEMS);
   assert.equal(rows, 1, `one row at ${viewport.width} px (${height} px high)`);
   assert.ok(height <= 64, `${height} px high at ${viewport.width} px`);
   assert.ok(shown >= Math.min(whole, 150), `the title shows ${shown} of ${whole} px`);
   // Every item is somewhere: in the row, or in the menu.
-  const held = (await page.getByTestId('more').getAttribute('data-holds')).split(' ');
   for (const id of ITEMS) {
-    const inRow = await page.locator(`.header-row > .header-item [data-testid="${id}"]`).count();
-    const inMenu = held.includes(id) ? 1 : 0;
+    const { row: inRow, menu: inMenu } = places[id];
     assert.ok(inRow + inMenu === 1, `${id} at ${viewport.width} px: ${inRow} in the row, ${inMenu} in the menu`);
   }
 }
