@@ -19,8 +19,8 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, UserId};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Change, Command, EventLog, Fork, Found, SessionRow, Sessions,
-    SqliteRecords, SqliteStore, StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
+    derive_effects, Applied, Change, Command, EventLog, Fork, Found, RunLeases, SessionRow,
+    Sessions, SqliteRecords, SqliteStore, StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
 };
 
 /// Sessions in memory, events nowhere, every other record in SQLite.
@@ -62,6 +62,29 @@ fn facts(row: Option<&SessionRow>) -> Facts {
 impl SqliteRecords for NoopStore {
     fn sqlite_records(&self) -> &SqliteStore {
         &self.records
+    }
+}
+
+/// The only instance: every run is its own, so leases need no rows.
+impl RunLeases for NoopStore {
+    fn instance(&self) -> &str {
+        "bench"
+    }
+
+    async fn release_leases(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn take_over_runs(
+        &self,
+        _now_ms: i64,
+        _starting: bool,
+    ) -> Result<Vec<SessionId>, StoreError> {
+        Ok(Vec::new())
     }
 }
 
@@ -112,27 +135,6 @@ impl EventLog for NoopStore {
 
     async fn ping(&self) -> Result<(), StoreError> {
         Ok(())
-    }
-
-    /// The only instance: every run is its own, so leases need no rows.
-    fn instance(&self) -> &str {
-        "bench"
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        Ok(0)
-    }
-
-    async fn renew_leases(&self, _now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    async fn take_over_runs(
-        &self,
-        _now_ms: i64,
-        _starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        Ok(Vec::new())
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {

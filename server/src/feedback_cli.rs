@@ -4,8 +4,6 @@
 
 use std::io::Write;
 
-use shared::feedback::ListedFeedback;
-
 use crate::domain::now_ms;
 use crate::store::{FeedbackFilter, Store};
 
@@ -38,17 +36,7 @@ pub async fn run<S: Store>(
         limit: command.limit,
     };
     for stored in store.list_feedback(filter).await? {
-        let listed = ListedFeedback {
-            session_id: stored.session.to_string(),
-            session_title: stored.session_title,
-            run_id: stored.run_id,
-            user: stored.user_name,
-            rating: stored.rating,
-            comment: stored.comment,
-            created_at: stored.created_at,
-            updated_at: stored.updated_at,
-        };
-        writeln!(out, "{}", serde_json::to_string(&listed)?)?;
+        writeln!(out, "{}", serde_json::to_string(&stored.listed())?)?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::Value;
 use shared::api::ErrorBody;
 
-use super::read_json;
+use super::JsonBody;
 use crate::agui::{self, input, RunFeed};
 use crate::auth::{Auth, Caller, Reliance};
 use crate::error::ApiError;
@@ -19,15 +19,12 @@ use crate::store::Store;
 pub const SESSION_ID_HEADER: &str = "tandem-session-id";
 
 /// `POST /api/agui` `RunAgentInput` → `text/event-stream` of the run's events.
-#[utoipa::path(
-    post,
-    path = "/api/agui",
-    tag = "agui",
+#[utoipa::path(post, path = "/api/agui", tag = "agui",
     request_body(content = Object, content_type = "application/json",
                  description = "An AG-UI `RunAgentInput`: `threadId` (a UUID; a session of the caller by that id, else the caller's own session of the thread, made by its first run), `runId`, `messages` (the client's whole conversation; those the log holds are ignored), `tools` (the client's own tools), `context`, `state`, `forwardedProps`, `resume`"),
     responses(
         (status = 200, description = "The run's events from `RUN_STARTED` to `RUN_FINISHED` or `RUN_ERROR`, each as `data: <event JSON>`, carrying the input's `threadId` (a repeated input streams the run it started)", content_type = "text/event-stream", body = String,
-         headers(("Tandem-Session-Id" = String, description = "The id of the thread's session, for its socket and REST routes"))),
+        headers(("Tandem-Session-Id" = String, description = "The id of the thread's session, for its socket and REST routes"))),
         (status = 400, description = "Malformed body, not a RunAgentInput, a `threadId` that is not a UUID, or a thread whose session was deleted while branches still read it", body = ErrorBody),
         (status = 404, description = "`interrupt_not_found`: `resume` names no interrupt of the thread", body = ErrorBody),
         (status = 409, description = "`run_active` (with `details.watch`: the socket to watch it on), `awaiting_input`, or `interrupt_already_answered`", body = ErrorBody),
@@ -40,10 +37,9 @@ pub const SESSION_ID_HEADER: &str = "tandem-session-id";
 pub async fn run<S: Store>(
     state: web::Data<AppState<S>>,
     (caller, auth): (Caller, web::Data<Auth>),
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
-    if !accepts_event_stream(&request) {
+    if !accepts_event_stream(body.request()) {
         return Err(ApiError::NotAcceptable);
     }
     // The stream ends when the caller's credential does: watch for endings before its
@@ -53,7 +49,7 @@ pub async fn run<S: Store>(
         return Err(ApiError::Unauthorized);
     }
 
-    let raw: Value = read_json(&request, body, agui::MAX_INPUT_BYTES, None).await?;
+    let raw: Value = body.read(agui::MAX_INPUT_BYTES).await?;
     let (input, raw) = input::from_value(raw)?;
     let started = agui::start(&state, &caller, input, raw).await?;
     let session = started.session.to_string();

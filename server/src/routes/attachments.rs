@@ -33,10 +33,7 @@ pub struct UploadQuery {
 
 /// `POST /api/sessions/{id}/attachments?name=` with the file's bytes as the body, or a
 /// `multipart/form-data` body whose `file` part is the file.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/attachments",
-    tag = "sessions",
+#[utoipa::path(post, path = "/api/sessions/{id}/attachments", tag = "sessions",
     params(
         ("name" = Option<String>, Query, description = "The file's name (1–255 characters, no `/` or `\\`); a multipart part's `filename` when absent"),
     ),
@@ -214,18 +211,13 @@ async fn store_file<S: Store>(
 }
 
 /// `GET /api/attachments/{id}`: the bytes, whole or one range.
-#[utoipa::path(
-    get,
-    path = "/api/attachments/{attachment}",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
-        (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
-        (status = 304, description = "`If-None-Match` names its `ETag`"),
-        (status = 404, description = "No such attachment of the caller's", body = ErrorBody),
-        (status = 416, description = "`range_not_satisfiable` (`Content-Range: bytes */<size>`)", body = ErrorBody),
-    )
-)]
+#[utoipa::path(get, path = "/api/attachments/{attachment}", tag = "sessions", responses(
+    (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
+    (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
+    (status = 304, description = "`If-None-Match` names its `ETag`"),
+    (status = 404, description = "No such attachment of the caller's", body = ErrorBody),
+    (status = 416, description = "`range_not_satisfiable` (`Content-Range: bytes */<size>`)", body = ErrorBody),
+))]
 pub async fn download<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -240,18 +232,13 @@ pub async fn download<S: Store>(
 
 /// `GET /api/shared/{token}/attachments/{id}`: an attachment of the shared session (or a
 /// line it branched from), as the owner downloads it, for a link that shows attachments.
-#[utoipa::path(
-    get,
-    path = "/api/shared/{token}/attachments/{attachment}",
-    tag = "sharing",
-    responses(
-        (status = 200, description = "The bytes, as `GET /api/attachments/{attachment}` serves them", content_type = "application/octet-stream"),
-        (status = 206, description = "One range of them", content_type = "application/octet-stream"),
-        (status = 304, description = "`If-None-Match` names its `ETag`"),
-        (status = 404, description = "No such link, the link hides attachments, or no such attachment in its session", body = ErrorBody),
-        (status = 416, description = "`range_not_satisfiable`", body = ErrorBody),
-    ),
-)]
+#[utoipa::path(get, path = "/api/shared/{token}/attachments/{attachment}", tag = "sharing", responses(
+    (status = 200, description = "The bytes, as `GET /api/attachments/{attachment}` serves them", content_type = "application/octet-stream"),
+    (status = 206, description = "One range of them", content_type = "application/octet-stream"),
+    (status = 304, description = "`If-None-Match` names its `ETag`"),
+    (status = 404, description = "No such link, the link hides attachments, or no such attachment in its session", body = ErrorBody),
+    (status = 416, description = "`range_not_satisfiable`", body = ErrorBody),
+))]
 pub async fn shared_download<S: Store>(
     state: web::Data<AppState<S>>,
     request: HttpRequest,

@@ -7,7 +7,7 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{CurrentUser, ErrorBody, LoginBody};
 
-use super::read_json;
+use super::JsonBody;
 use crate::auth::{sign_in, Auth, AuthMode, Caller, Credential, SecretToken};
 use crate::domain::{now_ms, TokenHash};
 use crate::error::ApiError;
@@ -15,24 +15,18 @@ use crate::state::AppState;
 use crate::store::{Ending, Store};
 
 /// `POST /api/auth/login` `{token}` → 200 with the user and the cookie.
-#[utoipa::path(
-    post,
-    path = "/api/auth/login",
-    tag = "auth",
-    request_body(content = LoginBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "Signed in: `Set-Cookie: tandem_session=…; HttpOnly; SameSite=Strict`", body = CurrentUser),
-        (status = 400, description = "Malformed body, or the server runs with `--auth none`", body = ErrorBody),
-        (status = 401, description = "`invalid_token`: the token is unknown or its user revoked", body = ErrorBody),
-    )
-)]
+#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginBody, responses(
+    (status = 200, description = "Signed in: `Set-Cookie: tandem_session=…; HttpOnly; SameSite=Strict`", body = CurrentUser),
+    (status = 400, description = "Malformed body, or the server runs with `--auth none`", body = ErrorBody),
+    (status = 401, description = "`invalid_token`: the token is unknown or its user revoked", body = ErrorBody),
+))]
 pub async fn login<S: Store>(
     state: web::Data<AppState<S>>,
     auth: web::Data<Auth>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
-    let login: LoginBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let request = body.request().clone();
+    let login: LoginBody = body.read(state.limits.max_body_bytes).await?;
     if auth.mode() == AuthMode::None {
         return Err(ApiError::BadRequest(
             "this server runs without sign-in (--auth none); nothing to sign in to".into(),
@@ -59,14 +53,9 @@ pub async fn login<S: Store>(
 
 /// `POST /api/auth/logout` → 204; the sign-in row is deleted and the cookie cleared, and
 /// every socket signed in with it closes.
-#[utoipa::path(
-    post,
-    path = "/api/auth/logout",
-    tag = "auth",
-    responses(
-        (status = 204, description = "Signed out (also when there was nothing to sign out of)"),
-    )
-)]
+#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", responses(
+    (status = 204, description = "Signed out (also when there was nothing to sign out of)"),
+))]
 pub async fn logout<S: Store>(
     state: web::Data<AppState<S>>,
     request: HttpRequest,
@@ -84,14 +73,9 @@ pub async fn logout<S: Store>(
 }
 
 /// `GET /api/auth/me` → who the caller is.
-#[utoipa::path(
-    get,
-    path = "/api/auth/me",
-    tag = "auth",
-    responses(
-        (status = 200, description = "The caller, with what is left of their budget", body = CurrentUser),
-    )
-)]
+#[utoipa::path(get, path = "/api/auth/me", tag = "auth", responses(
+    (status = 200, description = "The caller, with what is left of their budget", body = CurrentUser),
+))]
 pub async fn me<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,

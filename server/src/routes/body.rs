@@ -4,8 +4,11 @@
 //! A body must be declared `Content-Type: application/json`: a cross-site page can send
 //! `text/plain` or a form without asking, but not JSON.
 
+use std::future::{ready, Ready};
+
+use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::{web, HttpRequest};
+use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
@@ -13,7 +16,7 @@ use crate::error::ApiError;
 
 /// Reads and parses a JSON body of at most `max_bytes`; an empty body parses as `empty`
 /// if given (and then needs no content type).
-pub async fn read_json<T: DeserializeOwned>(
+async fn read_json<T: DeserializeOwned>(
     request: &HttpRequest,
     mut payload: web::Payload,
     max_bytes: usize,
@@ -44,6 +47,48 @@ pub async fn read_json<T: DeserializeOwned>(
         return Err(ApiError::UnsupportedMediaType);
     }
     parse_json(&bytes)
+}
+
+/// A request's JSON body, read when the handler asks: after the checks its other
+/// extractors make (who calls, whose session), which actix runs alongside a body
+/// extractor that read eagerly, so a stranger's bad body would be answered before the
+/// 404 of a session not theirs. Read with our limit and error shape ([`read_json`]).
+pub struct JsonBody {
+    request: HttpRequest,
+    payload: web::Payload,
+}
+
+impl FromRequest for JsonBody {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let payload = web::Payload::from_request(request, payload).into_inner();
+        ready(payload.map(|payload| JsonBody {
+            request: request.clone(),
+            payload,
+        }))
+    }
+}
+
+impl JsonBody {
+    /// The request the body came with (its headers, its connection).
+    pub fn request(&self) -> &HttpRequest {
+        &self.request
+    }
+
+    /// The body parsed as a `T`, of at most `max_bytes`; an empty body is refused.
+    pub async fn read<T: DeserializeOwned>(self, max_bytes: usize) -> Result<T, ApiError> {
+        read_json(&self.request, self.payload, max_bytes, None).await
+    }
+
+    /// The body parsed as a `T`, of at most `max_bytes`; an empty body is `T::default()`.
+    pub async fn read_or_default<T: DeserializeOwned + Default>(
+        self,
+        max_bytes: usize,
+    ) -> Result<T, ApiError> {
+        read_json(&self.request, self.payload, max_bytes, Some(T::default())).await
+    }
 }
 
 /// Parses a JSON body (the part of [`read_json`] the fuzzer drives).

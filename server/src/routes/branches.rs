@@ -2,13 +2,13 @@
 //! regenerating a run (each a branch that parts just before that run, with a run of its
 //! own). The work is in [`crate::agent::branches`].
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use shared::api::{
     BranchList, BranchStarted, EditMessage, ErrorBody, ForkSession, Regenerate, SessionSummary,
 };
 
-use super::read_json;
 use super::sessions::valid_title;
+use super::JsonBody;
 use super::Owned;
 use crate::agent::branches::{self, Redo};
 use crate::agent::NewMessage;
@@ -19,12 +19,9 @@ use crate::state::AppState;
 use crate::store::{SessionRow, Store};
 
 /// `POST /api/sessions/{id}/fork` `{atSeq, title?}` → 201 with the branch's summary.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/fork",
-    tag = "sessions",
+#[utoipa::path(post, path = "/api/sessions/{id}/fork", tag = "sessions",
     params(("id" = String, Path, format = Uuid, description = "The session to branch (a UUID)")),
-    request_body(content = ForkSession, content_type = "application/json"),
+    request_body = ForkSession,
     responses(
         (status = 201, description = "The branch: a new session whose history is the parent's events up to `atSeq` (shared, not copied), then its own; `parentId` and `forkSeq` say where it parts (a seq inside the parent's own shared prefix parts from the ancestor that holds it)", body = SessionSummary),
         (status = 400, description = "Malformed body, a title of the wrong length, or not a session id", body = ErrorBody),
@@ -39,10 +36,9 @@ pub async fn fork<S: Store>(
         caller,
         row: parent,
     }: Owned<S>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
-    let asked: ForkSession = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let asked: ForkSession = body.read(state.limits.max_body_bytes).await?;
     let title = asked.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
     let branch = branches::fork(&*state.store, &parent, asked.at_seq, title.as_deref()).await?;
@@ -50,10 +46,7 @@ pub async fn fork<S: Store>(
 }
 
 /// `GET /api/sessions/{id}/branches` → every line of the session's conversation.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/branches",
-    tag = "sessions",
+#[utoipa::path(get, path = "/api/sessions/{id}/branches", tag = "sessions",
     params(("id" = String, Path, format = Uuid, description = "Any line of the conversation (a UUID)")),
     responses(
         (status = 200, description = "Every line of the session's conversation, oldest first: the first line, then each branch with `parentId` and `forkSeq` (where it parts)", body = BranchList),
@@ -70,14 +63,11 @@ pub async fn list<S: Store>(
 
 /// `POST /api/sessions/{id}/messages/{messageId}/edit` `{text}` → 201: a branch that
 /// parts just before the message's run, with the new text sent in it.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/messages/{message}/edit",
-    tag = "runs",
+#[utoipa::path(post, path = "/api/sessions/{id}/messages/{message}/edit", tag = "runs",
     params(
         ("message" = String, Path, description = "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)"),
     ),
-    request_body(content = EditMessage, content_type = "application/json"),
+    request_body = EditMessage,
     responses(
         (status = 201, description = "The branch and the run the new text started in it", body = BranchStarted),
         (status = 404, description = "No such session of the caller's, or no such message in it", body = ErrorBody),
@@ -93,11 +83,10 @@ pub async fn edit<S: Store>(
         row: parent,
     }: Owned<S>,
     path: web::Path<(String, String)>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, message_id) = path.into_inner();
-    let edit: EditMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let edit: EditMessage = body.read(state.limits.max_body_bytes).await?;
     // Checked against the line edited: the branch may part from a line before it.
     let attachments = match &edit.attachments {
         Some(ids) => Some(state.runner.attachments(parent.id, ids).await?),
@@ -110,10 +99,7 @@ pub async fn edit<S: Store>(
 
 /// `POST /api/sessions/{id}/runs/{runId}/regenerate` `{model?}` → 201: a branch that
 /// parts just before the run, with its message sent again.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/runs/{run}/regenerate",
-    tag = "runs",
+#[utoipa::path(post, path = "/api/sessions/{id}/runs/{run}/regenerate", tag = "runs",
     params(
         ("run" = String, Path, description = "A run of the session (`RUN_STARTED.runId`)"),
     ),
@@ -134,12 +120,11 @@ pub async fn regenerate<S: Store>(
         row: parent,
     }: Owned<S>,
     path: web::Path<(String, String)>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, run_id) = path.into_inner();
     let max = state.limits.max_body_bytes;
-    let asked: Regenerate = read_json(&request, body, max, Some(Regenerate::default())).await?;
+    let asked: Regenerate = body.read_or_default(max).await?;
     let redo = branches::regenerate(&*state.store, &parent, &run_id).await?;
     start(&state, &caller, &parent, redo, asked.model).await
 }

@@ -31,10 +31,7 @@ pub struct ExportQuery {
 }
 
 /// The session's file, as an attachment named after its title.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/export",
-    tag = "sessions",
+#[utoipa::path(get, path = "/api/sessions/{id}/export", tag = "sessions",
     params(
         ("format" = String, Query, pattern = "^(markdown|json|zip)$",
          description = "`markdown` (a transcript; files as links to `/api/attachments/{id}`), `json` (the session and its AG-UI events, files by id) or `zip` (both, and every file the messages carry under `files/`)"),
@@ -146,14 +143,9 @@ const PREVIEW_MESSAGES: usize = 40;
 
 /// The end of the session's transcript (its newest messages) as an HTML fragment in the
 /// page's markup, which the page paints while its code loads (see `export::preview`).
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/preview",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "The end of the transcript as an HTML fragment (`text/html`): its newest 40 messages (the person's and the agent's, with the agent's reasoning and tool calls by name), oldest first; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}/preview", tag = "sessions", responses(
+    (status = 200, description = "The end of the transcript as an HTML fragment (`text/html`): its newest 40 messages (the person's and the agent's, with the agent's reasoning and tool calls by name), oldest first; built from the newest 10,000 events, everything from the log escaped", content_type = "text/html"),
+))]
 pub async fn preview<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {

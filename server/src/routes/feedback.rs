@@ -1,30 +1,27 @@
 //! Feedback on answers, from HTTP: a person rates an answer of theirs, an operator lists
 //! everyone's. The work is in `agent::feedback`.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::ErrorBody;
-use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
+use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, Rating};
 
-use super::read_json;
+use super::JsonBody;
 use super::Owned;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{FeedbackFilter, Store};
+use crate::store::{FeedbackFilter, Store, StoredFeedback};
 
 /// Most ratings one list returns.
 const MAX_LISTED: u32 = 1000;
 
 /// `POST /api/sessions/{id}/runs/{runId}/feedback` `{rating, comment?}` → the rating.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/runs/{run}/feedback",
-    tag = "runs",
+#[utoipa::path(post, path = "/api/sessions/{id}/runs/{run}/feedback", tag = "runs",
     params(
         ("run" = String, Path, description = "The run whose answer is rated"),
     ),
-    request_body(content = GiveFeedback, content_type = "application/json"),
+    request_body = GiveFeedback,
     responses(
         (status = 200, description = "Recorded as `CUSTOM tandem.feedback` (in the active run, or as a short run of its own) with the caller's earlier rating of that answer replaced; a `feedback` webhook is owed", body = FeedbackEvent),
         (status = 404, description = "No such session of the caller's, or no answer of that run in it", body = ErrorBody),
@@ -33,12 +30,11 @@ const MAX_LISTED: u32 = 1000;
 )]
 pub async fn give<S: Store>(
     Owned { state, caller, row }: Owned<S>,
-    request: HttpRequest,
     path: web::Path<(String, String)>,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, run) = path.into_inner();
-    let given: GiveFeedback = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let given: GiveFeedback = body.read(state.limits.max_body_bytes).await?;
     let who = (caller.user, &caller.name);
     let recorded = state
         .runner
@@ -60,10 +56,7 @@ pub struct ListQuery {
 }
 
 /// `GET /api/feedback?since=&rating=&limit=` → everyone's ratings, newest change first.
-#[utoipa::path(
-    get,
-    path = "/api/feedback",
-    tag = "runs",
+#[utoipa::path(get, path = "/api/feedback", tag = "runs",
     params(
         ("since" = Option<i64>, Query, description = "Only ratings given or changed at or after this time (ms since the epoch)"),
         ("rating" = Option<Rating>, Query, description = "Only `up` or only `down`"),
@@ -103,16 +96,7 @@ pub async fn list<S: Store>(
         .list_feedback(filter)
         .await?
         .into_iter()
-        .map(|stored| ListedFeedback {
-            session_id: stored.session.to_string(),
-            session_title: stored.session_title,
-            run_id: stored.run_id,
-            user: stored.user_name,
-            rating: stored.rating,
-            comment: stored.comment,
-            created_at: stored.created_at,
-            updated_at: stored.updated_at,
-        })
+        .map(StoredFeedback::listed)
         .collect();
     Ok(HttpResponse::Ok().json(FeedbackList { feedback }))
 }

@@ -9,41 +9,28 @@ use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /healthz`.
-#[utoipa::path(
-    get,
-    path = "/healthz",
-    tag = "server",
-    responses((status = 200, description = "The server is up", body = Object, example = json!({"status": "ok"})))
-)]
+#[utoipa::path(get, path = "/healthz", tag = "server", responses(
+    (status = 200, description = "The server is up", body = Object, example = json!({"status": "ok"})),
+))]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
 }
 
 /// `GET /readyz`: whether this instance can reach its database (for a load balancer, which
 /// should send it nothing while it cannot).
-#[utoipa::path(
-    get,
-    path = "/readyz",
-    tag = "server",
-    responses(
-        (status = 200, description = "The database answers", body = Object, example = json!({"status": "ready"})),
-        (status = 503, description = "The database cannot be reached", body = ErrorBody),
-    )
-)]
+#[utoipa::path(get, path = "/readyz", tag = "server", responses(
+    (status = 200, description = "The database answers", body = Object, example = json!({"status": "ready"})),
+    (status = 503, description = "The database cannot be reached", body = ErrorBody),
+))]
 pub async fn readyz<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResponse, ApiError> {
     state.store.ping().await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready"})))
 }
 
 /// `GET /api/info`: engine and model, for the page's label.
-#[utoipa::path(
-    get,
-    path = "/api/info",
-    tag = "server",
-    responses(
-        (status = 200, description = "What this server runs", body = ServerInfo),
-    )
-)]
+#[utoipa::path(get, path = "/api/info", tag = "server", responses(
+    (status = 200, description = "What this server runs", body = ServerInfo),
+))]
 pub async fn info<S: Store>(
     state: web::Data<AppState<S>>,
     _caller: Caller,
@@ -64,14 +51,9 @@ pub async fn info<S: Store>(
 }
 
 /// `GET /api/models`: the models a session may pick.
-#[utoipa::path(
-    get,
-    path = "/api/models",
-    tag = "server",
-    responses(
-        (status = 200, description = "The models a message may pick (`model`), the default first", body = ModelList),
-    )
-)]
+#[utoipa::path(get, path = "/api/models", tag = "server", responses(
+    (status = 200, description = "The models a message may pick (`model`), the default first", body = ModelList),
+))]
 pub async fn models<S: Store>(
     state: web::Data<AppState<S>>,
     _caller: Caller,

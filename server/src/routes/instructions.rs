@@ -1,11 +1,11 @@
 //! A person's instructions to the model, from HTTP: their own, for all their
 //! conversations, and each conversation's own. The work is in `agent::instructions`.
 
-use actix_web::{web, HttpRequest};
+use actix_web::web;
 use shared::api::ErrorBody;
 use shared::instructions::Instructions;
 
-use super::read_json;
+use super::JsonBody;
 use super::Owned;
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -13,14 +13,9 @@ use crate::state::AppState;
 use crate::store::Store;
 
 /// `GET /api/instructions` → the caller's own instructions.
-#[utoipa::path(
-    get,
-    path = "/api/instructions",
-    tag = "instructions",
-    responses(
-        (status = 200, description = "The caller's own instructions, sent with every model call of theirs after the server's system prompt (empty: none)", body = Instructions),
-    )
-)]
+#[utoipa::path(get, path = "/api/instructions", tag = "instructions", responses(
+    (status = 200, description = "The caller's own instructions, sent with every model call of theirs after the server's system prompt (empty: none)", body = Instructions),
+))]
 pub async fn get_own<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
@@ -30,38 +25,26 @@ pub async fn get_own<S: Store>(
 }
 
 /// `PUT /api/instructions` `{text}` → the caller's own instructions, as kept.
-#[utoipa::path(
-    put,
-    path = "/api/instructions",
-    tag = "instructions",
-    request_body(content = Instructions, content_type = "application/json"),
-    responses(
-        (status = 200, description = "Kept (trimmed; empty removes them): the caller's runs from now on are told them, in every conversation; each run records them in its log when they differ from the last it recorded (`CUSTOM tandem.instructions`, scope `person`)", body = Instructions),
-        (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
-    )
-)]
+#[utoipa::path(put, path = "/api/instructions", tag = "instructions", request_body = Instructions, responses(
+    (status = 200, description = "Kept (trimmed; empty removes them): the caller's runs from now on are told them, in every conversation; each run records them in its log when they differ from the last it recorded (`CUSTOM tandem.instructions`, scope `person`)", body = Instructions),
+    (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
+))]
 pub async fn put_own<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<web::Json<Instructions>, ApiError> {
     let max = state.limits.max_body_bytes;
-    let wanted: Instructions = read_json(&request, body, max, None).await?;
+    let wanted: Instructions = body.read(max).await?;
     let instructions = state.runner.instructions();
     let text = instructions.set_person(caller.user, &wanted.text).await?;
     Ok(web::Json(Instructions { text }))
 }
 
 /// `GET /api/sessions/{id}/instructions` → the conversation's own instructions.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/instructions",
-    tag = "instructions",
-    responses(
-        (status = 200, description = "The instructions of the session's line, as its log holds them (a branch keeps those of the prefix it shares; empty: none)", body = Instructions),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}/instructions", tag = "instructions", responses(
+    (status = 200, description = "The instructions of the session's line, as its log holds them (a branch keeps those of the prefix it shares; empty: none)", body = Instructions),
+))]
 pub async fn get_session<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<Instructions>, ApiError> {
@@ -71,23 +54,16 @@ pub async fn get_session<S: Store>(
 
 /// `PUT /api/sessions/{id}/instructions` `{text}` → the conversation's own instructions, as
 /// kept.
-#[utoipa::path(
-    put,
-    path = "/api/sessions/{id}/instructions",
-    tag = "instructions",
-    request_body(content = Instructions, content_type = "application/json"),
-    responses(
-        (status = 200, description = "Kept (trimmed; empty removes them): logged as `CUSTOM tandem.instructions` (scope `conversation`) inside the active run or as a short run of its own; the next model call of the line is told them after the caller's own", body = Instructions),
-        (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
-    )
-)]
+#[utoipa::path(put, path = "/api/sessions/{id}/instructions", tag = "instructions", request_body = Instructions, responses(
+    (status = 200, description = "Kept (trimmed; empty removes them): logged as `CUSTOM tandem.instructions` (scope `conversation`) inside the active run or as a short run of its own; the next model call of the line is told them after the caller's own", body = Instructions),
+    (status = 422, description = "`invalid_instructions`: longer than 8,000 characters, or a control character other than line breaks and tabs; nothing changed", body = ErrorBody),
+))]
 pub async fn put_session<S: Store>(
     Owned { state, row, .. }: Owned<S>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<web::Json<Instructions>, ApiError> {
     let max = state.limits.max_body_bytes;
-    let wanted: Instructions = read_json(&request, body, max, None).await?;
+    let wanted: Instructions = body.read(max).await?;
     let instructions = state.runner.instructions();
     let text = instructions.set_conversation(row.id, &wanted.text).await?;
     Ok(web::Json(Instructions { text }))

@@ -12,15 +12,10 @@ use crate::store::Store;
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// `GET /metrics` → every `tandem_…` family, OpenMetrics text.
-#[utoipa::path(
-    get,
-    path = "/metrics",
-    tag = "server",
-    responses(
-        (status = 200, description = "Prometheus metrics (OpenMetrics text): runs, events, commits, sockets, model calls and tokens, interrupts, answers, provider errors and retries", content_type = "application/openmetrics-text", body = String),
-        (status = 503, description = "The database cannot be reached", body = ErrorBody),
-    )
-)]
+#[utoipa::path(get, path = "/metrics", tag = "server", responses(
+    (status = 200, description = "Prometheus metrics (OpenMetrics text): runs, events, commits, sockets, model calls and tokens, interrupts, answers, provider errors and retries", content_type = "application/openmetrics-text", body = String),
+    (status = 503, description = "The database cannot be reached", body = ErrorBody),
+))]
 pub async fn metrics<S: Store>(state: web::Data<AppState<S>>) -> Result<HttpResponse, ApiError> {
     // The database knows what every instance's sessions wait for.
     let waiting = state.store.interrupts_waiting().await?;

@@ -41,7 +41,7 @@ use crate::store::Store;
 use crate::ws;
 use endpoint::{route, DELETE, GET, PATCH, POST, PUT};
 
-pub use body::{parse_json, read_json};
+pub use body::{parse_json, JsonBody};
 pub use endpoint::{Access, Endpoint, Verb};
 pub use owned::Owned;
 pub use page::Page;

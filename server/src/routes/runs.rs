@@ -1,35 +1,28 @@
 //! Run endpoints: post a message, answer an interrupt, cancel.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use shared::api::{ContinueRun, ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
-use super::read_json;
+use super::JsonBody;
 use super::Owned;
 use crate::agent::NewMessage;
 use crate::error::ApiError;
 use crate::store::Store;
 
 /// `POST /api/sessions/{id}/messages` → 202 `{runId}`.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/messages",
-    tag = "runs",
-    request_body(content = PostMessage, content_type = "application/json"),
-    responses(
-        (status = 202, description = "A run started; or, while a run is active or a question waits, the message waits for its turn (`queued`, with `whileRunning` `queue`, `interrupt` or `steer`)", body = RunAccepted),
-        (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
-        (status = 409, description = "`run_active` or `awaiting_input` (with `whileRunning: reject`), or `queue_full`", body = ErrorBody),
-        (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
-        (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
-        (status = 503, description = "`saturated` (too many runs waiting) or storage unavailable", body = ErrorBody),
-    )
-)]
+#[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "runs", request_body = PostMessage, responses(
+    (status = 202, description = "A run started; or, while a run is active or a question waits, the message waits for its turn (`queued`, with `whileRunning` `queue`, `interrupt` or `steer`)", body = RunAccepted),
+    (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
+    (status = 409, description = "`run_active` or `awaiting_input` (with `whileRunning: reject`), or `queue_full`", body = ErrorBody),
+    (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
+    (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
+    (status = 503, description = "`saturated` (too many runs waiting) or storage unavailable", body = ErrorBody),
+))]
 pub async fn post_message<S: Store>(
     Owned { state, caller, row }: Owned<S>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
-    let message: PostMessage = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let message: PostMessage = body.read(state.limits.max_body_bytes).await?;
     state.rates.send_message(caller.user)?;
     let attachments = state
         .runner
@@ -53,10 +46,7 @@ pub async fn post_message<S: Store>(
 
 /// `POST /api/sessions/{id}/runs/{runId}/continue` → 202 `{runId}`: continues the answer the
 /// session's last run was stopped in.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/runs/{run}/continue",
-    tag = "runs",
+#[utoipa::path(post, path = "/api/sessions/{id}/runs/{run}/continue", tag = "runs",
     params(
         ("run" = String, Path, description = "The session's last run (`RUN_STARTED.runId`), which was stopped"),
     ),
@@ -73,13 +63,12 @@ pub async fn post_message<S: Store>(
 )]
 pub async fn continue_run<S: Store>(
     Owned { state, caller, row }: Owned<S>,
-    request: HttpRequest,
     path: web::Path<(String, String)>,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, run_id) = path.into_inner();
     let max = state.limits.max_body_bytes;
-    let asked: ContinueRun = read_json(&request, body, max, Some(ContinueRun::default())).await?;
+    let asked: ContinueRun = body.read_or_default(max).await?;
     state.rates.send_message(caller.user)?;
     let accepted = state
         .runner
@@ -89,14 +78,11 @@ pub async fn continue_run<S: Store>(
 }
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` → 202 `{runId}` (200 if repeated).
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/interrupts/{interrupt}",
-    tag = "runs",
+#[utoipa::path(post, path = "/api/sessions/{id}/interrupts/{interrupt}", tag = "runs",
     params(
         ("interrupt" = String, Path, description = "The interrupt id from `RUN_FINISHED`"),
     ),
-    request_body(content = ResumeBody, content_type = "application/json"),
+    request_body = ResumeBody,
     responses(
         (status = 202, description = "Answered; the run resumes", body = RunAccepted),
         (status = 200, description = "The same answer again: nothing changes", body = RunAccepted),
@@ -110,12 +96,11 @@ pub async fn continue_run<S: Store>(
 )]
 pub async fn answer<S: Store>(
     Owned { state, row, .. }: Owned<S>,
-    request: HttpRequest,
     path: web::Path<(String, String)>,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, interrupt_id) = path.into_inner();
-    let answer: ResumeBody = read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let answer: ResumeBody = body.read(state.limits.max_body_bytes).await?;
     if answer
         .interrupt_id
         .as_ref()
@@ -141,15 +126,10 @@ pub async fn answer<S: Store>(
 }
 
 /// `POST /api/sessions/{id}/cancel` → 202.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/cancel",
-    tag = "runs",
-    responses(
-        (status = 202, description = "The stop is recorded; the run ends cancelled", body = Object, example = json!({"status": "cancelling"})),
-        (status = 409, description = "`idle`: nothing is running", body = ErrorBody),
-    )
-)]
+#[utoipa::path(post, path = "/api/sessions/{id}/cancel", tag = "runs", responses(
+    (status = 202, description = "The stop is recorded; the run ends cancelled", body = Object, example = json!({"status": "cancelling"})),
+    (status = 409, description = "`idle`: nothing is running", body = ErrorBody),
+))]
 pub async fn cancel<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {

@@ -11,7 +11,7 @@ use shared::api::{
 };
 use shared::sharing::RenameSession;
 
-use super::read_json;
+use super::JsonBody;
 use super::Owned;
 use crate::auth::{Auth, Caller};
 use crate::domain::now_ms;
@@ -29,10 +29,7 @@ const MAX_TITLE: usize = 200;
 const MAX_EVENTS_PAGE: u32 = 10_000;
 
 /// `POST /api/sessions` `{title?}` → 201 with the summary.
-#[utoipa::path(
-    post,
-    path = "/api/sessions",
-    tag = "sessions",
+#[utoipa::path(post, path = "/api/sessions", tag = "sessions",
     request_body(content = CreateSession, content_type = "application/json",
                  description = "May be empty; without a title the first message names the session"),
     responses(
@@ -44,12 +41,10 @@ const MAX_EVENTS_PAGE: u32 = 10_000;
 pub async fn create<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let max = state.limits.max_body_bytes;
-    let request: CreateSession =
-        read_json(&request, body, max, Some(CreateSession::default())).await?;
+    let request: CreateSession = body.read_or_default(max).await?;
     let title = request.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
     let row = state
@@ -79,10 +74,7 @@ pub struct ListQuery {
 }
 
 /// `GET /api/sessions?q=`: the caller's sessions, or those matching a search.
-#[utoipa::path(
-    get,
-    path = "/api/sessions",
-    tag = "sessions",
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions",
     params(
         ("q" = Option<String>, Query, max_length = 200,
          description = "Only sessions whose title or messages contain this text (ASCII letters in any case)"),
@@ -125,15 +117,10 @@ pub async fn list<S: Store>(
 }
 
 /// `GET /api/sessions/stream`: the caller's session list, live.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/stream",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "Server-Sent Events, each `data:` a `SessionListEvent`: first a `snapshot` (what `GET /api/sessions` answers), then a `changed` row or a `removed` id as each change of the list commits, on any instance (a `snapshot` again whenever changes may have been missed). Comments keep it open; it ends when the caller's credential does", content_type = "text/event-stream", body = SessionListEvent),
-        (status = 429, description = "The caller has as many sockets and streams open as `--sockets-per-user` allows", body = ErrorBody),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/stream", tag = "sessions", responses(
+    (status = 200, description = "Server-Sent Events, each `data:` a `SessionListEvent`: first a `snapshot` (what `GET /api/sessions` answers), then a `changed` row or a `removed` id as each change of the list commits, on any instance (a `snapshot` again whenever changes may have been missed). Comments keep it open; it ends when the caller's credential does", content_type = "text/event-stream", body = SessionListEvent),
+    (status = 429, description = "The caller has as many sockets and streams open as `--sockets-per-user` allows", body = ErrorBody),
+))]
 pub async fn stream<S: Store>(
     state: web::Data<AppState<S>>,
     (caller, auth): (Caller, web::Data<Auth>),
@@ -162,14 +149,9 @@ pub async fn stream<S: Store>(
 }
 
 /// `GET /api/sessions/{id}`: summary and pending interrupts.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "The session and its pending questions", body = SessionDetail),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions", responses(
+    (status = 200, description = "The session and its pending questions", body = SessionDetail),
+))]
 pub async fn get<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<SessionDetail>, ApiError> {
@@ -181,25 +163,17 @@ pub async fn get<S: Store>(
 }
 
 /// `PATCH /api/sessions/{id}` `{title}` → the renamed summary.
-#[utoipa::path(
-    patch,
-    path = "/api/sessions/{id}",
-    tag = "sessions",
-    request_body(content = RenameSession, content_type = "application/json"),
-    responses(
-        (status = 200, description = "Renamed", body = SessionSummary),
-        (status = 400, description = "Not a session id, a malformed body or a title of the wrong length", body = ErrorBody),
-        (status = 403, description = "A browser page of another origin", body = ErrorBody),
-    )
-)]
+#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions", request_body = RenameSession, responses(
+    (status = 200, description = "Renamed", body = SessionSummary),
+    (status = 400, description = "Not a session id, a malformed body or a title of the wrong length", body = ErrorBody),
+    (status = 403, description = "A browser page of another origin", body = ErrorBody),
+))]
 pub async fn rename<S: Store>(
     Owned { state, row, .. }: Owned<S>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<web::Json<SessionSummary>, ApiError> {
     let id = row.id;
-    let rename: RenameSession =
-        read_json(&request, body, state.limits.max_body_bytes, None).await?;
+    let rename: RenameSession = body.read(state.limits.max_body_bytes).await?;
     let title = valid_title(&rename.title)?;
     let gone = || ApiError::SessionNotFound(id.to_string());
     if !state.store.rename_session(id, &title, now_ms()).await? {
@@ -210,14 +184,9 @@ pub async fn rename<S: Store>(
 }
 
 /// `DELETE /api/sessions/{id}` → 204.
-#[utoipa::path(
-    delete,
-    path = "/api/sessions/{id}",
-    tag = "sessions",
-    responses(
-        (status = 204, description = "Deleted, its run stopped and its sockets closed"),
-    )
-)]
+#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", responses(
+    (status = 204, description = "Deleted, its run stopped and its sockets closed"),
+))]
 pub async fn delete<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<HttpResponse, ApiError> {
@@ -237,10 +206,7 @@ pub struct EventsQuery {
 }
 
 /// `GET /api/sessions/{id}/events?after=&limit=` → `{events:[{seq,event}], lastSeq}`.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/events",
-    tag = "sessions",
+#[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "sessions",
     params(
         ("after" = Option<u64>, Query, description = "Events with a greater seq (default 0)"),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 10000, description = "Events at most (default 1000)"),

@@ -3,11 +3,11 @@
 //! socket), with what the link hides removed by the server ([`crate::visibility`]). A link
 //! stops working when it is deleted, its session is deleted or its owner is revoked.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use shared::api::ErrorBody;
 use shared::sharing::{CreateShare, CreatedShare, Share, ShareList, SharedSession};
 
-use super::read_json;
+use super::JsonBody;
 use super::Owned;
 use crate::access::share_of;
 use crate::auth::SecretToken;
@@ -18,10 +18,7 @@ use crate::store::{Ending, ShareRow, Store};
 
 /// `POST /api/sessions/{id}/shares` `{hideReasoning?, hideToolArguments?}` → 201 with the
 /// link, shown this once.
-#[utoipa::path(
-    post,
-    path = "/api/sessions/{id}/shares",
-    tag = "sharing",
+#[utoipa::path(post, path = "/api/sessions/{id}/shares", tag = "sharing",
     request_body(content = CreateShare, content_type = "application/json",
                  description = "May be empty: the link then shows everything"),
     responses(
@@ -33,12 +30,11 @@ use crate::store::{Ending, ShareRow, Store};
 )]
 pub async fn create<S: Store>(
     Owned { state, caller, row }: Owned<S>,
-    request: HttpRequest,
-    body: web::Payload,
+    body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let session = row.id;
     let max = state.limits.max_body_bytes;
-    let wanted: CreateShare = read_json(&request, body, max, Some(CreateShare::default())).await?;
+    let wanted: CreateShare = body.read_or_default(max).await?;
     let most = state.max_shares_per_session;
     if state.store.shares(session).await?.len() >= most as usize {
         return Err(ApiError::TooManyShareLinks(most));
@@ -64,14 +60,9 @@ pub async fn create<S: Store>(
 }
 
 /// `GET /api/sessions/{id}/shares`: the session's links (without their secrets).
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/shares",
-    tag = "sharing",
-    responses(
-        (status = 200, description = "The session's share links, oldest first", body = ShareList),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}/shares", tag = "sharing", responses(
+    (status = 200, description = "The session's share links, oldest first", body = ShareList),
+))]
 pub async fn list<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<ShareList>, ApiError> {
@@ -84,10 +75,7 @@ pub async fn list<S: Store>(
 
 /// `DELETE /api/sessions/{id}/shares/{share}` → 204; the link opens nothing from now on,
 /// and sockets opened through it close at once (on every instance).
-#[utoipa::path(
-    delete,
-    path = "/api/sessions/{id}/shares/{share}",
-    tag = "sharing",
+#[utoipa::path(delete, path = "/api/sessions/{id}/shares/{share}", tag = "sharing",
     params(
         ("share" = String, Path, description = "The link's id"),
     ),
@@ -113,15 +101,10 @@ pub async fn delete<S: Store>(
 
 /// `GET /api/shared/{token}`: the shared session's title and state, and what the link
 /// hides. Needs no sign-in: the link is the credential.
-#[utoipa::path(
-    get,
-    path = "/api/shared/{token}",
-    tag = "sharing",
-    responses(
-        (status = 200, description = "What the link shows", body = SharedSession),
-        (status = 404, description = "No such link (deleted, its session deleted or its owner revoked)", body = ErrorBody),
-    ),
-)]
+#[utoipa::path(get, path = "/api/shared/{token}", tag = "sharing", responses(
+    (status = 200, description = "What the link shows", body = SharedSession),
+    (status = 404, description = "No such link (deleted, its session deleted or its owner revoked)", body = ErrorBody),
+))]
 pub async fn shared<S: Store>(
     state: web::Data<AppState<S>>,
     path: web::Path<String>,

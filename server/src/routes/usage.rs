@@ -13,14 +13,9 @@ use crate::error::ApiError;
 use crate::store::Store;
 
 /// `GET /api/sessions/{id}/usage` → this line's usage, its own, and its conversation's.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/usage",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "Tokens and cost of the line's history (`line`), of the calls it made itself (`own`), and of every line of its conversation, each call once (`conversation`)", body = SessionUsage),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}/usage", tag = "sessions", responses(
+    (status = 200, description = "Tokens and cost of the line's history (`line`), of the calls it made itself (`own`), and of every line of its conversation, each call once (`conversation`)", body = SessionUsage),
+))]
 pub async fn usage<S: Store>(Owned { state, row, .. }: Owned<S>) -> Result<HttpResponse, ApiError> {
     let store = &*state.store;
     let parts_at = |fork: Option<crate::store::Fork>| fork.map_or(0, |fork| fork.at_seq);

@@ -10,14 +10,9 @@ use crate::error::ApiError;
 use crate::store::{DeliveryRow, Store, FEEDBACK, RUN_ENDED};
 
 /// `GET /api/sessions/{id}/webhooks` → `{deliveries: [...]}`, oldest first.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/webhooks",
-    tag = "sessions",
-    responses(
-        (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended|feedback, interruptId? (session.waiting), runId? (run.ended, feedback), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
-    )
-)]
+#[utoipa::path(get, path = "/api/sessions/{id}/webhooks", tag = "sessions", responses(
+    (status = 200, description = "`{deliveries:[{id, event: session.waiting|run.ended|feedback, interruptId? (session.waiting), runId? (run.ended, feedback), url (its origin only), state: pending|delivered|failed|superseded|cancelled, attempts, lastStatus?, lastError?, nextAttemptAt, createdAt, deliveredAt?}]}`", body = Object),
+))]
 pub async fn deliveries<S: Store>(
     Owned { state, row, .. }: Owned<S>,
 ) -> Result<web::Json<Value>, ApiError> {

@@ -22,7 +22,8 @@ use super::test_support::append;
 use super::{Applied, Command, Fork, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
-fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
+/// A command of `guard` appending `bodies` to `session`.
+pub(super) fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
     let entries = bodies
         .into_iter()
         .map(|body| LogEntry::new(Event::at(body, 0)))

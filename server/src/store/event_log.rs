@@ -121,31 +121,6 @@ pub trait EventLog: Send + Sync + 'static {
     /// Whether the database answers (a trivial query).
     fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
 
-    /// This instance's name in run leases.
-    fn instance(&self) -> &str;
-
-    /// Renews the leases this instance holds on running sessions; returns those sessions.
-    fn renew_leases(
-        &self,
-        now_ms: i64,
-    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
-
-    /// Takes over, for this instance and with a new epoch, the runs nobody executes any
-    /// more: running sessions whose lease lapsed or that have none (and, when `starting`
-    /// on a backend only one process uses, any another process held). Returns those
-    /// sessions; the caller repairs and continues their runs.
-    fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
-
-    /// Hands back the run leases this instance holds (at a clean stop, once its runs have
-    /// stopped): they lapse at once, so another instance (or the next start) continues
-    /// those runs without waiting for them to expire, and the other instances sharing
-    /// the database are told ([`Change::LeasesReleased`]). Returns how many.
-    fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
-
     /// How many log writers may call [`EventLog::apply`] at once, each with its own
     /// sessions (a session's batches always come from the same one, one at a time): one
     /// where the database takes one writer at a time.

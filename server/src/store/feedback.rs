@@ -36,6 +36,22 @@ pub struct StoredFeedback {
     pub updated_at: i64,
 }
 
+impl StoredFeedback {
+    /// The rating as `GET /api/feedback` and `tandem feedback` list it.
+    pub fn listed(self) -> shared::feedback::ListedFeedback {
+        shared::feedback::ListedFeedback {
+            session_id: self.session.to_string(),
+            session_title: self.session_title,
+            run_id: self.run_id,
+            user: self.user_name,
+            rating: self.rating,
+            comment: self.comment,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+}
+
 /// Which ratings to list: changed at or after `since_ms`, of one kind or both, at most
 /// `limit`, newest change first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,41 @@
 //! continued like crash continuation. `Append`s are accepted only from the holder, so an
 //! instance that lost a lease can no longer write a single event of that run.
 
+use std::future::Future;
 use std::time::Duration;
 
 use super::guards::LeaseHolder;
+use super::StoreError;
+use crate::domain::SessionId;
+
+/// The run leases this instance holds, on its backend: taken over, renewed, handed back.
+/// Each backend implements it once, by [`crate::store::sql::leases`]'s macro.
+pub trait RunLeases: Send + Sync + 'static {
+    /// This instance's name in run leases.
+    fn instance(&self) -> &str;
+
+    /// Renews the leases this instance holds on running sessions; returns those sessions.
+    fn renew_leases(
+        &self,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Takes over, for this instance and with a new epoch, the runs nobody executes any
+    /// more: running sessions whose lease lapsed or that have none (and, when `starting`
+    /// on a backend only one process uses, any another process held). Returns those
+    /// sessions; the caller repairs and continues their runs.
+    fn take_over_runs(
+        &self,
+        now_ms: i64,
+        starting: bool,
+    ) -> impl Future<Output = Result<Vec<SessionId>, StoreError>> + Send;
+
+    /// Hands back the run leases this instance holds (at a clean stop, once its runs have
+    /// stopped): they lapse at once, so another instance (or the next start) continues
+    /// those runs without waiting for them to expire, and the other instances sharing
+    /// the database are told ([`super::Change::LeasesReleased`]). Returns how many.
+    fn release_leases(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
 
 /// This instance's side of its leases.
 #[derive(Debug, Clone)]

@@ -4,15 +4,17 @@
 //!   benchmark swaps): creating and deleting sessions in the log's order, guarded
 //!   batches of appends applied by [`EventLog::apply`] in one transaction (events,
 //!   status, interrupts and de-duplication rows together, so readers never see an event
-//!   without its effects), replay and frames after a seq, the change feed, run leases
-//!   and fencing, upkeep.
+//!   without its effects, and appends fenced by the run's lease), replay and frames
+//!   after a seq, the change feed, upkeep.
+//! - **The run leases** ([`RunLeases`]): which instance executes a session's run, taken
+//!   over, renewed and handed back, written once for both backends (`sql/leases.rs`).
 //! - **The records** ([`Records`]), a trait per job: session rows ([`Sessions`]: the
 //!   list, search, rename, retention), share links ([`Shares`]), users and their secrets
 //!   ([`Users`]), interrupts and queued messages as read ([`InterruptReads`],
 //!   [`QueueReads`]), the webhook outbox, attachments, feedback, budgets, instructions.
 //!   Each job's SQL (`sql/`) implements its trait, expanded once per backend.
 //!
-//! [`Store`] is both, from one backend: `sqlite/` is the embedded one, `postgres/` the
+//! [`Store`] is all three, from one backend: `sqlite/` is the embedded one, `postgres/` the
 //! one several instances share. What every backend shares lives here once: guard
 //! decisions (`guards.rs`) and the guard's SQL with its reads and writes
 //! (`sql/guards.rs`, over each backend's [`sql`]-level `GuardRows`), effects of events
@@ -30,6 +32,8 @@ mod changes;
 mod command;
 #[cfg(test)]
 pub(crate) mod contract;
+#[cfg(test)]
+pub(crate) mod contract_tests;
 mod effects;
 mod errors;
 mod event_log;
@@ -69,6 +73,7 @@ pub(crate) use frame_page::event_frame_pieces;
 pub use frame_page::FramePage;
 pub use instructions::Instructions;
 pub use interrupts::{InterruptReads, InterruptRow, InterruptState};
+pub use leases::RunLeases;
 pub use open::{open, Backend, OpenError, UnsupportedUrl, UseStore};
 pub use options::{StoreOptions, DEFAULT_LOG_WRITERS};
 pub use postgres::scratch::ScratchDatabase;
@@ -84,39 +89,28 @@ pub use webhooks::{
     Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, FEEDBACK, RUN_ENDED, WAITING,
 };
 
-/// The storage Tandem needs: the event log and the records, from one backend.
-pub trait Store: EventLog + Records {}
+/// Declares `$name`, a trait that is the sum of `$parts`, implemented for every type that
+/// implements them all.
+macro_rules! sum_of {
+    ($(#[$doc:meta])* $name:ident = $first:ident $(+ $part:ident)*) => {
+        $(#[$doc])*
+        pub trait $name: $first $(+ $part)* {}
 
-impl<T: EventLog + Records> Store for T {}
-
-/// The records around the log, a trait per job, each implemented once per backend by
-/// its SQL (`sql/`): session rows, share links, users and their secrets, interrupts and
-/// queued messages as read, the webhook outbox, attachments, feedback, budgets, a
-/// person's own instructions.
-pub trait Records:
-    Sessions
-    + Shares
-    + Users
-    + InterruptReads
-    + QueueReads
-    + WebhookOutbox
-    + Attachments
-    + FeedbackReads
-    + Budgets
-    + Instructions
-{
+        impl<T: $first $(+ $part)*> $name for T {}
+    };
 }
 
-impl<T> Records for T where
-    T: Sessions
-        + Shares
-        + Users
-        + InterruptReads
-        + QueueReads
-        + WebhookOutbox
-        + Attachments
-        + FeedbackReads
-        + Budgets
-        + Instructions
-{
+sum_of! {
+    /// The storage Tandem needs: the event log, its run leases and the records, from one
+    /// backend.
+    Store = EventLog + RunLeases + Records
+}
+
+sum_of! {
+    /// The records around the log, a trait per job, each implemented once per backend by
+    /// its SQL (`sql/`): session rows, share links, users and their secrets, interrupts
+    /// and queued messages as read, the webhook outbox, attachments, feedback, budgets, a
+    /// person's own instructions.
+    Records = Sessions + Shares + Users + InterruptReads + QueueReads + WebhookOutbox
+        + Attachments + FeedbackReads + Budgets + Instructions
 }

@@ -92,9 +92,7 @@ pub(crate) fn interrupt_from(row: InterruptTuple) -> Result<InterruptRow, StoreE
 pub(crate) const INTERRUPT_COLUMNS: &str =
     "id, session_id, run_id, tool_call_id, interrupt, status, response, resumed_run_id";
 
-/// Session ids read as one-column rows.
-pub(crate) fn session_ids(rows: Vec<(String,)>) -> Result<Vec<SessionId>, StoreError> {
-    rows.into_iter()
-        .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
-        .collect()
+/// A session id read from a row of one column.
+pub(crate) fn session_id_of((id,): (String,)) -> Result<SessionId, StoreError> {
+    SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string()))
 }

@@ -3,23 +3,11 @@
 //! overlap and count each attempt once, outcomes, and settling what nobody needs.
 
 use serde_json::{json, Value};
-use shared::{Event, EventBody, Interrupt, Outcome};
+use shared::{EventBody, Interrupt, Outcome};
 
-use super::{Attempt, Command, Guard, LogEntry, Store, Target, Wanted, RUN_ENDED, WAITING};
+use super::contract::command;
+use super::{Attempt, Guard, Store, Target, Wanted, RUN_ENDED, WAITING};
 use crate::domain::{SessionId, UserId};
-
-fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) -> Command {
-    let entries = bodies
-        .into_iter()
-        .map(|body| LogEntry::new(Event::at(body, 0)))
-        .collect();
-    Command {
-        session,
-        guard,
-        entries,
-        state: None,
-    }
-}
 
 fn started(session: SessionId, run: &str) -> EventBody {
     EventBody::RunStarted {

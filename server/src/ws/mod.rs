@@ -38,10 +38,7 @@ pub struct SocketQuery {
 }
 
 /// Upgrades to a WebSocket after checking the session is the caller's.
-#[utoipa::path(
-    get,
-    path = "/api/sessions/{id}/ws",
-    tag = "sessions",
+#[utoipa::path(get, path = "/api/sessions/{id}/ws", tag = "sessions",
     params(
         ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
     ),
@@ -89,10 +86,7 @@ pub async fn connect<S: Store>(
 /// link hides removed from every event. Viewers are capped per session (all its links
 /// together, `--viewer-sockets-per-session`) and per owner (`--viewer-sockets-per-owner`),
 /// apart from the owner's own sockets.
-#[utoipa::path(
-    get,
-    path = "/api/shared/{token}/ws",
-    tag = "sharing",
+#[utoipa::path(get, path = "/api/shared/{token}/ws", tag = "sharing",
     params(
         ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
     ),
@@ -102,7 +96,7 @@ pub async fn connect<S: Store>(
         (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 404, description = "No such share link", body = shared::api::ErrorBody),
         (status = 429, description = "Too many viewers of this session, or of its owner's sessions, through share links", body = shared::api::ErrorBody),
-    ),
+    )
 )]
 pub async fn connect_shared<S: Store>(
     request: HttpRequest,

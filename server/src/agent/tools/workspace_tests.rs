@@ -9,6 +9,20 @@ fn alice() -> UserName {
     UserName::parse("alice").unwrap()
 }
 
+/// Workspaces in a fresh folder (kept while the first is), each user's at most `quota`.
+fn workspaces(quota: u64) -> (tempfile::TempDir, Workspaces) {
+    let root = tempfile::tempdir().unwrap();
+    let spaces = Workspaces::new(root.path().to_path_buf(), quota);
+    (root, spaces)
+}
+
+/// Writes `bytes` to alice's `path`, replacing what it held.
+async fn put(spaces: &Workspaces, path: &str, bytes: Vec<u8>) -> Result<u64, String> {
+    spaces
+        .write(&alice(), path, bytes, WriteMode::Replace)
+        .await
+}
+
 #[test]
 fn paths_are_checked_as_text() {
     assert!(check_path("notes/a.txt").is_ok());
@@ -54,12 +68,8 @@ fn appends_at_the_same_moment_each_keep_their_line() {
 
 #[tokio::test]
 async fn files_land_in_the_users_folder_private_to_the_owner() {
-    let root = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-    spaces
-        .write(&alice(), "n/a.txt", b"hi".to_vec(), WriteMode::Replace)
-        .await
-        .unwrap();
+    let (root, spaces) = workspaces(1 << 20);
+    put(&spaces, "n/a.txt", b"hi".to_vec()).await.unwrap();
     spaces
         .write(&alice(), "n/a.txt", b"!".to_vec(), WriteMode::Append)
         .await
@@ -74,13 +84,9 @@ async fn files_land_in_the_users_folder_private_to_the_owner() {
 
 #[tokio::test]
 async fn symbolic_links_cannot_lead_out() {
-    let root = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-    spaces
-        .write(&alice(), "seed.txt", b"x".to_vec(), WriteMode::Replace)
-        .await
-        .unwrap();
+    let (root, spaces) = workspaces(1 << 20);
+    put(&spaces, "seed.txt", b"x".to_vec()).await.unwrap();
     let home = root.path().join("alice");
     std::os::unix::fs::symlink(outside.path(), home.join("out")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("f.txt"), home.join("f.txt")).unwrap();
@@ -95,13 +101,9 @@ async fn symbolic_links_cannot_lead_out() {
 
 #[tokio::test]
 async fn hard_links_to_files_outside_are_refused_and_the_outside_file_is_unchanged() {
-    let root = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
-    spaces
-        .write(&alice(), "seed.txt", b"x".to_vec(), WriteMode::Replace)
-        .await
-        .unwrap();
+    let (root, spaces) = workspaces(1 << 20);
+    put(&spaces, "seed.txt", b"x".to_vec()).await.unwrap();
     let target = outside.path().join("passwd");
     std::fs::write(&target, "root:x:0:0\n").unwrap();
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -121,14 +123,10 @@ async fn hard_links_to_files_outside_are_refused_and_the_outside_file_is_unchang
 
 #[tokio::test]
 async fn writes_replace_the_file_whole_by_rename_and_keep_it_private() {
-    let root = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 1 << 20);
+    let (root, spaces) = workspaces(1 << 20);
     let file = root.path().join("alice/n/a.txt");
     let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
-    spaces
-        .write(&alice(), "n/a.txt", b"old".to_vec(), WriteMode::Replace)
-        .await
-        .unwrap();
+    put(&spaces, "n/a.txt", b"old".to_vec()).await.unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     for (mode, expected) in [(WriteMode::Replace, "new"), (WriteMode::Append, "new!")] {
         let before = inode(&file);
@@ -170,12 +168,8 @@ async fn writes_replace_the_file_whole_by_rename_and_keep_it_private() {
 
 #[tokio::test]
 async fn temporary_files_a_crash_left_are_swept_once_stale_and_counted_until_then() {
-    let root = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), FOLDER_BYTES + 10);
-    spaces
-        .write(&alice(), "n/seed", Vec::new(), WriteMode::Replace)
-        .await
-        .unwrap();
+    let (root, spaces) = workspaces(FOLDER_BYTES + 10);
+    put(&spaces, "n/seed", Vec::new()).await.unwrap();
     let folder = root.path().join("alice/n");
     let stale = folder.join(format!(
         "{}crashed",
@@ -194,32 +188,20 @@ async fn temporary_files_a_crash_left_are_swept_once_stale_and_counted_until_the
         super::super::replace_file::TEMP_PREFIX
     ));
     std::fs::write(&fresh, [b'x'; 3]).unwrap();
-    spaces
-        .write(&alice(), "a", vec![b'y'; 7], WriteMode::Replace)
+    put(&spaces, "a", vec![b'y'; 7])
         .await
         .expect("the stale file is not counted");
     assert!(!stale.exists(), "the stale file is gone");
-    let over = spaces
-        .write(&alice(), "b", vec![b'z'; 1], WriteMode::Replace)
-        .await;
+    let over = put(&spaces, "b", vec![b'z'; 1]).await;
     assert!(over.unwrap_err().contains("quota"), "a fresh one counts");
 }
 
 #[tokio::test]
 async fn the_quota_counts_what_the_folder_holds() {
-    let root = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 10);
-    spaces
-        .write(&alice(), "a", vec![b'x'; 6], WriteMode::Replace)
-        .await
-        .unwrap();
-    spaces
-        .write(&alice(), "a", vec![b'y'; 9], WriteMode::Replace)
-        .await
-        .unwrap();
-    let over = spaces
-        .write(&alice(), "b", vec![b'z'; 2], WriteMode::Replace)
-        .await;
+    let (_root, spaces) = workspaces(10);
+    put(&spaces, "a", vec![b'x'; 6]).await.unwrap();
+    put(&spaces, "a", vec![b'y'; 9]).await.unwrap();
+    let over = put(&spaces, "b", vec![b'z'; 2]).await;
     assert!(over.unwrap_err().contains("quota"));
     let bob = UserName::parse("bob").unwrap();
     assert!(spaces
@@ -246,10 +228,8 @@ fn on_disk(path: &Path) -> u64 {
 
 #[tokio::test]
 async fn folders_count_against_the_quota_and_a_refused_write_creates_none() {
-    let root = tempfile::tempdir().unwrap();
-    let spaces = Workspaces::new(root.path().to_path_buf(), 3 * 4096 + 10);
-    let refused = spaces
-        .write(&alice(), "a/b/c/d/f.txt", b"x".to_vec(), WriteMode::Replace)
+    let (root, spaces) = workspaces(3 * 4096 + 10);
+    let refused = put(&spaces, "a/b/c/d/f.txt", b"x".to_vec())
         .await
         .unwrap_err();
     assert!(refused.contains("quota"), "{refused}");
@@ -257,13 +237,8 @@ async fn folders_count_against_the_quota_and_a_refused_write_creates_none() {
         !root.path().join("alice/a").exists(),
         "a refused write leaves no folder behind"
     );
-    spaces
-        .write(&alice(), "a/b/c/f.txt", vec![b'x'; 10], WriteMode::Replace)
-        .await
-        .unwrap();
-    let over = spaces
-        .write(&alice(), "a/g.txt", b"y".to_vec(), WriteMode::Replace)
-        .await;
+    put(&spaces, "a/b/c/f.txt", vec![b'x'; 10]).await.unwrap();
+    let over = put(&spaces, "a/g.txt", b"y".to_vec()).await;
     assert!(over.unwrap_err().contains("quota"));
     assert_eq!(on_disk(&root.path().join("alice")), 3 * 4096 + 10);
 }

@@ -150,7 +150,7 @@ fn path_parameter(name: &str) -> Option<Parameter> {
 }
 
 /// Whether it takes a JSON body (`application/json` or `application/…+json`), read
-/// through [`crate::routes::read_json`].
+/// through [`crate::routes::JsonBody`].
 fn takes_json(operation: &Operation) -> bool {
     operation.request_body.as_ref().is_some_and(|body| {
         body.content

@@ -111,12 +111,9 @@ pub fn build<S: Store>() -> utoipa::openapi::OpenApi {
 }
 
 /// `GET /api/openapi.json`.
-#[utoipa::path(
-    get,
-    path = "/api/openapi.json",
-    tag = "server",
-    responses((status = 200, description = "This document", content_type = "application/json"))
-)]
+#[utoipa::path(get, path = "/api/openapi.json", tag = "server", responses(
+    (status = 200, description = "This document", content_type = "application/json"),
+))]
 pub async fn document<S: Store>() -> HttpResponse {
     let json = build::<S>()
         .to_json()

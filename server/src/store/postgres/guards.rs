@@ -1,12 +1,26 @@
 //! Guards on PostgreSQL: the statements of [`crate::store::sql::guards`] run through
 //! sqlx on the batch's connection (the session row is already locked by the batch).
 
-use sqlx::postgres::PgArguments;
-use sqlx::query::{Query, QueryAs};
-use sqlx::{PgConnection, Postgres};
+use sqlx::PgConnection;
 
 use crate::store::sql::guards::{GuardRows, Param, INTERRUPT_FACTS, SESSION_FACTS};
 use crate::store::StoreError;
+
+/// `$query` with each of `$params` bound in order (a macro: sqlx's `Query` and `QueryAs`
+/// share no trait that binds).
+macro_rules! bind_params {
+    ($query:expr, $params:expr) => {{
+        let mut query = $query;
+        for param in $params {
+            query = match *param {
+                Param::Text(text) => query.bind(text),
+                Param::MaybeText(text) => query.bind(text),
+                Param::Int(number) => query.bind(number),
+            };
+        }
+        query
+    }};
+}
 
 pub(super) use crate::store::sql::guards::check_guard;
 
@@ -29,7 +43,7 @@ impl GuardRows for PgGuardRows<'_> {
         sql: &'static str,
         params: &[Param<'_>],
     ) -> Result<Option<String>, StoreError> {
-        let row: Option<(String,)> = bind_as(sqlx::query_as(sql), params)
+        let row: Option<(String,)> = bind_params!(sqlx::query_as(sql), params)
             .fetch_optional(&mut *self.0)
             .await?;
         Ok(row.map(|(text,)| text))
@@ -60,35 +74,9 @@ impl GuardRows for PgGuardRows<'_> {
     }
 
     async fn execute(&mut self, sql: &'static str, params: &[Param<'_>]) -> Result<(), StoreError> {
-        bind(sqlx::query(sql), params).execute(&mut *self.0).await?;
+        bind_params!(sqlx::query(sql), params)
+            .execute(&mut *self.0)
+            .await?;
         Ok(())
     }
-}
-
-fn bind<'q>(
-    mut query: Query<'q, Postgres, PgArguments>,
-    params: &[Param<'q>],
-) -> Query<'q, Postgres, PgArguments> {
-    for param in params {
-        query = match *param {
-            Param::Text(text) => query.bind(text),
-            Param::MaybeText(text) => query.bind(text),
-            Param::Int(number) => query.bind(number),
-        };
-    }
-    query
-}
-
-fn bind_as<'q, O>(
-    mut query: QueryAs<'q, Postgres, O, PgArguments>,
-    params: &[Param<'q>],
-) -> QueryAs<'q, Postgres, O, PgArguments> {
-    for param in params {
-        query = match *param {
-            Param::Text(text) => query.bind(text),
-            Param::MaybeText(text) => query.bind(text),
-            Param::Int(number) => query.bind(number),
-        };
-    }
-    query
 }

@@ -17,7 +17,7 @@ use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::StoreError;
 
-crate::store::sql::leases::leases_on!(PgPool);
+crate::store::sql::leases::leases_on!(PgPool, super::PostgresStore);
 
 /// Several instances share the database, so `starting` changes nothing: an instance
 /// takes only lapsed leases and those of its own earlier life.

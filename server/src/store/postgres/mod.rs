@@ -19,29 +19,22 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 mod apply;
-mod attachments;
 mod branches;
-mod budgets;
 mod feed;
-mod feedback;
 mod flush;
 mod guards;
 mod heads;
-mod instructions;
 mod leases;
 mod purged;
 mod reads;
+mod records;
 pub mod scratch;
 mod sessions;
-mod shares;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod tokens;
 #[cfg(test)]
 mod tokens_tests;
-mod users;
-mod waiting;
-mod webhooks;
 mod writer_connection;
 
 pub use feed::LISTENER_NAME;
@@ -312,26 +305,6 @@ impl EventLog for PostgresStore {
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
-    }
-
-    fn instance(&self) -> &str {
-        &self.lease.owner
-    }
-
-    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        leases::renew(&self.pool, &self.lease, now_ms).await
-    }
-
-    async fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        leases::release(&self.pool, &self.lease).await
     }
 
     fn log_writers(&self) -> usize {

@@ -9,7 +9,7 @@ use sqlx::PgPool;
 use super::apply::delete_idle_before;
 use super::PostgresStore;
 use crate::domain::{SessionId, UserId};
-use crate::store::rows::{session_from, SessionTuple, SESSION_COLUMNS};
+use crate::store::rows::{session_from, SESSION_COLUMNS};
 use crate::store::shares::escape_like;
 use crate::store::sql::sessions::{latest_per_session, ONCE_PER_CONVERSATION, ONE_LINE};
 use crate::store::{Change, SessionRow, StoreError};
@@ -43,12 +43,7 @@ async fn search_sessions(
                ILIKE $2 ESCAPE '\\'))) AS found \
          WHERE {ONE_LINE} ORDER BY updated_at DESC, id DESC"
     );
-    let rows: Vec<SessionTuple> = sqlx::query_as(&sql)
-        .bind(owner.to_string())
-        .bind(pattern)
-        .fetch_all(pool)
-        .await?;
-    rows.into_iter().map(session_from).collect()
+    crate::store::sql::rows_of!(pool, &sql, session_from, owner.to_string(), pattern)
 }
 
 /// For each of `found` whose messages contain `text`, the latest such message's text, put

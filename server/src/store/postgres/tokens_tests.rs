@@ -12,9 +12,7 @@ use crate::store::{Applied, Change, Command, EventLog, Rejection, Sessions};
 async fn one_statement_hands_out_seqs_and_announces_every_session_either_way() {
     let (database, store) = temp_store().await;
     // Another instance hears them: this one's own feed leaves its own appends out.
-    let other = super::PostgresStore::connect(database.url(), &Default::default())
-        .await
-        .unwrap();
+    let other = another_instance(&database).await;
     let mut changes = other.changes().await.unwrap().unwrap();
     let mut own = store.changes().await.unwrap().unwrap();
     // More sessions than one notice holds lines, so the announcement takes several.
@@ -61,6 +59,13 @@ async fn one_statement_hands_out_seqs_and_announces_every_session_either_way() {
 
 /// Waits until every one of `sessions` is announced once as appended from `first_seq`
 /// to `last_seq`.
+/// A second instance on the same database.
+async fn another_instance(database: &super::scratch::ScratchDatabase) -> super::PostgresStore {
+    super::PostgresStore::connect(database.url(), &Default::default())
+        .await
+        .unwrap()
+}
+
 async fn assert_announced(
     changes: &mut tokio::sync::mpsc::UnboundedReceiver<Change>,
     sessions: &[SessionId],
@@ -92,9 +97,7 @@ async fn assert_announced(
 async fn every_writer_connections_appends_are_left_out_of_its_own_feed() {
     let (database, store) = temp_store().await;
     assert_eq!(store.log_writers(), crate::store::DEFAULT_LOG_WRITERS);
-    let other = super::PostgresStore::connect(database.url(), &Default::default())
-        .await
-        .unwrap();
+    let other = another_instance(&database).await;
     let mut changes = other.changes().await.unwrap().unwrap();
     let mut own = store.changes().await.unwrap().unwrap();
     let (first, second) = (SessionId::generate(), SessionId::generate());
@@ -275,9 +278,7 @@ async fn stored_last_seq(store: &super::PostgresStore, session: SessionId) -> i6
 #[tokio::test]
 async fn a_head_another_instance_moved_on_collides_and_the_batch_goes_in_after_it() {
     let (database, store) = temp_store().await;
-    let other = super::PostgresStore::connect(database.url(), &Default::default())
-        .await
-        .unwrap();
+    let other = another_instance(&database).await;
     let session = SessionId::generate();
     store
         .create_session(UserId::LOCAL, session, None, 0)

@@ -27,16 +27,17 @@ macro_rules! interrupt_reads_on {
                 &self,
                 session: crate::domain::SessionId,
             ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
-                use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+                use crate::store::rows::{interrupt_from, INTERRUPT_COLUMNS};
                 let sql = format!(
                     "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
                      WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id"
                 );
-                let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
-                    .bind(session.to_string())
-                    .fetch_all(&$keeper(self).$reads)
-                    .await?;
-                rows.into_iter().map(interrupt_from).collect()
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
+                    &sql,
+                    interrupt_from,
+                    session.to_string(),
+                )
             }
 
             async fn expired_interrupts(
@@ -44,18 +45,19 @@ macro_rules! interrupt_reads_on {
                 now_ms: i64,
                 limit: u32,
             ) -> Result<Vec<crate::store::InterruptRow>, crate::store::StoreError> {
-                use crate::store::rows::{interrupt_from, InterruptTuple, INTERRUPT_COLUMNS};
+                use crate::store::rows::{interrupt_from, INTERRUPT_COLUMNS};
                 let sql = format!(
                     "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
                      WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= $1 \
                      ORDER BY expires_at LIMIT $2"
                 );
-                let rows: Vec<InterruptTuple> = sqlx::query_as(&sql)
-                    .bind(now_ms)
-                    .bind(i64::from(limit))
-                    .fetch_all(&$keeper(self).$reads)
-                    .await?;
-                rows.into_iter().map(interrupt_from).collect()
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
+                    &sql,
+                    interrupt_from,
+                    now_ms,
+                    i64::from(limit),
+                )
             }
         }
     };

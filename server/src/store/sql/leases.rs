@@ -1,10 +1,37 @@
 //! Renewing this instance's run leases, in SQL both backends run (taking lapsed ones
 //! over differs: see each backend's `leases.rs`).
 
-/// Defines `renew` for one backend (`$pool`: its pool type; it calls the backend's
-/// `parse_ids`); see [`super`] for why a macro.
+/// Defines `renew` for one backend and implements [`crate::store::RunLeases`] for its
+/// store (`$pool`: its pool type; `$store`: its store, whose `pool` and `lease` fields it
+/// uses; it calls the backend's `parse_ids`, `take_over` and `release`, which differ);
+/// see [`super`] for why a macro.
 macro_rules! leases_on {
-    ($pool:ty) => {
+    ($pool:ty, $store:ty) => {
+        impl crate::store::RunLeases for $store {
+            fn instance(&self) -> &str {
+                &self.lease.owner
+            }
+
+            async fn renew_leases(
+                &self,
+                now_ms: i64,
+            ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+                renew(&self.pool, &self.lease, now_ms).await
+            }
+
+            async fn take_over_runs(
+                &self,
+                now_ms: i64,
+                starting: bool,
+            ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
+                take_over(&self.pool, &self.lease, now_ms, starting).await
+            }
+
+            async fn release_leases(&self) -> Result<u64, crate::store::StoreError> {
+                release(&self.pool, &self.lease).await
+            }
+        }
+
         /// Renews the leases this instance holds on running sessions; returns those.
         pub(super) async fn renew(
             pool: &$pool,

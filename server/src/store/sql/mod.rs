@@ -1,10 +1,12 @@
 //! SQL that SQLite and PostgreSQL run alike, written once. Each job's module is a macro
 //! that implements the job's trait for a backend's store, expanded in that backend's file
-//! of the job (`sqlite/users.rs`, `postgres/users.rs`, …) with the backend's own pool
+//! of the job (`sqlite/sessions.rs`, `postgres/leases.rs`, …, or its `records.rs` for all the
+//! records at once) with the backend's own pool
 //! type: a macro rather than functions generic over sqlx's `Database`, whose executor,
 //! encode and decode bounds would spread to every caller.
 //!
-//! The records' macros take the same first arguments:
+//! Each backend expands every record job at once with [`records::records_on`], in its
+//! `records.rs`. The records' macros take the same first arguments:
 //! - `$store`: the type the trait is implemented for, generic where a backend implements
 //!   it for several: SQLite's `<T: SqliteRecords> T` is every store whose records a SQLite
 //!   store keeps (the SQLite store itself, and a store whose log is kept elsewhere);
@@ -22,8 +24,20 @@ pub(crate) mod interrupt_reads;
 pub(crate) mod interrupts;
 pub(crate) mod leases;
 pub(crate) mod queue_reads;
+pub(crate) mod records;
 pub(crate) mod sessions;
 pub(crate) mod shares;
 pub(crate) mod users;
 pub(crate) mod webhook_sources;
 pub(crate) mod webhooks;
+
+/// The rows `$sql` selects from `$pool`, with each `$bind` bound in order, each decoded
+/// from its tuple by the fallible `$from` (the tuple's type is `$from`'s argument).
+macro_rules! rows_of {
+    ($pool:expr, $sql:expr, $from:path $(, $bind:expr)* $(,)?) => {{
+        let rows: Vec<_> = sqlx::query_as($sql)$(.bind($bind))*.fetch_all($pool).await?;
+        rows.into_iter().map($from).collect()
+    }};
+}
+
+pub(crate) use rows_of;

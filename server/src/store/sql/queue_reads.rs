@@ -10,30 +10,30 @@ macro_rules! queue_reads_on {
                 &self,
                 session: crate::domain::SessionId,
             ) -> Result<Vec<crate::store::QueuedRow>, crate::store::StoreError> {
-                use crate::store::queued::{queued_from, QueuedTuple, QUEUED_COLUMNS};
+                use crate::store::queued::{queued_from, QUEUED_COLUMNS};
                 let sql = format!(
                     "SELECT {QUEUED_COLUMNS} FROM queued_messages \
                      WHERE session_id = $1 ORDER BY position"
                 );
-                let rows: Vec<QueuedTuple> = sqlx::query_as(&sql)
-                    .bind(session.to_string())
-                    .fetch_all(&$keeper(self).$reads)
-                    .await?;
-                rows.into_iter().map(queued_from).collect()
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
+                    &sql,
+                    queued_from,
+                    session.to_string(),
+                )
             }
 
             async fn idle_with_queue(
                 &self,
             ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
-                let ids: Vec<(String,)> = sqlx::query_as(
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
                     "SELECT id FROM sessions WHERE status = 'idle' AND NOT deleted \
                        AND EXISTS (SELECT 1 FROM queued_messages q \
                          WHERE q.session_id = sessions.id) \
                      ORDER BY updated_at, id",
+                    crate::store::rows::session_id_of,
                 )
-                .fetch_all(&$keeper(self).$reads)
-                .await?;
-                crate::store::rows::session_ids(ids)
             }
         }
     };

@@ -73,13 +73,12 @@ macro_rules! sessions_on {
                 &self,
                 status: shared::api::SessionStatus,
             ) -> Result<Vec<crate::domain::SessionId>, crate::store::StoreError> {
-                let ids: Vec<(String,)> = sqlx::query_as(
+                crate::store::sql::rows_of!(
+                    &self.$reads,
                     "SELECT id FROM sessions WHERE status = $1 ORDER BY updated_at, id",
+                    crate::store::rows::session_id_of,
+                    status.as_str(),
                 )
-                .bind(status.as_str())
-                .fetch_all(&self.$reads)
-                .await?;
-                crate::store::rows::session_ids(ids)
             }
 
             async fn rename_session(

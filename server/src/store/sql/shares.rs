@@ -40,16 +40,17 @@ macro_rules! shares_on {
                 &self,
                 session: crate::domain::SessionId,
             ) -> Result<Vec<crate::store::ShareRow>, crate::store::StoreError> {
-                use crate::store::sql::shares::{share_from, ShareTuple, SHARE_COLUMNS};
+                use crate::store::sql::shares::{share_from, SHARE_COLUMNS};
                 let sql = format!(
                     "SELECT {SHARE_COLUMNS} FROM shares WHERE session_id = $1 \
                      ORDER BY created_at, id"
                 );
-                let rows: Vec<ShareTuple> = sqlx::query_as(&sql)
-                    .bind(session.to_string())
-                    .fetch_all(&$keeper(self).$reads)
-                    .await?;
-                rows.into_iter().map(share_from).collect()
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
+                    &sql,
+                    share_from,
+                    session.to_string(),
+                )
             }
 
             async fn delete_share(

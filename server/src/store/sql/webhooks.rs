@@ -77,11 +77,12 @@ macro_rules! webhooks_on {
                     "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries \
                      WHERE session_id = $1 ORDER BY created_at, id"
                 );
-                let rows: Vec<DeliveryTuple> = sqlx::query_as(&sql)
-                    .bind(session.to_string())
-                    .fetch_all(&$keeper(self).$reads)
-                    .await?;
-                rows.into_iter().map(delivery_from).collect()
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$reads,
+                    &sql,
+                    delivery_from,
+                    session.to_string(),
+                )
             }
 
             async fn interrupts_waiting(&self) -> Result<u64, crate::store::StoreError> {

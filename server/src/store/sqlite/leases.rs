@@ -8,7 +8,7 @@ use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
 use crate::store::StoreError;
 
-crate::store::sql::leases::leases_on!(SqlitePool);
+crate::store::sql::leases::leases_on!(SqlitePool, super::SqliteStore);
 
 pub(super) async fn take_over(
     pool: &SqlitePool,

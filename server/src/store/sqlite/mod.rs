@@ -20,17 +20,13 @@ mod announcer;
 mod appended;
 mod appends;
 mod apply;
-mod attachments;
 mod branches;
-mod budgets;
 mod checkpoints;
 mod connect;
 mod direct;
-mod feedback;
 mod fold;
 mod guards;
 mod housekeeping;
-mod instructions;
 mod leases;
 mod log;
 mod raised;
@@ -39,13 +35,9 @@ mod records;
 mod revocations;
 mod sessions;
 mod shaped;
-mod shares;
 mod tail;
 #[cfg(test)]
 pub(crate) mod test_support;
-mod users;
-mod waiting;
-mod webhooks;
 
 use apply::apply_batch;
 pub use records::SqliteRecords;
@@ -274,22 +266,6 @@ impl EventLog for SqliteStore {
         Ok(())
     }
 
-    fn instance(&self) -> &str {
-        &self.lease.owner
-    }
-
-    async fn renew_leases(&self, now_ms: i64) -> Result<Vec<SessionId>, StoreError> {
-        leases::renew(&self.pool, &self.lease, now_ms).await
-    }
-
-    async fn take_over_runs(
-        &self,
-        now_ms: i64,
-        starting: bool,
-    ) -> Result<Vec<SessionId>, StoreError> {
-        leases::take_over(&self.pool, &self.lease, now_ms, starting).await
-    }
-
     async fn log_upkeep(&self) -> Result<Upkeep, StoreError> {
         let upkeep = self.log.plan_upkeep();
         if upkeep.is_empty() {
@@ -306,10 +282,6 @@ impl EventLog for SqliteStore {
         conn.with(|direct| self.log.settle(direct))?;
         self.wal.committed();
         Ok(())
-    }
-
-    async fn release_leases(&self) -> Result<u64, StoreError> {
-        leases::release(&self.pool, &self.lease).await
     }
 
     async fn apply(&self, batch: &[Command], now_ms: i64) -> Result<Vec<Applied>, StoreError> {

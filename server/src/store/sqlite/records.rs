@@ -19,3 +19,20 @@ impl SqliteRecords for SqliteStore {
         self
     }
 }
+
+// Every record job ([`crate::store::sql::records`]) on SQLite: written through the pool
+// for writes outside the log (never the log's writer), read through the read-only one. A
+// credential that ends is announced to the sockets that relied on it; each attachment
+// write counts as a commit for the checkpointer, so uploads alone still get their WAL
+// checkpointed; one writer at a time, so a webhook claim needs no row locks.
+crate::store::sql::records::records_on!(
+    [T: SqliteRecords] T,
+    SqliteRecords::sqlite_records,
+    pool,
+    reads,
+    pool: sqlx::SqlitePool,
+    announce: super::revocations::announce,
+    wrote: |store: &SqliteStore| store.wal.committed(),
+    hold_user: super::HOLD_USER,
+    skip_locked: "",
+);

@@ -1,8 +1,0 @@
-//! Budgets ([`crate::store::sql::budgets`]) on PostgreSQL.
-
-crate::store::sql::budgets::budgets_on!(
-    [] super::PostgresStore,
-    std::convert::identity,
-    pool,
-    pool
-);
