@@ -75,6 +75,16 @@ as_postgres() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else sudo -u postgres "$@"; fi
 }
 
+# Build artefacts live outside the checkout, in one cache every checkout on this machine
+# shares (as CI systems cache target/): a fresh clone compiles Tandem's own crates, not
+# its hundreds of dependencies again (the workspace's, the page's and the fuzz targets').
+# A checkout that has a target/ of its own keeps it.
+BUILD_CACHE="${TANDEM_BUILD_CACHE:-$HOME/.cache/tandem-target}"
+if [ ! -e target ] && [ ! -L target ]; then
+  mkdir -p "$BUILD_CACHE"
+  ln -s "$BUILD_CACHE" target
+fi
+
 command -v cargo >/dev/null || { say "Rust is missing: install it with rustup (https://rustup.rs)"; exit 1; }
 command -v npm >/dev/null || { say "installing Node.js and npm"; apt_install nodejs npm; }
 
