@@ -46,7 +46,10 @@ function snapshot(ids) {
     menu: held.includes(id) ? 1 : 0,
   }]));
   return {
-    fitted: row.dataset.fitted === 'true' && row.scrollWidth <= row.clientWidth + 1,
+    // A measure at the row's present width moved nothing (right after a resize the last
+    // measure was at the old width), and the row overflows no more.
+    fitted: row.dataset.fitted === 'true' && Number(row.dataset.fittedWidth) === row.clientWidth
+      && row.scrollWidth <= row.clientWidth + 1,
     placed: Object.values(places).every(({ row: inRow, menu }) => inRow + menu === 1),
     rows: new Set(tops.map((middle) => Math.round(middle / 8))).size,
     height: document.querySelector('.header').offsetHeight,
@@ -59,11 +62,12 @@ function snapshot(ids) {
 /** Asserts the header is one row with a readable title, at `viewport`. */
 async function oneRow(viewport) {
   await page.setViewportSize(viewport);
-  // The header fits its items the frame after a resize, and may move them over a few
-  // frames (an item that leaves the row goes to the menu on the next), or again when what
-  // an item shows changes (what is left of the budget, read again after a run): it is
-  // settled once a measure changes nothing, the row overflows no more and each item is in
-  // one place. The assertions read that one settled state, not parts read at moments apart.
+  // The header fits its items once it sees the row's new width, and may move them over a
+  // few frames (an item that leaves the row goes to the menu on the next), or again when
+  // what an item shows changes (what is left of the budget, read again after a run): it is
+  // settled once a measure at the present width changes nothing, the row overflows no
+  // more and each item is in one place. The assertions read that one settled state, not
+  // parts read at moments apart.
   const settled = await page.waitForFunction(
     `(() => { const found = (${snapshot})(${JSON.stringify(ITEMS)}); return found.fitted && found.placed && found; })()`,
     undefined, { timeout: 10_000 },
@@ -71,7 +75,7 @@ async function oneRow(viewport) {
   const { rows, height, shown, whole, places } = settled ?? await page.evaluate(snapshot, ITEMS);
   assert.equal(rows, 1, `one row at ${viewport.width} px (${height} px high)`);
   assert.ok(height <= 64, `${height} px high at ${viewport.width} px`);
-  assert.ok(shown >= Math.min(whole, 150), `the title shows ${shown} of ${whole} px`);
+  assert.ok(shown >= Math.min(whole, 150), `the title shows ${shown} of ${whole} px at ${viewport.width} px`);
   // Every item is somewhere: in the row, or in the menu.
   for (const id of ITEMS) {
     const { row: inRow, menu: inMenu } = places[id];

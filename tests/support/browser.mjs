@@ -83,9 +83,12 @@ export async function typeKeys(page, text) {
  */
 export async function headerItem(page, id) {
   const where = await page.waitForFunction((testId) => {
-    // The header marks its row fitted once a measure moved nothing, and names the items
-    // its menu holds (built only when it opens).
-    if (!document.querySelector('.header-row[data-fitted=true]')) return false;
+    // The header marks its row fitted once a measure at its present width moved nothing
+    // (as headerSettled), and names the items its menu holds (built only when it opens).
+    const row = document.querySelector('.header-row');
+    if (!row || row.dataset.fitted !== 'true' || Number(row.dataset.fittedWidth) !== row.clientWidth) {
+      return false;
+    }
     const menu = document.querySelector('[data-testid=more]');
     const held = (menu?.dataset.holds ?? '').split(' ').includes(testId);
     if (held && !menu.open) return 'menu';
@@ -98,11 +101,23 @@ export async function headerItem(page, id) {
   return item;
 }
 
+/**
+ * Waits until the header has fitted its items at its present width: a measure moved
+ * nothing, and it measured at the width the row has now (right after a resize the last
+ * measure was at the old one until the row's resize is observed).
+ */
+export function headerSettled(page) {
+  return page.waitForFunction(() => {
+    const row = document.querySelector('.header-row');
+    return row?.dataset.fitted === 'true' && Number(row.dataset.fittedWidth) === row.clientWidth;
+  });
+}
+
 /** Opens the header's "More" menu (⋯) and returns it. */
 export async function moreMenu(page) {
   const menu = page.getByTestId('more');
   // Not while the row's items move (the button would move under the click).
-  await page.locator('.header-row[data-fitted=true]').waitFor({ state: 'attached' });
+  await headerSettled(page);
   if ((await menu.getAttribute('open')) === null) await menu.locator('summary').click();
   // Its entries come with a module fetched the first time it opens.
   await menu.getByRole('button', { name: 'Keyboard shortcuts' }).waitFor();

@@ -149,8 +149,11 @@ fn fit_items(row: NodeRef<html::Div>, data: HeaderData) -> RwSignal<usize> {
             })
             .unwrap_or_default();
         let count = header_fit::inline_count(room(&row), &measured);
-        // Settled once a measure changes nothing (tests wait for it before they look).
+        // Settled once a measure changes nothing, at the width it measured (tests wait for
+        // both before they look: right after a resize, the last measure was at the old
+        // width until the row's resize is observed).
         let _ = row.set_attribute("data-fitted", &(count == shown).to_string());
+        let _ = row.set_attribute("data-fitted-width", &row.client_width().to_string());
         if count != shown {
             inline.set(count);
         }
