@@ -99,9 +99,14 @@ impl Endpoint {
         }
     }
 
-    /// This route, whose handler does not reach the store: the document lists no 503
-    /// "Storage unavailable" for it.
+    /// This route, which reaches the store neither in its handler nor to check its
+    /// caller (a public route): the document lists no 503 "Storage unavailable" for it. A
+    /// user's route reaches it whenever the server checks credentials (`--auth token`).
     pub fn without_storage(self) -> Self {
+        debug_assert!(
+            self.access == Access::Public,
+            "a user's route checks its caller in the store"
+        );
         Self {
             storage: false,
             ..self

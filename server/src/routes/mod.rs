@@ -62,19 +62,13 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(POST, "/api/auth/login", Public).to(auth::login::<S>, auth::__path_login),
         route(POST, "/api/auth/logout", Public).to(auth::logout::<S>, auth::__path_logout),
         route(GET, "/api/auth/me", User).to(auth::me::<S>, auth::__path_me),
-        route(GET, "/api/info", User)
-            .to(health::info::<S>, health::__path_info)
-            .without_storage(),
-        route(GET, "/api/models", User)
-            .to(health::models::<S>, health::__path_models)
-            .without_storage(),
+        route(GET, "/api/info", User).to(health::info::<S>, health::__path_info),
+        route(GET, "/api/models", User).to(health::models::<S>, health::__path_models),
         route(POST, "/api/sessions", User).to(sessions::create::<S>, sessions::__path_create),
         route(GET, "/api/sessions", User)
             .to(sessions::list::<S>, sessions::__path_list)
             .taking(&["q"]),
-        route(GET, "/api/sessions/stream", User)
-            .to(sessions::stream::<S>, sessions::__path_stream)
-            .without_storage(),
+        route(GET, "/api/sessions/stream", User).to(sessions::stream::<S>, sessions::__path_stream),
         route(GET, "/api/sessions/{id}", User).to(sessions::get::<S>, sessions::__path_get),
         route(PATCH, "/api/sessions/{id}", User).to(sessions::rename::<S>, sessions::__path_rename),
         route(DELETE, "/api/sessions/{id}", User)

@@ -249,7 +249,13 @@ mod tests {
             queued["404"]["description"],
             "No such session of the caller's, or no such queued message"
         );
-        assert!(responses("get", "/api/info")["503"].is_null());
+        // A user's route checks its caller in the store under `--auth token`, whatever its
+        // handler reads; a public one that reads nothing says no 503.
+        assert_eq!(
+            responses("get", "/api/info")["503"]["description"],
+            "Storage unavailable"
+        );
+        assert!(responses("get", "/healthz")["503"].is_null());
     }
 
     #[test]
