@@ -27,8 +27,9 @@
 //! **The agent**
 //! - [`mcp`]: MCP servers (stdio, streamable HTTP) whose tools the model may call (their
 //!   specs and progress are the agent's tools' words, the registry holds them).
-//! - [`agent`]: engines, tools, the run loop and the runner that starts and stops runs
-//!   (views → runner → run loop → recorder).
+//! - [`agent`]: engines, tools, one run's loop (`agent/run/`) and the runner that starts
+//!   and stops runs, with its views (`agent/runner/`): views → runner → run loop →
+//!   recorder.
 //! - [`error`]: the one error type of every entry point, with its code and status (it
 //!   turns the runner's and the store's refusals into HTTP).
 //! - [`webhooks`]: signed POSTs when a session waits for a person, delivered at least once.

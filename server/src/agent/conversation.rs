@@ -19,9 +19,9 @@ use shared::state::SharedState;
 use shared::{Event, EventBody, TextRole};
 
 use self::calls::{answer_every_call, pending_calls};
-use super::approval::{Approval, APPROVAL_EVENT};
 use super::attached::{self, Attached};
-use super::client_tools;
+use super::run::approval::{Approval, APPROVAL_EVENT};
+use super::run::client_tools;
 use super::tools::ToolSpec;
 pub use messages::{ChatMessage, ReasoningBlock, ToolCallRecord, REDACTED_PREFIX};
 

@@ -3,54 +3,44 @@
 //! [`Runner`] is the only way in: it starts runs for messages and answers, stops them,
 //! and closes runs a crash left open. A running loop is a task owned by the runner's
 //! registry; a paused session has no task at all, only rows.
+//!
+//! The folders show the layers: `runner/` holds the runner and its views (posting,
+//! answering, stopping, continuing, the queue, feedback, recovery and expiry), each giving
+//! `Runner` its accessor in its own file; `run/` holds one run, from its first model call
+//! to its terminal event, and imports nothing of `runner/`. What both speak lives here:
+//! why the runner refused (`refusal`), a person's message (`new_message`), the run slots
+//! (`slots`), the conversation, budgets, engines and tools.
 
 mod annotations;
-mod answers;
-mod approval;
 pub mod attached;
 pub mod branches;
 pub mod budget;
 pub mod budget_turn;
-mod client_tools;
 pub mod context;
-mod continuing;
 pub mod conversation;
 pub mod engines;
-mod expiry;
 pub mod fallback;
-mod feedback;
-mod halt;
 pub mod instructions;
 mod new_message;
-mod open_items;
-mod posting;
 pub mod progress;
 pub mod prompt;
-mod queue;
-mod recorder;
-mod recovery;
 mod refusal;
-mod run_loop;
-mod run_setup;
+mod run;
 mod runner;
 pub mod shared_state;
 pub mod slots;
-mod steering;
-mod stopping;
-mod tool_phase;
 pub mod tools;
-mod view;
 
 use std::sync::Arc;
 
-pub use answers::Answers;
-pub use expiry::Expiry;
-pub use feedback::Feedback;
 pub use new_message::NewMessage;
-pub use open_items::OpenItems;
-pub use queue::Queue;
-pub use recovery::Recovery;
 pub use refusal::{Refusal, Settled};
+pub use run::open_items::OpenItems;
+pub use runner::answers::Answers;
+pub use runner::expiry::Expiry;
+pub use runner::feedback::Feedback;
+pub use runner::queue::Queue;
+pub use runner::recovery::Recovery;
 pub use runner::{RunControl, Runner};
 pub use slots::RunSlots;
 

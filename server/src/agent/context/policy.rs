@@ -5,7 +5,7 @@
 //! NAME=TOKENS`, a name ending in `*` matching a prefix) wins over `--context-tokens`,
 //! which wins over the model's known window less the tokens kept for its answer
 //! (`--max-tokens`). Offline engines have no known window. The settings are the config's
-//! [`ContextPolicy`]; the run applies them ([`crate::agent::view`]).
+//! [`ContextPolicy`]; the run applies them ([`crate::agent::run::view`]).
 
 use super::known_window;
 use crate::config::context::ContextPolicy;

@@ -4,7 +4,7 @@
 //! plain transcript, so no tool call can lose its result and every provider accepts it),
 //! the offline engines' deterministic summary, the text a model call sends it under, and
 //! the `CUSTOM tandem.context_summary` event that records it. It does no I/O: the run
-//! makes the call ([`crate::agent::view`]) and the engines send the text in their shape.
+//! makes the call ([`crate::agent::run::view`]) and the engines send the text in their shape.
 
 use serde_json::json;
 use shared::EventBody;

@@ -5,7 +5,7 @@ use serde_json::json;
 use shared::instructions::Scope;
 use shared::EventBody;
 
-use crate::agent::recorder::{Recorder, RunAbort};
+use crate::agent::run::recorder::{Recorder, RunAbort};
 use crate::agent::RunDeps;
 use crate::domain::UserId;
 use crate::store::Store;

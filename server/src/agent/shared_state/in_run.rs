@@ -8,7 +8,7 @@ use shared::{EventBody, ToolRole};
 
 use super::{once_was, read, StateProblem};
 use crate::agent::conversation::{History, ToolCallRecord};
-use crate::agent::recorder::{Recorder, RunAbort};
+use crate::agent::run::recorder::{Recorder, RunAbort};
 use crate::agent::tools::{self, update_state};
 use crate::agent::RunDeps;
 use crate::domain::new_id;

@@ -4,6 +4,15 @@
 //! interrupt pending), atomically with the events that start it. The registry only holds
 //! cancellation tokens of runs in this process, keyed by session and run id.
 
+pub(super) mod answers;
+pub(super) mod continuing;
+pub(super) mod expiry;
+pub(super) mod feedback;
+pub(super) mod posting;
+pub(super) mod queue;
+pub(super) mod recovery;
+pub(super) mod stopping;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -13,10 +22,11 @@ use shared::{Event, EventBody};
 use tokio_util::sync::CancellationToken;
 
 use super::new_message::NewMessage;
-use super::recorder::Recorder;
 use super::refusal::{Refusal, Settled};
+use super::run::recorder::Recorder;
+use super::run::run_loop;
 use super::slots::NoRoom;
-use super::{run_loop, RunDeps};
+use super::RunDeps;
 use crate::domain::{now_ms, SessionId, UserId};
 use crate::eventlog::{SessionDone, SessionOp};
 use crate::store::{

@@ -16,8 +16,8 @@ use std::collections::VecDeque;
 use shared::usage::CallUsage;
 use shared::{EncryptedSubtype, Event, EventBody, ReasoningRole, TextRole, TokenUsage};
 
-use super::conversation::REDACTED_PREFIX;
 use super::open_items::OpenItems;
+use crate::agent::conversation::REDACTED_PREFIX;
 use crate::domain::{new_id, now_ms, SessionId};
 use crate::eventlog::{InFlight, StreamId, WriteError, Writer};
 use crate::store::{Applied, Command, Guard, LogEntry, Rejection, StateRead};

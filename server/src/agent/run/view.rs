@@ -12,15 +12,15 @@
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::context::policy::budget_for;
-use super::context::summary::{self, SummaryRequest};
-use super::context::{self, Fitted};
-use super::conversation::{ChatMessage, History};
-use super::engines::{EngineError, EngineEvent};
 use super::halt::Halt;
 use super::recorder::{Recorder, RunAbort};
-use super::tools::ToolSpec;
-use super::RunDeps;
+use crate::agent::context::policy::budget_for;
+use crate::agent::context::summary::{self, SummaryRequest};
+use crate::agent::context::{self, Fitted};
+use crate::agent::conversation::{ChatMessage, History};
+use crate::agent::engines::{EngineError, EngineEvent};
+use crate::agent::tools::ToolSpec;
+use crate::agent::RunDeps;
 use crate::config::context::Strategy;
 use crate::store::Store;
 
@@ -28,13 +28,13 @@ use crate::store::Store;
 const SUMMARY_RESERVE: usize = 1_000;
 
 /// What one model call sends of the conversation.
-pub(super) struct View {
+pub(in crate::agent) struct View {
     pub conversation: Vec<ChatMessage>,
     pub summary: Option<String>,
 }
 
 /// What a call needs to know to draw the view.
-pub(super) struct Call<'a> {
+pub(in crate::agent) struct Call<'a> {
     pub system: Option<&'a str>,
     pub tools: &'a [ToolSpec],
     /// The model called, by name (the engine's own or the session's pick).
@@ -44,7 +44,7 @@ pub(super) struct Call<'a> {
 }
 
 /// Draws the view of `history` for `call`, recording where it begins when that moved.
-pub(super) async fn prepare<S: Store>(
+pub(in crate::agent) async fn prepare<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,

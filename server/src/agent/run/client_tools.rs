@@ -17,8 +17,8 @@
 use serde_json::{json, Value};
 use shared::{EventBody, Interrupt, ResumeStatus, ToolRole};
 
-use super::conversation::ToolCallRecord;
-use super::tools::{self, ToolSpec};
+use crate::agent::conversation::ToolCallRecord;
+use crate::agent::tools::{self, ToolSpec};
 use crate::domain::{new_id, rfc3339_after};
 
 /// The interrupt reason of calls waiting for the client's results.

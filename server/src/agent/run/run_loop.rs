@@ -20,22 +20,22 @@ use futures_util::{FutureExt, StreamExt};
 use shared::{EventBody, Interrupt, Outcome};
 use tokio_util::sync::CancellationToken;
 
-use super::attached;
-use super::budget;
-use super::budget_turn::{self, NextCall};
 use super::client_tools;
-use super::conversation::{self, MODEL_CALL_STEP};
-use super::engines::{EngineEvent, ModelRequest};
-use super::fallback;
 use super::halt::{Halt, STOPPED};
-use super::prompt;
 use super::recorder::{Recorder, RunAbort};
 use super::run_setup::{take_slot, tool_context};
-use super::shared_state;
-use super::slots::Admission;
 use super::tool_phase::{self, Pause};
 use super::view;
-use super::RunDeps;
+use crate::agent::attached;
+use crate::agent::budget;
+use crate::agent::budget_turn::{self, NextCall};
+use crate::agent::conversation::{self, MODEL_CALL_STEP};
+use crate::agent::engines::{EngineEvent, ModelRequest};
+use crate::agent::fallback;
+use crate::agent::prompt;
+use crate::agent::shared_state;
+use crate::agent::slots::Admission;
+use crate::agent::RunDeps;
 use crate::metrics::{ModelLabels, METRICS};
 use crate::store::Store;
 
@@ -184,7 +184,9 @@ async fn run<S: Store>(
         if !instructions_read {
             instructions_read = true;
             let given = &history.instructions;
-            if super::instructions::record_person(deps, recorder, given, context.owner).await? {
+            if crate::agent::instructions::record_person(deps, recorder, given, context.owner)
+                .await?
+            {
                 continue;
             }
         }

@@ -1,16 +1,16 @@
 //! Steering: the person's messages sent with `whileRunning: steer` join the active run at
-//! its next model call, instead of waiting for its end ([`super::queue`] keeps them until
+//! its next model call, instead of waiting for its end ([`crate::agent::runner::queue`] keeps them until
 //! then).
 
-use super::new_message::user_message;
 use super::recorder::{Recorder, RunAbort};
-use super::RunDeps;
+use crate::agent::new_message::user_message;
+use crate::agent::RunDeps;
 use crate::store::{Guard, QueuedRow, Store};
 
 /// Appends the steering messages waiting for the run as the person's messages, which the
 /// next model call reads; true if there were any. Each leaves the queue in the commit
 /// that appends it, under the run's lease.
-pub(super) async fn take_steering<S: Store>(
+pub(in crate::agent) async fn take_steering<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
 ) -> Result<bool, RunAbort> {

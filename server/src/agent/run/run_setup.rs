@@ -6,16 +6,16 @@ use shared::EventBody;
 use tokio_util::sync::CancellationToken;
 
 use super::recorder::{Recorder, RunAbort};
-use super::slots::{Admission, RunSlot};
-use super::tools::ToolContext;
-use super::RunDeps;
+use crate::agent::slots::{Admission, RunSlot};
+use crate::agent::tools::ToolContext;
+use crate::agent::RunDeps;
 use crate::domain::{UserId, UserName};
 use crate::store::Store;
 
 /// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile,
 /// [`RunAbort::Halted`] if the process stops meanwhile (the log ends with the wait, so the
 /// run takes its place in the line again at the next start).
-pub(super) async fn take_slot(
+pub(in crate::agent) async fn take_slot(
     recorder: &mut Recorder,
     admission: Admission,
     (cancel, halting): (&CancellationToken, &CancellationToken),
@@ -39,7 +39,7 @@ pub(super) async fn take_slot(
 }
 
 /// Who the run works for: the owner of its session, whose workspace its tools use.
-pub(super) async fn tool_context<S: Store>(
+pub(in crate::agent) async fn tool_context<S: Store>(
     deps: &RunDeps<S>,
     recorder: &Recorder,
 ) -> Result<ToolContext, RunAbort> {

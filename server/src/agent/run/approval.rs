@@ -8,8 +8,8 @@
 use serde_json::{json, Value};
 use shared::{EventBody, Interrupt, ResumeStatus};
 
-use super::conversation::ToolCallRecord;
-use super::tools::ToolRegistry;
+use crate::agent::conversation::ToolCallRecord;
+use crate::agent::tools::ToolRegistry;
 use crate::domain::{new_id, rfc3339_after};
 
 /// The interrupt reason of a call waiting for approval.

@@ -16,20 +16,20 @@ use shared::{EventBody, Interrupt, ToolRole};
 use tokio_util::sync::CancellationToken;
 
 use super::approval;
-use super::attached::{self, from_tools::Keeper};
 use super::client_tools;
-use super::conversation::{History, ToolCallRecord};
 use super::halt::{Halt, STOPPED};
-use super::progress::{self, Activity};
 use super::recorder::{Recorder, RunAbort};
-use super::shared_state;
-use super::tools::{self, request_input, update_state, ToolContext};
-use super::RunDeps;
+use crate::agent::attached::{self, from_tools::Keeper};
+use crate::agent::conversation::{History, ToolCallRecord};
+use crate::agent::progress::{self, Activity};
+use crate::agent::shared_state;
+use crate::agent::tools::{self, request_input, update_state, ToolContext};
+use crate::agent::RunDeps;
 use crate::domain::new_id;
 use crate::store::Store;
 
 /// Why the tool phase pauses the run.
-pub(super) enum Pause {
+pub(in crate::agent) enum Pause {
     /// A question or an approval: the run ends with this interrupt.
     Person(Interrupt),
     /// Calls of the client's tools: the run ends successfully with them pending, waiting
@@ -39,7 +39,7 @@ pub(super) enum Pause {
 
 /// Runs the last turn's pending calls in order; returns why to pause when a call asks a
 /// person something, needs approval, or is the client's to run.
-pub(super) async fn run_tools<S: Store>(
+pub(in crate::agent) async fn run_tools<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,

@@ -2,7 +2,7 @@
 //! and its phases ([`Halt`]), the person's stop ([`STOP_EVENT`]) and what a stopped call's
 //! result says ([`STOPPED`]). A leaf: it imports nothing of the agent.
 
-use super::engines::EngineError;
+use crate::agent::engines::EngineError;
 
 /// A persisted stop request for a run (`CUSTOM tandem.stop_requested`).
 pub const STOP_EVENT: &str = shared::custom::STOP_REQUESTED;
