@@ -120,7 +120,7 @@ pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Op
     })
 }
 
-/// A [`Store`] on a PostgreSQL database.
+/// A [`Store`](crate::store::Store) on a PostgreSQL database.
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: PgPool,

@@ -69,7 +69,7 @@ pub(super) fn classify(error: &(dyn sqlx::error::DatabaseError + 'static)) -> Op
     })
 }
 
-/// A [`Store`] on a SQLite file.
+/// A [`Store`](crate::store::Store) on a SQLite file.
 #[derive(Clone)]
 pub struct SqliteStore {
     /// Writes outside the log writer (users, share links, leases, retention).
