@@ -142,6 +142,36 @@ describe('the header, one row', () => {
   });
 });
 
+describe('the menu, as a run ends', () => {
+  let slow;
+
+  before(async () => {
+    slow = await tandemWithPage(['--engine', 'demo', '--token-delay-ms', '40']);
+  });
+
+  after(async () => {
+    await slow?.stop();
+  });
+
+  it('stays open with the focus in it: the composer takes the focus only from no menu or dialog', async () => {
+    const { page: view } = slow;
+    await startSession(view, 'make a plan');
+    const menu = await moreMenu(view);
+    assert.equal(await byId(view, 'stop').count(), 1, 'the run still works as the menu opens');
+    await idle(view);
+    // The run's end gives the composer the focus, unless the person is in a menu.
+    await view.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.notEqual(await menu.getAttribute('open'), null, 'the menu is still open');
+    assert.equal(
+      await view.evaluate(() => Boolean(document.activeElement?.closest('[data-testid=more]'))),
+      true,
+      'the focus is still in the menu',
+    );
+    await menu.getByRole('button', { name: 'Keyboard shortcuts' }).click();
+    await view.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+  });
+});
+
 describe('the session list', () => {
   it('keeps its order when an answer is rated, and says when each conversation last moved', async () => {
     await startSession(page, 'what time is it');

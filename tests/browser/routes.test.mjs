@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { seriousViolations } from '../support/axe.mjs';
 import {
-  byId, headerItem, idle, moreMenu, newContext, shots, startSession, tandemWithPage,
+  byId, headerItem, idle, moreMenu, newContext, sendAndWait, shots, startSession, tandemWithPage,
 } from '../support/browser.mjs';
 
 let server;
@@ -74,9 +74,7 @@ describe('instructions, set from the page', () => {
     await page.getByText("You changed this conversation's instructions.").waitFor();
 
     // The next run is told them: it records the person's own before its model call.
-    await page.getByTestId('composer').fill('what time is it');
-    await page.getByTestId('composer').press('Enter');
-    await idle(page);
+    await sendAndWait(page, 'what time is it');
     const log = await page.evaluate(async (id) => (await (await fetch(`/api/sessions/${id}/events`)).json()).events
       .map((row) => row.event)
       .filter((event) => event.type === 'CUSTOM' && event.name === 'tandem.instructions')

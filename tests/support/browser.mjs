@@ -176,6 +176,23 @@ export async function startSession(page, text) {
   return id;
 }
 
+/**
+ * Sends `text` from the composer and waits for the run it starts to end: a new answer
+ * first, then the composer idle (`idle` alone may look before the run has begun, and
+ * pass at once).
+ */
+export async function sendAndWait(page, text) {
+  const answered = '[data-testid=assistant-message]:not(.streaming)';
+  const before = await page.locator(answered).count();
+  await byId(page, 'composer').fill(text);
+  await byId(page, 'composer').press('Enter');
+  await page.waitForFunction(
+    ([selector, count]) => document.querySelectorAll(selector).length > count,
+    [answered, before],
+  );
+  await idle(page);
+}
+
 /** The session id from the page's `#/sessions/<id>` route. */
 export async function sessionIdOf(page) {
   await page.waitForFunction(() => location.hash.startsWith('#/sessions/'));

@@ -50,7 +50,9 @@ fn touch_or_small() -> bool {
         .is_some_and(|query| query.matches())
 }
 
-/// Focuses the composer unless the person is busy in another text field.
+/// Focuses the composer unless the person is busy elsewhere: in another text field, or in
+/// a menu or a dialog they opened (a run that ends as they open the header's menu must not
+/// take the focus from it, which would close it).
 pub fn focus_composer() {
     if touch_or_small() {
         return;
@@ -64,7 +66,12 @@ pub fn focus_composer() {
             || active
                 .dyn_ref::<web_sys::HtmlElement>()
                 .is_some_and(|e| e.is_content_editable());
-        editing && !active.class_list().contains("composer-input")
+        let opened = active
+            .closest("details[open], dialog[open], [role=dialog]")
+            .ok()
+            .flatten()
+            .is_some();
+        (editing && !active.class_list().contains("composer-input")) || opened
     });
     if busy {
         return;
