@@ -6,8 +6,8 @@ use serde_json::json;
 use shared::attachments::Attachment;
 use shared::{EventBody, TextRole};
 
-use crate::agent::attached;
-use crate::agent::refusal::Refusal;
+use super::attached;
+use super::refusal::Refusal;
 use crate::domain::new_id;
 
 /// Longest `clientMessageId` accepted.
@@ -30,7 +30,7 @@ pub struct NewMessage {
     /// Its `messageId` (a queued message keeps the id it was queued with); a new one
     /// when `None`.
     pub message_id: Option<String>,
-    /// The files and images it carries, checked ([`crate::agent::attached::resolve`]).
+    /// The files and images it carries, checked ([`super::attached::resolve`]).
     pub attachments: Vec<Attachment>,
 }
 

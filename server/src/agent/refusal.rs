@@ -59,9 +59,9 @@ pub enum Refusal {
     TooManyQueuedRuns(usize),
     /// A change of the shared state does not apply, or leaves a state the rules refuse.
     #[error("the state change was refused: {0}")]
-    InvalidState(crate::agent::shared_state::StateProblem),
+    InvalidState(super::shared_state::StateProblem),
     /// The run cannot go on: its user's budget has no room (and may not be overrun).
-    #[error("{}", crate::agent::budget::describe(.0))]
+    #[error("{}", super::budget::describe(.0))]
     BudgetExceeded(Vec<shared::budget::BudgetLine>),
     /// Something that cannot happen did (logged where it was found).
     #[error("{0}")]

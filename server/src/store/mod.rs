@@ -89,28 +89,40 @@ pub use webhooks::{
     Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, FEEDBACK, RUN_ENDED, WAITING,
 };
 
-/// Declares `$name`, a trait that is the sum of `$parts`, implemented for every type that
-/// implements them all.
-macro_rules! sum_of {
-    ($(#[$doc:meta])* $name:ident = $first:ident $(+ $part:ident)*) => {
-        $(#[$doc])*
-        pub trait $name: $first $(+ $part)* {}
+/// The storage Tandem needs: the event log, its run leases and the records, from one
+/// backend.
+pub trait Store: EventLog + RunLeases + Records {}
 
-        impl<T: $first $(+ $part)*> $name for T {}
-    };
+impl<T: EventLog + RunLeases + Records> Store for T {}
+
+/// The records around the log, a trait per job, each implemented once per backend by its
+/// SQL (`sql/`): session rows, share links, users and their secrets, interrupts and queued
+/// messages as read, the webhook outbox, attachments, feedback, budgets, a person's own
+/// instructions.
+pub trait Records:
+    Sessions
+    + Shares
+    + Users
+    + InterruptReads
+    + QueueReads
+    + WebhookOutbox
+    + Attachments
+    + FeedbackReads
+    + Budgets
+    + Instructions
+{
 }
 
-sum_of! {
-    /// The storage Tandem needs: the event log, its run leases and the records, from one
-    /// backend.
-    Store = EventLog + RunLeases + Records
-}
-
-sum_of! {
-    /// The records around the log, a trait per job, each implemented once per backend by
-    /// its SQL (`sql/`): session rows, share links, users and their secrets, interrupts
-    /// and queued messages as read, the webhook outbox, attachments, feedback, budgets, a
-    /// person's own instructions.
-    Records = Sessions + Shares + Users + InterruptReads + QueueReads + WebhookOutbox
-        + Attachments + FeedbackReads + Budgets + Instructions
+impl<T> Records for T where
+    T: Sessions
+        + Shares
+        + Users
+        + InterruptReads
+        + QueueReads
+        + WebhookOutbox
+        + Attachments
+        + FeedbackReads
+        + Budgets
+        + Instructions
+{
 }

@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use shared::api::ServerInfo;
 use shared::budget::BudgetLine;
 use shared::usage::UsageTotals;
-use wasm_bindgen::JsCast;
 
 use super::budget::BudgetLeft;
 use super::on_first_use::warm;
@@ -329,29 +328,14 @@ const FORMATS: [(&str, &str, &str); 3] = [
 #[component]
 fn ExportMenu() -> impl IntoView {
     let menu = NodeRef::<leptos::html::Details>::new();
-    // Also called from the focus leaving it, which fires as the page removes a focused
-    // link (a sign-out tears the header down): then the menu is gone.
-    let close = move || {
-        if let Some(menu) = menu.try_get_untracked().flatten() {
-            menu.set_open(false);
-        }
-    };
+    let close = move || super::menu::close(menu);
     view! {
         <details
             class="menu"
             data-testid="export"
             node_ref=menu
             on:keydown=move |ev| if ev.key() == "Escape" { close() }
-            on:focusout=move |ev| {
-                let inside = ev
-                    .related_target()
-                    .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
-                    .zip(menu.try_get_untracked().flatten())
-                    .is_some_and(|(target, menu)| menu.contains(Some(&target)));
-                if !inside {
-                    close();
-                }
-            }
+            on:focusout=move |ev| super::menu::close_when_focus_leaves(menu, &ev)
         >
             <summary class="btn btn-quiet">"Export"</summary>
             <div class="menu-items">

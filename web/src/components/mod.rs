@@ -16,6 +16,7 @@ pub mod image_viewer;
 pub mod info_dialog;
 pub mod instructions_dialog;
 pub mod interrupt;
+pub mod menu;
 pub mod message;
 pub mod more_menu;
 pub mod needs_you;

@@ -24,7 +24,7 @@ use crate::state::{use_auth, use_layout, AuthState};
 pub fn MoreMenu(data: HeaderData, inline: RwSignal<usize>) -> impl IntoView {
     let menu = NodeRef::<Details>::new();
     let open = RwSignal::new(false);
-    let close = move || close_menu(menu);
+    let close = move || super::menu::close(menu);
     // The test ids of the items the menu holds now.
     let holds = move || {
         Item::ALL
@@ -48,18 +48,7 @@ pub fn MoreMenu(data: HeaderData, inline: RwSignal<usize>) -> impl IntoView {
                     focus_button(menu);
                 }
             }
-            // Also fired as the page removes a focused entry (a sign-out tears the header
-            // down): by then the menu may be gone, and there is nothing to close.
-            on:focusout=move |ev| {
-                let inside = ev
-                    .related_target()
-                    .and_then(|target| target.dyn_into::<web_sys::Node>().ok())
-                    .zip(menu.try_get_untracked().flatten())
-                    .is_some_and(|(target, menu)| menu.contains(Some(&target)));
-                if !inside {
-                    close();
-                }
-            }
+            on:focusout=move |ev| super::menu::close_when_focus_leaves(menu, &ev)
         >
             <summary
                 class="btn btn-quiet more-button"
@@ -72,17 +61,10 @@ pub fn MoreMenu(data: HeaderData, inline: RwSignal<usize>) -> impl IntoView {
             </summary>
             <div class="menu-items more-items">
                 <Show when=move || open.get()>
-                    {move || on_first_use(more_entries(data, inline, menu), move || close_menu(menu))}
+                    {move || on_first_use(more_entries(data, inline, menu), move || super::menu::close(menu))}
                 </Show>
             </div>
         </details>
-    }
-}
-
-/// Closes the menu (if it is still there: an event of its last moments may ask).
-fn close_menu(menu: NodeRef<Details>) {
-    if let Some(menu) = menu.try_get_untracked().flatten() {
-        menu.set_open(false);
     }
 }
 
@@ -96,7 +78,7 @@ fn more_entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details
 fn Entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details>) -> impl IntoView {
     let layout = use_layout();
     let auth = use_auth();
-    let close = move || close_menu(menu);
+    let close = move || super::menu::close(menu);
     let items = Item::ALL
         .into_iter()
         .enumerate()

@@ -6,7 +6,7 @@
 //! they differ from the last ones its line recorded. So the conversation sent to the model
 //! is the log's, a branch keeps what its prefix holds, and a replay reads what was told.
 
-mod recorded;
+pub(super) mod recorded;
 
 use shared::instructions::{self, Scope};
 use shared::{Event, EventBody};
@@ -17,7 +17,6 @@ use super::runner::{rejected, Runner};
 use crate::domain::{SessionId, UserId};
 use crate::store::Store;
 use recorded::event;
-pub(super) use recorded::record_person;
 pub use recorded::Given;
 
 /// The instructions of a runner's sessions and users (a view of the [`Runner`]).

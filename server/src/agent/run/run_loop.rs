@@ -32,6 +32,7 @@ use crate::agent::budget_turn::{self, NextCall};
 use crate::agent::conversation::{self, MODEL_CALL_STEP};
 use crate::agent::engines::{EngineEvent, ModelRequest};
 use crate::agent::fallback;
+use crate::agent::instructions::recorded::record_person;
 use crate::agent::prompt;
 use crate::agent::shared_state;
 use crate::agent::slots::Admission;
@@ -184,9 +185,7 @@ async fn run<S: Store>(
         if !instructions_read {
             instructions_read = true;
             let given = &history.instructions;
-            if crate::agent::instructions::record_person(deps, recorder, given, context.owner)
-                .await?
-            {
+            if record_person(deps, recorder, given, context.owner).await? {
                 continue;
             }
         }

@@ -15,7 +15,7 @@ use crate::store::Store;
 /// Waits for a run slot, recording the wait; `None` if the run was stopped meanwhile,
 /// [`RunAbort::Halted`] if the process stops meanwhile (the log ends with the wait, so the
 /// run takes its place in the line again at the next start).
-pub(in crate::agent) async fn take_slot(
+pub(super) async fn take_slot(
     recorder: &mut Recorder,
     admission: Admission,
     (cancel, halting): (&CancellationToken, &CancellationToken),
@@ -39,7 +39,7 @@ pub(in crate::agent) async fn take_slot(
 }
 
 /// Who the run works for: the owner of its session, whose workspace its tools use.
-pub(in crate::agent) async fn tool_context<S: Store>(
+pub(super) async fn tool_context<S: Store>(
     deps: &RunDeps<S>,
     recorder: &Recorder,
 ) -> Result<ToolContext, RunAbort> {

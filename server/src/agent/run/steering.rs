@@ -1,6 +1,6 @@
 //! Steering: the person's messages sent with `whileRunning: steer` join the active run at
-//! its next model call, instead of waiting for its end ([`crate::agent::runner::queue`] keeps them until
-//! then).
+//! its next model call, instead of waiting for its end ([`crate::agent::runner::queue`]
+//! keeps them until then).
 
 use super::recorder::{Recorder, RunAbort};
 use crate::agent::new_message::user_message;
@@ -10,7 +10,7 @@ use crate::store::{Guard, QueuedRow, Store};
 /// Appends the steering messages waiting for the run as the person's messages, which the
 /// next model call reads; true if there were any. Each leaves the queue in the commit
 /// that appends it, under the run's lease.
-pub(in crate::agent) async fn take_steering<S: Store>(
+pub(super) async fn take_steering<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
 ) -> Result<bool, RunAbort> {

@@ -29,7 +29,7 @@ use crate::domain::new_id;
 use crate::store::Store;
 
 /// Why the tool phase pauses the run.
-pub(in crate::agent) enum Pause {
+pub(super) enum Pause {
     /// A question or an approval: the run ends with this interrupt.
     Person(Interrupt),
     /// Calls of the client's tools: the run ends successfully with them pending, waiting
@@ -39,7 +39,7 @@ pub(in crate::agent) enum Pause {
 
 /// Runs the last turn's pending calls in order; returns why to pause when a call asks a
 /// person something, needs approval, or is the client's to run.
-pub(in crate::agent) async fn run_tools<S: Store>(
+pub(super) async fn run_tools<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,

@@ -28,13 +28,13 @@ use crate::store::Store;
 const SUMMARY_RESERVE: usize = 1_000;
 
 /// What one model call sends of the conversation.
-pub(in crate::agent) struct View {
+pub(super) struct View {
     pub conversation: Vec<ChatMessage>,
     pub summary: Option<String>,
 }
 
 /// What a call needs to know to draw the view.
-pub(in crate::agent) struct Call<'a> {
+pub(super) struct Call<'a> {
     pub system: Option<&'a str>,
     pub tools: &'a [ToolSpec],
     /// The model called, by name (the engine's own or the session's pick).
@@ -44,7 +44,7 @@ pub(in crate::agent) struct Call<'a> {
 }
 
 /// Draws the view of `history` for `call`, recording where it begins when that moved.
-pub(in crate::agent) async fn prepare<S: Store>(
+pub(super) async fn prepare<S: Store>(
     deps: &RunDeps<S>,
     recorder: &mut Recorder,
     history: &History,

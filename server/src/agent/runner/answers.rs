@@ -13,10 +13,11 @@ use shared::run_input::{input_messages, InputMessage};
 use shared::{EventBody, Outcome, ResumeStatus, ToolRole};
 
 use super::expiry;
+use super::{rejected, Runner};
 use crate::agent::budget;
+use crate::agent::new_message::run_id_for;
 use crate::agent::refusal::Refusal;
 use crate::agent::run::{approval, client_tools};
-use crate::agent::runner::{rejected, Runner};
 use crate::agent::tools::request_input;
 use crate::config::BudgetOverrun;
 use crate::domain::{new_id, SessionId, UserId};
@@ -24,7 +25,7 @@ use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Stor
 
 /// Answering a session's interrupts (a view of the [`Runner`]).
 pub struct Answers<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Runner<S> {
@@ -94,7 +95,7 @@ impl<S: Store> Answers<'_, S> {
             request_input::check_payload(&row.interrupt, response.get("payload"))
                 .map_err(Refusal::InvalidPayload)?;
         }
-        let run_id = crate::agent::new_message::run_id_for(input.as_ref());
+        let run_id = run_id_for(input.as_ref());
         if row.interrupt.reason == budget::REASON {
             if !budget::continues(status, response.get("payload")) {
                 // Stopping a run at its budget ends it here; nothing runs.
@@ -198,10 +199,7 @@ impl<S: Store> Answers<'_, S> {
         }
     }
 
-    pub(in crate::agent) async fn decline_pending(
-        &self,
-        session: SessionId,
-    ) -> Result<(), Refusal> {
+    pub(super) async fn decline_pending(&self, session: SessionId) -> Result<(), Refusal> {
         let pending = self.runner.deps.store.pending_interrupts(session).await?;
         let Some(row) = pending.into_iter().next() else {
             return Err(Refusal::Idle);

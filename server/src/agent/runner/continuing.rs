@@ -11,10 +11,10 @@ use shared::{Event, EventBody, Outcome, TextRole};
 
 use shared::api::{RunAccepted, SessionStatus};
 
+use super::Runner;
 use crate::agent::conversation::MODEL_CALL_STEP;
 use crate::agent::new_message::check_client_id;
 use crate::agent::refusal::Refusal;
-use crate::agent::runner::Runner;
 use crate::domain::{new_id, SessionId, UserId};
 use crate::store::{Guard, Store};
 
@@ -70,7 +70,7 @@ struct RunSeen {
 
 /// What a request to continue finds in the log.
 #[derive(Debug, PartialEq)]
-pub(in crate::agent) enum Found {
+pub(super) enum Found {
     /// The events that start the continuing run, after its `RUN_STARTED`.
     Start(Vec<EventBody>),
     /// The request was made before (its `clientMessageId`): the run it started.
@@ -81,7 +81,7 @@ pub(in crate::agent) enum Found {
 /// continuing run after its `RUN_STARTED` (`started`), or the run an earlier request with
 /// the same `client_message_id` started; refused unless `run_id` is the session's last
 /// run, was stopped, and wrote an answer.
-pub(in crate::agent) async fn start_events<S: Store>(
+pub(super) async fn start_events<S: Store>(
     store: &S,
     session: SessionId,
     run_id: &str,

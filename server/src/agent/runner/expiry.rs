@@ -11,10 +11,10 @@ use std::time::Duration;
 use serde_json::json;
 use shared::{EventBody, ToolRole};
 
+use super::Runner;
 use crate::agent::refusal::Refusal;
 use crate::agent::run::approval::{self, Approval};
 use crate::agent::run::client_tools;
-use crate::agent::runner::Runner;
 use crate::domain::{deadline_ms, new_id, now_ms};
 use crate::store::{Guard, InterruptRow, Store};
 
@@ -34,7 +34,7 @@ pub fn is_due(row: &InterruptRow) -> bool {
 
 /// Expiring interrupts whose deadline passed (a view of the [`Runner`]).
 pub struct Expiry<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Expiry<'_, S> {

@@ -6,16 +6,16 @@
 use shared::feedback::{FeedbackEvent, GiveFeedback, MAX_COMMENT_CHARS};
 use shared::EventBody;
 
+use super::{rejected, Runner};
 use crate::agent::annotations::{self, Note, ATTEMPTS};
 use crate::agent::conversation::MODEL_CALL_STEP;
 use crate::agent::refusal::Refusal;
-use crate::agent::runner::{rejected, Runner};
 use crate::domain::{now_ms, SessionId, UserId, UserName};
 use crate::store::{FeedbackRow, Store};
 
 /// Ratings of a runner's sessions' answers (a view of the [`Runner`]).
 pub struct Feedback<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Runner<S> {

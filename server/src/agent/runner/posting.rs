@@ -4,9 +4,9 @@
 use shared::api::{RunAccepted, SessionStatus};
 use shared::queue::WhileRunning;
 
+use super::Runner;
 use crate::agent::new_message::{run_id_for, NewMessage};
 use crate::agent::refusal::Refusal;
-use crate::agent::runner::Runner;
 use crate::domain::{SessionId, UserId};
 use crate::store::Store;
 

@@ -17,15 +17,15 @@
 use shared::api::RunAccepted;
 use shared::queue::WhileRunning;
 
+use super::{rejected, Runner};
 use crate::agent::new_message::{check_message, NewMessage};
 use crate::agent::refusal::Refusal;
-use crate::agent::runner::{rejected, Runner};
 use crate::domain::{new_id, SessionId};
 use crate::store::{Applied, Guard, QueuedExtra, QueuedRow, Rejection, Store};
 
 /// The queue of a runner's sessions (a view of the [`Runner`]).
 pub struct Queue<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Runner<S> {
@@ -40,7 +40,7 @@ impl<S: Store> Queue<'_, S> {
     /// interrupt; an interrupting one goes first and stops the active run). `None` when
     /// there is nothing to wait for any more: the run ended meanwhile, so the message
     /// may start its own.
-    pub(in crate::agent) async fn put(
+    pub(super) async fn put(
         &self,
         session: SessionId,
         message: &NewMessage,

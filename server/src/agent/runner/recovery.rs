@@ -14,10 +14,10 @@ use serde_json::json;
 use shared::api::SessionStatus;
 use shared::{Event, EventBody, Outcome, ToolRole};
 
+use super::Runner;
 use crate::agent::conversation::MODEL_CALL_STEP;
 use crate::agent::run::halt::{STOPPED, STOP_EVENT};
 use crate::agent::run::open_items::OpenItems;
-use crate::agent::runner::Runner;
 use crate::agent::tools::ToolRegistry;
 use crate::domain::{new_id, now_ms};
 use crate::eventlog::WriteError;
@@ -46,7 +46,7 @@ pub struct Repair {
 
 /// Taking over and continuing runs nobody executes any more (a view of the [`Runner`]).
 pub struct Recovery<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Runner<S> {

@@ -4,9 +4,9 @@ use serde_json::json;
 use shared::api::SessionStatus;
 use shared::EventBody;
 
+use super::{rejected, Runner};
 use crate::agent::refusal::Refusal;
 use crate::agent::run::halt::STOP_EVENT;
-use crate::agent::runner::{rejected, Runner};
 use crate::domain::SessionId;
 use crate::store::{Applied, Guard, Rejection, Store};
 

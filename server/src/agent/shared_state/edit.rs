@@ -16,7 +16,7 @@ use crate::store::{StateRead, Store};
 
 /// The shared state of a runner's sessions (a view of the [`Runner`]).
 pub struct SharedStates<'a, S> {
-    pub(in crate::agent) runner: &'a Runner<S>,
+    pub(super) runner: &'a Runner<S>,
 }
 
 impl<S: Store> Runner<S> {

@@ -380,7 +380,7 @@ async fn finish_delete(
     {}
     let deleted = deleted
         .into_iter()
-        .map(|(id,)| SessionId::parse(&id).map_err(super::corrupt))
+        .map(crate::store::rows::session_id_of)
         .collect::<Result<Vec<_>, _>>()?;
     let changes = Change::encode_many(
         deleted

@@ -12,9 +12,9 @@
 
 use sqlx::PgPool;
 
-use super::corrupt;
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
+use crate::store::rows::session_id_of;
 use crate::store::StoreError;
 
 crate::store::sql::leases::leases_on!(PgPool, super::PostgresStore);
@@ -71,7 +71,7 @@ pub(super) async fn take_over(
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
-    parse_ids(taken)
+    taken.into_iter().map(session_id_of).collect()
 }
 
 /// Running sessions (among `$2` if given) whose lease lapsed, that have none, or whose
@@ -95,10 +95,4 @@ pub(super) async fn release(pool: &PgPool, lease: &LeaseTerms) -> Result<u64, St
     }
     tx.commit().await?;
     Ok(done.rows_affected())
-}
-
-fn parse_ids(ids: Vec<(String,)>) -> Result<Vec<SessionId>, StoreError> {
-    ids.into_iter()
-        .map(|(id,)| SessionId::parse(&id).map_err(corrupt))
-        .collect()
 }

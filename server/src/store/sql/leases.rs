@@ -3,7 +3,7 @@
 
 /// Defines `renew` for one backend and implements [`crate::store::RunLeases`] for its
 /// store (`$pool`: its pool type; `$store`: its store, whose `pool` and `lease` fields it
-/// uses; it calls the backend's `parse_ids`, `take_over` and `release`, which differ);
+/// uses; it calls the backend's `take_over` and `release`, which differ);
 /// see [`super`] for why a macro.
 macro_rules! leases_on {
     ($pool:ty, $store:ty) => {
@@ -47,7 +47,9 @@ macro_rules! leases_on {
             .bind(&lease.owner)
             .fetch_all(pool)
             .await?;
-            parse_ids(ids)
+            ids.into_iter()
+                .map(crate::store::rows::session_id_of)
+                .collect()
         }
     };
 }

@@ -1,12 +1,11 @@
 //! SQL that SQLite and PostgreSQL run alike, written once. Each job's module is a macro
-//! that implements the job's trait for a backend's store, expanded in that backend's file
-//! of the job (`sqlite/sessions.rs`, `postgres/leases.rs`, …, or its `records.rs` for all the
-//! records at once) with the backend's own pool
+//! that implements the job's trait for a backend's store with the backend's own pool
 //! type: a macro rather than functions generic over sqlx's `Database`, whose executor,
-//! encode and decode bounds would spread to every caller.
+//! encode and decode bounds would spread to every caller. A backend expands the log's
+//! jobs in its file of the job (`sqlite/sessions.rs`, `postgres/leases.rs`, …) and every
+//! record job at once with [`records::records_on`], in its `records.rs`.
 //!
-//! Each backend expands every record job at once with [`records::records_on`], in its
-//! `records.rs`. The records' macros take the same first arguments:
+//! The records' macros take the same first arguments:
 //! - `$store`: the type the trait is implemented for, generic where a backend implements
 //!   it for several: SQLite's `<T: SqliteRecords> T` is every store whose records a SQLite
 //!   store keeps (the SQLite store itself, and a store whose log is kept elsewhere);

@@ -3,6 +3,7 @@
 use sqlx::SqlitePool;
 
 use crate::domain::SessionId;
+use crate::store::rows::session_id_of;
 use crate::store::sql::sessions::PURGE_HIDDEN;
 use crate::store::StoreError;
 
@@ -26,7 +27,5 @@ pub(super) async fn delete_idle_before(
     .await?;
     // A branch that went may have been the last one reading a hidden parent's rows.
     while !sqlx::query(PURGE_HIDDEN).fetch_all(pool).await?.is_empty() {}
-    ids.into_iter()
-        .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
-        .collect()
+    ids.into_iter().map(session_id_of).collect()
 }

@@ -6,6 +6,7 @@ use sqlx::SqlitePool;
 
 use crate::domain::SessionId;
 use crate::store::leases::LeaseTerms;
+use crate::store::rows::session_id_of;
 use crate::store::StoreError;
 
 crate::store::sql::leases::leases_on!(SqlitePool, super::SqliteStore);
@@ -33,7 +34,7 @@ pub(super) async fn take_over(
     .bind(now_ms)
     .fetch_all(pool)
     .await?;
-    parse_ids(ids)
+    ids.into_iter().map(session_id_of).collect()
 }
 
 /// Hands back this instance's leases; returns how many.
@@ -43,10 +44,4 @@ pub(super) async fn release(pool: &SqlitePool, lease: &LeaseTerms) -> Result<u64
         .execute(pool)
         .await?;
     Ok(done.rows_affected())
-}
-
-fn parse_ids(ids: Vec<(String,)>) -> Result<Vec<SessionId>, StoreError> {
-    ids.into_iter()
-        .map(|(id,)| SessionId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
-        .collect()
 }
