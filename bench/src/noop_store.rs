@@ -19,7 +19,7 @@ use shared::api::SessionStatus;
 use tandem::domain::{SessionId, UserId};
 use tandem::store::guards::{decide, Facts, GuardWrite, SessionFacts, Verdict};
 use tandem::store::{
-    derive_effects, Applied, Change, Command, EventLog, Fork, Found, RunLeases, SessionRow,
+    derive_effects, Applied, Change, Command, EventLog, Found, NewBranch, RunLeases, SessionRow,
     Sessions, SqliteRecords, SqliteStore, StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
 };
 
@@ -90,14 +90,7 @@ impl RunLeases for NoopStore {
 
 impl EventLog for NoopStore {
     /// The benchmark makes no branches.
-    async fn fork_session(
-        &self,
-        _id: SessionId,
-        _fork: Fork,
-        _waiting: Option<&str>,
-        _title: Option<&str>,
-        _now_ms: i64,
-    ) -> Result<Option<SessionRow>, StoreError> {
+    async fn fork_session(&self, _: NewBranch<'_>) -> Result<Option<SessionRow>, StoreError> {
         Ok(None)
     }
 

@@ -91,6 +91,14 @@ impl Lifecycle {
     }
 }
 
+/// A timer for a background task that works every `period`: a tick missed while the task
+/// was busy is delayed, never made up in a burst. The first tick is at once.
+pub fn steady_interval(period: std::time::Duration) -> tokio::time::Interval {
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,8 +25,7 @@ pub fn spawn<S: Store>(
 ) {
     let stop = lifecycle.halting().clone();
     lifecycle.spawn(async move {
-        let mut tick = tokio::time::interval(every);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut tick = crate::lifecycle::steady_interval(every);
         loop {
             tokio::select! {
                 _ = stop.cancelled() => return,

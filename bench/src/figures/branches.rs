@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use tandem::domain::{now_ms, SessionId};
-use tandem::store::{EventLog, Fork};
+use tandem::store::{EventLog, Fork, NewBranch};
 
 use super::streaming::{median, replay};
 use super::Ctx;
@@ -38,13 +38,8 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
                 at_seq: events as u64,
             };
             let started = Instant::now();
-            let made = app.block_on(store.fork_session(
-                SessionId::generate(),
-                fork,
-                None,
-                None,
-                now_ms(),
-            ))?;
+            let branch = NewBranch::new(SessionId::generate(), fork, now_ms());
+            let made = app.block_on(store.fork_session(branch))?;
             took.push(started.elapsed().as_nanos() as u64);
             anyhow::ensure!(made.is_some(), "the fork was refused");
         }
@@ -79,7 +74,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         parent,
         at_seq: half as u64,
     };
-    app.block_on(store.fork_session(branch, fork, None, None, now_ms()))?
+    app.block_on(store.fork_session(NewBranch::new(branch, fork, now_ms())))?
         .ok_or_else(|| anyhow::anyhow!("the fork was refused"))?;
     app.block_on(seed::extend(&*store, branch, events - half))?;
     let branch = branch.to_string();

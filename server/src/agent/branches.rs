@@ -13,7 +13,7 @@ use shared::{Event, EventBody, Outcome};
 use super::Refusal;
 use crate::domain::{now_ms, SessionId};
 use crate::metrics::METRICS;
-use crate::store::{Fork, SessionRow, Store};
+use crate::store::{Fork, NewBranch, SessionRow, Store};
 
 /// Makes a branch of `parent` that parts after its event `at_seq`, named `title` or as the
 /// parent is. Refused when the seq is inside a run; `SessionNotFound` when it is past the
@@ -69,13 +69,11 @@ async fn part<S: Store>(
         at_seq,
     };
     let branch = store
-        .fork_session(
-            SessionId::generate(),
-            fork,
-            waiting.as_deref(),
+        .fork_session(NewBranch {
+            waiting: waiting.as_deref(),
             title,
-            now_ms(),
-        )
+            ..NewBranch::new(SessionId::generate(), fork, now_ms())
+        })
         .await?;
     branch.ok_or(Refusal::SessionNotFound(parent.id))
 }

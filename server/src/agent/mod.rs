@@ -36,7 +36,7 @@ use std::sync::Arc;
 pub use new_message::NewMessage;
 pub use refusal::{Refusal, Settled};
 pub use run::open_items::OpenItems;
-pub use runner::answers::Answers;
+pub use runner::answers::{Answers, Reply};
 pub use runner::expiry::Expiry;
 pub use runner::feedback::Feedback;
 pub use runner::queue::Queue;

@@ -35,9 +35,9 @@ pub use limits::FieldLimits;
 use session::ThreadSession;
 use thread::Known;
 
-use crate::agent::NewMessage;
+use crate::agent::{NewMessage, Reply};
 use crate::auth::Caller;
-use crate::domain::SessionId;
+use crate::domain::{SessionId, UserId};
 use crate::error::ApiError;
 use crate::eventlog::Subscription;
 use crate::state::AppState;
@@ -176,22 +176,29 @@ pub async fn start<S: Store>(
             let interrupt = client_tools_interrupt(state, thread).await?;
             let payload = results_payload(&results)?;
             cost.take(state, caller)?;
-            let status = ResumeStatus::Resolved;
-            let answers = state.runner.answers();
-            let answer =
-                answers.answer(session, owner, &interrupt, status, Some(payload), recorded);
-            answer.await.map_err(ApiError::from)
+            let reply = Reply {
+                interrupt_id: &interrupt,
+                status: ResumeStatus::Resolved,
+                payload: Some(payload),
+                input: recorded,
+            };
+            answer(state, session, owner, reply).await
         }
         Ask::Resume(entry) => {
-            let id = &entry.interrupt_id;
             if let ThreadSession::New(_) = thread {
                 // A thread with no session has no interrupt to answer.
-                return Err(ApiError::interrupt_not_found(id));
+                return Err(ApiError::interrupt_not_found(&entry.interrupt_id));
             }
             cost.take(state, caller)?;
-            let answers = state.runner.answers();
-            let answer = answers.answer(session, owner, id, entry.status, entry.payload, recorded);
-            answer.await.map_err(ApiError::from)
+            let (interrupt_id, status) = (&entry.interrupt_id, entry.status);
+            let (payload, input) = (entry.payload, recorded);
+            let reply = Reply {
+                interrupt_id,
+                status,
+                payload,
+                input,
+            };
+            answer(state, session, owner, reply).await
         }
     };
     let RunAccepted {
@@ -342,6 +349,20 @@ async fn ask<S: Store>(
             "one new user message starts a run; this input has {n} the thread does not hold"
         ))),
     }
+}
+
+/// Answers an interrupt of `session` for `owner`, whose line the resumed run waits in.
+async fn answer<S: Store>(
+    state: &AppState<S>,
+    session: SessionId,
+    owner: UserId,
+    reply: Reply<'_>,
+) -> Result<RunAccepted, ApiError> {
+    let answers = state.runner.answers();
+    answers
+        .answer(session, owner, reply)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// The pending interrupt of the client's tool calls (a thread with no session has none).

@@ -27,8 +27,7 @@ pub fn spawn_purger<S: crate::store::Store>(
     let stop = lifecycle.halting().clone();
     let stalled_ms = stalled_after.as_millis() as i64;
     lifecycle.spawn(async move {
-        let mut tick = tokio::time::interval((stalled_after / 4).min(PURGE_EVERY));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut tick = crate::lifecycle::steady_interval((stalled_after / 4).min(PURGE_EVERY));
         loop {
             tokio::select! {
                 _ = stop.cancelled() => return,

@@ -226,33 +226,31 @@ mod tests {
             daily_tokens: daily_tokens.map(Into::into),
             monthly_tokens: None,
         };
+        let shows = |out: Vec<u8>, lines: &[&str]| {
+            let shown = words(out);
+            for line in lines {
+                assert!(shown.contains(line), "{line:?} in {shown}");
+            }
+        };
         let mut out = Vec::new();
         run(&store, &budget(None, None), &rules(), &mut out)
             .await
             .unwrap();
-        let shown = words(out);
-        assert!(
-            shown.contains("US dollars per day no cap (the server's default)"),
-            "{shown}"
-        );
-        assert!(
-            shown.contains("1,000 of 1,000 tokens left today (the server's default)"),
-            "{shown}"
-        );
+        let defaults = [
+            "US dollars per day no cap (the server's default)",
+            "1,000 of 1,000 tokens left today (the server's default)",
+        ];
+        shows(out, &defaults);
 
         let mut out = Vec::new();
         run(&store, &budget(Some("5"), Some("none")), &rules(), &mut out)
             .await
             .unwrap();
-        let shown = words(out);
-        assert!(
-            shown.contains("$5.00 of $5.00 left today (their own)"),
-            "{shown}"
-        );
-        assert!(
-            shown.contains("tokens per day no cap (their own)"),
-            "{shown}"
-        );
+        let own = [
+            "$5.00 of $5.00 left today (their own)",
+            "tokens per day no cap (their own)",
+        ];
+        shows(out, &own);
         let alice = user_named(&store, "alice").await.unwrap();
         assert_eq!(
             store.own_budget(alice).await.unwrap().daily_usd,

@@ -122,39 +122,28 @@ pub enum ProviderError {
 impl ProviderArgs {
     /// Settings for the OpenAI-compatible engine. A key is required only for OpenAI's own API.
     pub fn openai(&self) -> Result<ProviderSettings, ProviderError> {
-        if self.openai_api_key.is_some() {
-            return Err(ProviderError::KeyOnCommandLine(
-                "OPENAI_API_KEY",
-                "openai-api-key-file",
-            ));
-        }
-        let key = read_key("OPENAI_API_KEY", self.openai_api_key_file.as_deref())?;
+        let source = KeySource {
+            env: "OPENAI_API_KEY",
+            flag: "openai-api-key-file",
+            file: self.openai_api_key_file.as_deref(),
+        };
+        let key = source.read(self.openai_api_key.is_some())?;
         let url = self.openai_base_url.trim_end_matches('/').to_string();
         if url == OPENAI_URL && key.is_none() {
-            return Err(ProviderError::MissingKey(
-                "openai",
-                "OPENAI_API_KEY",
-                "openai-api-key-file",
-            ));
+            return Err(source.missing("openai"));
         }
         self.settings(url, key, "gpt-4.1-mini")
     }
 
     /// Settings for the Anthropic engine.
     pub fn anthropic(&self) -> Result<ProviderSettings, ProviderError> {
-        if self.anthropic_api_key.is_some() {
-            return Err(ProviderError::KeyOnCommandLine(
-                "ANTHROPIC_API_KEY",
-                "anthropic-api-key-file",
-            ));
-        }
-        let key = read_key("ANTHROPIC_API_KEY", self.anthropic_api_key_file.as_deref())?;
-        let Some(key) = key else {
-            return Err(ProviderError::MissingKey(
-                "anthropic",
-                "ANTHROPIC_API_KEY",
-                "anthropic-api-key-file",
-            ));
+        let source = KeySource {
+            env: "ANTHROPIC_API_KEY",
+            flag: "anthropic-api-key-file",
+            file: self.anthropic_api_key_file.as_deref(),
+        };
+        let Some(key) = source.read(self.anthropic_api_key.is_some())? else {
+            return Err(source.missing("anthropic"));
         };
         if let Some(budget) = self.thinking_budget {
             if budget < 1024 || budget >= self.max_tokens {
@@ -222,14 +211,34 @@ impl ProviderArgs {
 
 /// The key from `file` if given, else from the environment variable `env`; empty means
 /// none.
-fn read_key(env: &str, file: Option<&Path>) -> Result<Option<Secret>, ProviderError> {
-    let text = match file {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| ProviderError::KeyFile(path.display().to_string(), e.to_string()))?,
-        None => std::env::var(env).unwrap_or_default(),
-    };
-    let key = text.trim();
-    Ok((!key.is_empty()).then(|| Secret::from(key)))
+/// Where a provider's API key comes from: its file (`--<flag>`), else its environment
+/// variable.
+struct KeySource<'a> {
+    env: &'static str,
+    flag: &'static str,
+    file: Option<&'a Path>,
+}
+
+impl KeySource<'_> {
+    /// The key, if one is given; refused if it was given on the command line
+    /// (`on_command_line`), where any user of the machine can read it.
+    fn read(&self, on_command_line: bool) -> Result<Option<Secret>, ProviderError> {
+        if on_command_line {
+            return Err(ProviderError::KeyOnCommandLine(self.env, self.flag));
+        }
+        let text = match self.file {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| ProviderError::KeyFile(path.display().to_string(), e.to_string()))?,
+            None => std::env::var(self.env).unwrap_or_default(),
+        };
+        let key = text.trim();
+        Ok((!key.is_empty()).then(|| Secret::from(key)))
+    }
+
+    /// The error of `provider` without a key.
+    fn missing(&self, provider: &'static str) -> ProviderError {
+        ProviderError::MissingKey(provider, self.env, self.flag)
+    }
 }
 
 impl ProviderSettings {

@@ -100,19 +100,17 @@ mod tests {
     fn the_scheme_is_part_of_the_origin() {
         let listed = vec!["https://app.example.com".to_string()];
         let plain = own_origin("http", "127.0.0.1:8080");
-        assert!(!allowed(
-            &listed,
-            plain.as_deref(),
-            Some("https://127.0.0.1:8080"),
-            None
-        ));
         let tls = own_origin("https", "tandem.example.com");
-        assert!(!allowed(
-            &listed,
-            tls.as_deref(),
-            Some("http://tandem.example.com"),
-            None
-        ));
+        for (own, other_scheme) in [
+            (&plain, "https://127.0.0.1:8080"),
+            (&tls, "http://tandem.example.com"),
+        ] {
+            let sent = Some(other_scheme);
+            assert!(
+                !allowed(&listed, own.as_deref(), sent, None),
+                "{other_scheme}"
+            );
+        }
         assert!(!allowed(
             &listed,
             plain.as_deref(),

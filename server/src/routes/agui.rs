@@ -30,8 +30,6 @@ pub const SESSION_ID_HEADER: &str = "tandem-session-id";
         (status = 409, description = "`run_active` (with `details.watch`: the socket to watch it on), `awaiting_input`, or `interrupt_already_answered`", body = ErrorBody),
         (status = 410, description = "The interrupt expired before it was answered", body = ErrorBody),
         (status = 422, description = "`invalid_message` (nothing new to run, a bad tool, several new messages, `context`, `state`, `forwardedProps` or `tools` over its `--max-agui-*-bytes`) or `invalid_payload`", body = ErrorBody),
-        (status = 429, description = "Too many messages, new threads or bytes of input this minute, or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
-        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn run<S: Store>(

@@ -213,10 +213,7 @@ async fn store_file<S: Store>(
 /// `GET /api/attachments/{id}`: the bytes, whole or one range.
 #[utoipa::path(get, path = "/api/attachments/{attachment}", tag = "sessions", responses(
     (status = 200, description = "The bytes (`ETag`, `Accept-Ranges`, `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` only for PNG, JPEG, GIF and WebP). `Content-Type` is the stored type for those and PDF; any other text is served as `text/plain; charset=utf-8` and anything else as `application/octet-stream`, so no browser runs an upload (a script, a page, an SVG)", content_type = "application/octet-stream"),
-    (status = 206, description = "One range of them (`Range: bytes=…`)", content_type = "application/octet-stream"),
-    (status = 304, description = "`If-None-Match` names its `ETag`"),
     (status = 404, description = "No such attachment of the caller's", body = ErrorBody),
-    (status = 416, description = "`range_not_satisfiable` (`Content-Range: bytes */<size>`)", body = ErrorBody),
 ))]
 pub async fn download<S: Store>(
     state: web::Data<AppState<S>>,
@@ -234,10 +231,7 @@ pub async fn download<S: Store>(
 /// line it branched from), as the owner downloads it, for a link that shows attachments.
 #[utoipa::path(get, path = "/api/shared/{token}/attachments/{attachment}", tag = "sharing", responses(
     (status = 200, description = "The bytes, as `GET /api/attachments/{attachment}` serves them", content_type = "application/octet-stream"),
-    (status = 206, description = "One range of them", content_type = "application/octet-stream"),
-    (status = 304, description = "`If-None-Match` names its `ETag`"),
     (status = 404, description = "No such link, the link hides attachments, or no such attachment in its session", body = ErrorBody),
-    (status = 416, description = "`range_not_satisfiable`", body = ErrorBody),
 ))]
 pub async fn shared_download<S: Store>(
     state: web::Data<AppState<S>>,

@@ -27,21 +27,16 @@ use crate::store::{SessionRow, Store};
         (status = 400, description = "Malformed body, a title of the wrong length, or not a session id", body = ErrorBody),
         (status = 404, description = "No such session of the caller's, or `atSeq` past its end", body = ErrorBody),
         (status = 422, description = "`not_a_fork_point`: `atSeq` is inside a run (a branch parts at 0 or at a run's `RUN_FINISHED` or `RUN_ERROR`; at a pause the branch waits with its own copy of the questions)", body = ErrorBody),
-        (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
     )
 )]
 pub async fn fork<S: Store>(
-    Owned {
-        state,
-        caller,
-        row: parent,
-    }: Owned<S>,
+    Owned { state, caller, row }: Owned<S>,
     body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let asked: ForkSession = body.read(state.limits.max_body_bytes).await?;
     let title = asked.title.as_deref().map(valid_title).transpose()?;
     state.rates.create_session(caller.user)?;
-    let branch = branches::fork(&*state.store, &parent, asked.at_seq, title.as_deref()).await?;
+    let branch = branches::fork(&*state.store, &row, asked.at_seq, title.as_deref()).await?;
     Ok(HttpResponse::Created().json(summary(branch)))
 }
 
@@ -64,24 +59,15 @@ pub async fn list<S: Store>(
 /// `POST /api/sessions/{id}/messages/{messageId}/edit` `{text}` → 201: a branch that
 /// parts just before the message's run, with the new text sent in it.
 #[utoipa::path(post, path = "/api/sessions/{id}/messages/{message}/edit", tag = "runs",
-    params(
-        ("message" = String, Path, description = "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)"),
-    ),
     request_body = EditMessage,
     responses(
         (status = 201, description = "The branch and the run the new text started in it", body = BranchStarted),
         (status = 404, description = "No such session of the caller's, or no such message in it", body = ErrorBody),
         (status = 422, description = "`invalid_message`: the new text is empty or too long, or the message is the assistant's (regenerate it instead)", body = ErrorBody),
-        (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
-        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn edit<S: Store>(
-    Owned {
-        state,
-        caller,
-        row: parent,
-    }: Owned<S>,
+    Owned { state, caller, row }: Owned<S>,
     path: web::Path<(String, String)>,
     body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
@@ -89,44 +75,35 @@ pub async fn edit<S: Store>(
     let edit: EditMessage = body.read(state.limits.max_body_bytes).await?;
     // Checked against the line edited: the branch may part from a line before it.
     let attachments = match &edit.attachments {
-        Some(ids) => Some(state.runner.attachments(parent.id, ids).await?),
+        Some(ids) => Some(state.runner.attachments(row.id, ids).await?),
         None => None,
     };
-    let redo = branches::edit(&*state.store, &parent, &message_id, edit.text, attachments);
+    let redo = branches::edit(&*state.store, &row, &message_id, edit.text, attachments);
     let redo = redo.await?;
-    start(&state, &caller, &parent, redo, None).await
+    start(&state, &caller, &row, redo, None).await
 }
 
 /// `POST /api/sessions/{id}/runs/{runId}/regenerate` `{model?}` → 201: a branch that
 /// parts just before the run, with its message sent again.
 #[utoipa::path(post, path = "/api/sessions/{id}/runs/{run}/regenerate", tag = "runs",
-    params(
-        ("run" = String, Path, description = "A run of the session (`RUN_STARTED.runId`)"),
-    ),
     request_body(content = Regenerate, content_type = "application/json",
                  description = "May be empty"),
     responses(
         (status = 201, description = "The branch and the run its message started again in it", body = BranchStarted),
         (status = 404, description = "No such session of the caller's, or no such run in it", body = ErrorBody),
         (status = 422, description = "`invalid_message`: the run is still going, no message of the person's started it (it continued after an answer), or the model is not one of `GET /api/models`", body = ErrorBody),
-        (status = 429, description = "Too many new sessions or messages this minute (`Retry-After`), or too many queued runs", body = ErrorBody),
-        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn regenerate<S: Store>(
-    Owned {
-        state,
-        caller,
-        row: parent,
-    }: Owned<S>,
+    Owned { state, caller, row }: Owned<S>,
     path: web::Path<(String, String)>,
     body: JsonBody,
 ) -> Result<HttpResponse, ApiError> {
     let (_, run_id) = path.into_inner();
     let max = state.limits.max_body_bytes;
     let asked: Regenerate = body.read_or_default(max).await?;
-    let redo = branches::regenerate(&*state.store, &parent, &run_id).await?;
-    start(&state, &caller, &parent, redo, asked.model).await
+    let redo = branches::regenerate(&*state.store, &row, &run_id).await?;
+    start(&state, &caller, &row, redo, asked.model).await
 }
 
 /// Checks a redo's message (its text, its model, room in the queue, the caller's rates),

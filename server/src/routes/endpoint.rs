@@ -50,9 +50,29 @@ pub struct Endpoint {
     /// Whether the document says it may answer 503 because storage did not answer (true
     /// unless [`Endpoint::without_storage`]).
     pub storage: bool,
+    /// What it spends of the caller's allowances ([`Endpoint::spending`]); the document
+    /// says it may answer 429 (and 503 for a place in the run queue) from this.
+    pub spends: &'static [Spend],
     /// What its `#[utoipa::path]` says of it alone; the document adds what the entry implies.
     pub annotation: Annotation,
     route: actix_web::Route,
+}
+
+/// An allowance of the caller's that a route spends, refused with 429 (`Retry-After`)
+/// once it runs out (`crate::limits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spend {
+    /// New sessions this minute (`--sessions-per-minute`).
+    Sessions,
+    /// Messages this minute (`--messages-per-minute`).
+    Messages,
+    /// Share links created this minute (`--shares-per-minute`).
+    ShareLinks,
+    /// Bytes of AG-UI input this minute (`--agui-input-bytes-per-minute`).
+    InputBytes,
+    /// A place in the run queue: 429 `too_many_queued_runs` when the caller's share of it
+    /// is full, 503 `saturated` when the queue is.
+    RunQueue,
 }
 
 /// Where an endpoint answers and who may call it, waiting for its handler.
@@ -83,6 +103,7 @@ impl Place {
             path: self.path,
             access: self.access,
             query: &[],
+            spends: &[],
             storage: true,
             annotation: Annotation::of(annotation),
             route: route().to(handler),
@@ -95,6 +116,14 @@ impl Endpoint {
     pub fn taking(self, names: &'static [&'static str]) -> Self {
         Self {
             query: names,
+            ..self
+        }
+    }
+
+    /// This route, spending `allowances` of its caller's.
+    pub fn spending(self, allowances: &'static [Spend]) -> Self {
+        Self {
+            spends: allowances,
             ..self
         }
     }

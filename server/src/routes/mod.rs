@@ -1,8 +1,9 @@
 //! REST routes under `/api`, `/healthz`, `/readyz`, and the built page.
 //!
 //! [`table`] is the one list of every endpoint: its method and path, who may call it, the
-//! query parameters it takes (any other is refused, [`query`]), its handler and its
-//! `#[utoipa::path]` annotation. `configure` registers exactly its entries, the OpenAPI
+//! query parameters it takes (any other is refused, [`query`]), what it spends of the
+//! caller's allowances ([`Spend`]: its 429 and 503), its handler and its `#[utoipa::path]`
+//! annotation. `configure` registers exactly its entries, the OpenAPI
 //! document is built from them ([`openapi`]: each annotation says what is its own, the
 //! entry implies the rest), and the test suite generates its auth and isolation checks
 //! from them, so a route cannot be added without them. Handlers parse and validate
@@ -42,7 +43,7 @@ use crate::ws;
 use endpoint::{route, DELETE, GET, PATCH, POST, PUT};
 
 pub use body::{parse_json, JsonBody};
-pub use endpoint::{Access, Endpoint, Verb};
+pub use endpoint::{Access, Endpoint, Spend, Verb};
 pub use owned::Owned;
 pub use page::Page;
 
@@ -50,6 +51,7 @@ pub use page::Page;
 /// `S` (the rest of an entry is the same for every backend).
 pub fn table<S: Store>() -> Vec<Endpoint> {
     use Access::{Public, Shared, User};
+    use Spend::{InputBytes, Messages, RunQueue, Sessions, ShareLinks};
     vec![
         route(GET, "/healthz", Public)
             .to(health::healthz, health::__path_healthz)
@@ -64,7 +66,9 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(GET, "/api/auth/me", User).to(auth::me::<S>, auth::__path_me),
         route(GET, "/api/info", User).to(health::info::<S>, health::__path_info),
         route(GET, "/api/models", User).to(health::models::<S>, health::__path_models),
-        route(POST, "/api/sessions", User).to(sessions::create::<S>, sessions::__path_create),
+        route(POST, "/api/sessions", User)
+            .to(sessions::create::<S>, sessions::__path_create)
+            .spending(&[Sessions]),
         route(GET, "/api/sessions", User)
             .to(sessions::list::<S>, sessions::__path_list)
             .taking(&["q"]),
@@ -73,7 +77,9 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(PATCH, "/api/sessions/{id}", User).to(sessions::rename::<S>, sessions::__path_rename),
         route(DELETE, "/api/sessions/{id}", User)
             .to(sessions::delete::<S>, sessions::__path_delete),
-        route(POST, "/api/sessions/{id}/fork", User).to(branches::fork::<S>, branches::__path_fork),
+        route(POST, "/api/sessions/{id}/fork", User)
+            .to(branches::fork::<S>, branches::__path_fork)
+            .spending(&[Sessions]),
         route(GET, "/api/sessions/{id}/branches", User)
             .to(branches::list::<S>, branches::__path_list),
         route(GET, "/api/sessions/{id}/events", User)
@@ -87,25 +93,31 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(GET, "/api/sessions/{id}/webhooks", User)
             .to(webhooks::deliveries::<S>, webhooks::__path_deliveries),
         route(POST, "/api/sessions/{id}/shares", User)
-            .to(shares::create::<S>, shares::__path_create),
+            .to(shares::create::<S>, shares::__path_create)
+            .spending(&[ShareLinks]),
         route(GET, "/api/sessions/{id}/shares", User).to(shares::list::<S>, shares::__path_list),
         route(DELETE, "/api/sessions/{id}/shares/{share}", User)
             .to(shares::delete::<S>, shares::__path_delete),
         route(POST, "/api/sessions/{id}/messages", User)
-            .to(runs::post_message::<S>, runs::__path_post_message),
+            .to(runs::post_message::<S>, runs::__path_post_message)
+            .spending(&[Messages, RunQueue]),
         route(POST, "/api/sessions/{id}/messages/{message}/edit", User)
-            .to(branches::edit::<S>, branches::__path_edit),
+            .to(branches::edit::<S>, branches::__path_edit)
+            .spending(&[Sessions, Messages, RunQueue]),
         route(POST, "/api/sessions/{id}/runs/{run}/regenerate", User)
-            .to(branches::regenerate::<S>, branches::__path_regenerate),
+            .to(branches::regenerate::<S>, branches::__path_regenerate)
+            .spending(&[Sessions, Messages, RunQueue]),
         route(POST, "/api/sessions/{id}/runs/{run}/continue", User)
-            .to(runs::continue_run::<S>, runs::__path_continue_run),
+            .to(runs::continue_run::<S>, runs::__path_continue_run)
+            .spending(&[Messages, RunQueue]),
         route(POST, "/api/sessions/{id}/runs/{run}/feedback", User)
             .to(feedback::give::<S>, feedback::__path_give),
         route(GET, "/api/feedback", User)
             .to(feedback::list::<S>, feedback::__path_list)
             .taking(&["since", "rating", "limit"]),
         route(POST, "/api/sessions/{id}/interrupts/{interrupt}", User)
-            .to(runs::answer::<S>, runs::__path_answer),
+            .to(runs::answer::<S>, runs::__path_answer)
+            .spending(&[RunQueue]),
         route(POST, "/api/sessions/{id}/cancel", User).to(runs::cancel::<S>, runs::__path_cancel),
         route(GET, "/api/sessions/{id}/queue", User).to(queue::list::<S>, queue::__path_list),
         route(GET, "/api/sessions/{id}/state", User).to(state::get::<S>, state::__path_get),
@@ -135,7 +147,9 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(GET, "/api/sessions/{id}/ws", User)
             .to(ws::connect::<S>, ws::__path_connect)
             .taking(&["after"]),
-        route(POST, "/api/agui", User).to(agui::run::<S>, agui::__path_run),
+        route(POST, "/api/agui", User)
+            .to(agui::run::<S>, agui::__path_run)
+            .spending(&[Messages, Sessions, InputBytes, RunQueue]),
         route(GET, "/api/shared/{token}", Shared).to(shares::shared::<S>, shares::__path_shared),
         route(GET, "/api/shared/{token}/ws", Shared)
             .to(ws::connect_shared::<S>, ws::__path_connect_shared)

@@ -5,7 +5,7 @@ use shared::api::{ContinueRun, ErrorBody, PostMessage, ResumeBody, RunAccepted};
 
 use super::JsonBody;
 use super::Owned;
-use crate::agent::NewMessage;
+use crate::agent::{NewMessage, Reply};
 use crate::error::ApiError;
 use crate::store::Store;
 
@@ -15,8 +15,6 @@ use crate::store::Store;
     (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
     (status = 409, description = "`run_active` or `awaiting_input` (with `whileRunning: reject`), or `queue_full`", body = ErrorBody),
     (status = 422, description = "`invalid_message`: empty or too long", body = ErrorBody),
-    (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs` (the caller's share of the run queue is full); `Retry-After`", body = ErrorBody),
-    (status = 503, description = "`saturated` (too many runs waiting) or storage unavailable", body = ErrorBody),
 ))]
 pub async fn post_message<S: Store>(
     Owned { state, caller, row }: Owned<S>,
@@ -57,8 +55,6 @@ pub async fn post_message<S: Store>(
         (status = 200, description = "A repeated `clientMessageId`: the run it started", body = RunAccepted),
         (status = 409, description = "`run_active`, `awaiting_input` or messages waiting in the queue", body = ErrorBody),
         (status = 422, description = "`invalid_message`: the run is not the session's last, was not stopped, or wrote no answer; or a bad `clientMessageId`", body = ErrorBody),
-        (status = 429, description = "`rate_limited` (too many messages this minute) or `too_many_queued_runs`; `Retry-After`", body = ErrorBody),
-        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn continue_run<S: Store>(
@@ -79,9 +75,6 @@ pub async fn continue_run<S: Store>(
 
 /// `POST /api/sessions/{id}/interrupts/{interruptId}` → 202 `{runId}` (200 if repeated).
 #[utoipa::path(post, path = "/api/sessions/{id}/interrupts/{interrupt}", tag = "runs",
-    params(
-        ("interrupt" = String, Path, description = "The interrupt id from `RUN_FINISHED`"),
-    ),
     request_body = ResumeBody,
     responses(
         (status = 202, description = "Answered; the run resumes", body = RunAccepted),
@@ -90,8 +83,6 @@ pub async fn continue_run<S: Store>(
         (status = 409, description = "Already answered differently (`details`: its state)", body = ErrorBody),
         (status = 410, description = "Expired before it was answered", body = ErrorBody),
         (status = 422, description = "`invalid_payload`: fails the interrupt's `responseSchema`", body = ErrorBody),
-        (status = 429, description = "`too_many_queued_runs`: the caller's share of the run queue is full (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "`saturated` or storage unavailable", body = ErrorBody),
     )
 )]
 pub async fn answer<S: Store>(
@@ -116,10 +107,12 @@ pub async fn answer<S: Store>(
         .answer(
             row.id,
             row.owner,
-            &interrupt_id,
-            answer.status,
-            answer.payload,
-            None,
+            Reply {
+                interrupt_id: &interrupt_id,
+                status: answer.status,
+                payload: answer.payload,
+                input: None,
+            },
         )
         .await?;
     Ok(accepted_response(accepted))

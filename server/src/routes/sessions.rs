@@ -35,7 +35,6 @@ const MAX_EVENTS_PAGE: u32 = 10_000;
     responses(
         (status = 201, description = "Created", body = SessionSummary),
         (status = 400, description = "Malformed body or a title of the wrong length", body = ErrorBody),
-        (status = 429, description = "Too many new sessions this minute (`Retry-After`)", body = ErrorBody),
     )
 )]
 pub async fn create<S: Store>(

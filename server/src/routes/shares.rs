@@ -25,7 +25,6 @@ use crate::store::{Ending, ShareRow, Store};
         (status = 201, description = "The link; its secret is not shown again", body = CreatedShare),
         (status = 400, description = "Not a session id, or a malformed body", body = ErrorBody),
         (status = 409, description = "`too_many_share_links`: the session has `--max-shares-per-session` links", body = ErrorBody),
-        (status = 429, description = "Too many share links created this minute (`Retry-After`)", body = ErrorBody),
     )
 )]
 pub async fn create<S: Store>(
@@ -76,9 +75,6 @@ pub async fn list<S: Store>(
 /// `DELETE /api/sessions/{id}/shares/{share}` → 204; the link opens nothing from now on,
 /// and sockets opened through it close at once (on every instance).
 #[utoipa::path(delete, path = "/api/sessions/{id}/shares/{share}", tag = "sharing",
-    params(
-        ("share" = String, Path, description = "The link's id"),
-    ),
     responses(
         (status = 204, description = "Deleted"),
         (status = 404, description = "No such session of the caller's, or no such link in it", body = ErrorBody),

@@ -19,7 +19,9 @@ pub use preconditions::{
 pub use queue::queued_messages_run_once_in_order;
 
 use super::test_support::append;
-use super::{Applied, Command, Fork, FramePage, Guard, LogEntry, Rejection, ShareRow, Store};
+use super::{
+    Applied, Command, Fork, FramePage, Guard, LogEntry, NewBranch, Rejection, ShareRow, Store,
+};
 use crate::domain::{SessionId, TokenHash, UserId, UserName};
 
 /// A command of `guard` appending `bodies` to `session`.
@@ -40,7 +42,7 @@ pub(super) fn command(session: SessionId, guard: Guard, bodies: Vec<EventBody>) 
 async fn branch_of<S: Store>(store: &S, parent: SessionId, at_seq: u64) -> SessionId {
     let branch = SessionId::generate();
     let fork = Fork { parent, at_seq };
-    let row = store.fork_session(branch, fork, None, None, 0).await;
+    let row = store.fork_session(NewBranch::new(branch, fork, 0)).await;
     row.unwrap().expect("a branch of an existing session");
     branch
 }
@@ -384,7 +386,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         at_seq: 2,
     };
     let row = store
-        .fork_session(branch, at_two, None, None, 5)
+        .fork_session(NewBranch::new(branch, at_two, 5))
         .await
         .unwrap();
     let row = row.expect("a branch of an existing session");
@@ -432,7 +434,10 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         parent: branch,
         at_seq: 3,
     };
-    let named = store.fork_session(deeper, at_three, None, Some("Deeper"), 7);
+    let named = store.fork_session(NewBranch {
+        title: Some("Deeper"),
+        ..NewBranch::new(deeper, at_three, 7)
+    });
     let named = named.await.unwrap().unwrap();
     assert_eq!(
         (named.fork, named.title.as_str()),
@@ -449,7 +454,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         at_seq: 1,
     };
     let parted = store
-        .fork_session(inside, asked, None, None, 9)
+        .fork_session(NewBranch::new(inside, asked, 9))
         .await
         .unwrap()
         .unwrap();
@@ -467,13 +472,13 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         parent: branch,
         at_seq: 5,
     };
-    let refused = store.fork_session(SessionId::generate(), past, None, None, 9);
+    let refused = store.fork_session(NewBranch::new(SessionId::generate(), past, 9));
     assert_eq!(refused.await.unwrap(), None, "past the end");
     let missing = Fork {
         parent: SessionId::generate(),
         at_seq: 0,
     };
-    let refused = store.fork_session(SessionId::generate(), missing, None, None, 9);
+    let refused = store.fork_session(NewBranch::new(SessionId::generate(), missing, 9));
     assert_eq!(refused.await.unwrap(), None, "no such parent");
 
     // Deleting a session branches read from hides it and keeps its rows; its last
@@ -507,7 +512,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
         at_seq: 0,
     };
     store
-        .fork_session(second, at_zero, None, None, 11)
+        .fork_session(NewBranch::new(second, at_zero, 11))
         .await
         .unwrap()
         .unwrap();
@@ -515,7 +520,7 @@ pub async fn branches_share_a_prefix_and_append_their_own<S: Store>(store: &S) {
     let swept = store.delete_idle_before(i64::MAX, 100).await.unwrap();
     assert_eq!(swept, [second]);
     let gone = store
-        .fork_session(SessionId::generate(), at_zero, None, None, 12)
+        .fork_session(NewBranch::new(SessionId::generate(), at_zero, 12))
         .await
         .unwrap();
     assert_eq!(

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use super::{Applied, Change, Command, Fork, FramePage, SessionRow, StoreError};
+use super::{Applied, Change, Command, FramePage, NewBranch, SessionRow, StoreError};
 use crate::domain::{SessionId, UserId};
 
 /// The event log, per backend (the hot path, and the only part the benchmark swaps):
@@ -21,24 +21,15 @@ pub trait EventLog: Send + Sync + 'static {
         now_ms: i64,
     ) -> impl Future<Output = Result<SessionRow, StoreError>> + Send;
 
-    /// Creates `id`, a branch of `fork.parent` sharing its events `1..=fork.at_seq` (read
-    /// from the rows that hold them, never copied; a seq inside the parent's own shared
-    /// prefix makes it a branch of the ancestor that holds it), idle, owned by the parent's
-    /// owner, named `title` or as the parent is. `None` when the parent does not exist or
-    /// has fewer events. Whether the seq is a place a branch may part (between runs) is
-    /// the caller's to decide.
-    ///
-    /// `waiting` names the run that waits for its person at `fork.at_seq` (its
-    /// `RUN_FINISHED` paused on questions): the branch then waits too, with its own copy of
-    /// each question (the same ids, answered apart, with a fresh deadline of the same
-    /// length).
+    /// Creates `branch.id`, a branch of `fork.parent` sharing its events `1..=fork.at_seq`
+    /// (read from the rows that hold them, never copied; a seq inside the parent's own
+    /// shared prefix makes it a branch of the ancestor that holds it), idle unless it waits
+    /// as [`NewBranch::waiting`] says, owned by the parent's owner. `None` when the parent
+    /// does not exist or has fewer events. Whether the seq is a place a branch may part
+    /// (between runs) is the caller's to decide.
     fn fork_session(
         &self,
-        id: SessionId,
-        fork: Fork,
-        waiting: Option<&str>,
-        title: Option<&str>,
-        now_ms: i64,
+        branch: NewBranch<'_>,
     ) -> impl Future<Output = Result<Option<SessionRow>, StoreError>> + Send;
 
     /// Deletes a session with its events; false if it did not exist. One that branches read

@@ -27,6 +27,7 @@
 
 mod advances;
 mod attachments;
+mod batch;
 mod budgets;
 mod changes;
 mod command;
@@ -62,6 +63,7 @@ pub(crate) mod webhook_contract;
 mod webhooks;
 
 pub use attachments::{AttachmentRow, Attachments, ChunkStored, FinishedUpload, CHUNK_BYTES};
+pub(crate) use batch::Batch;
 pub use budgets::{day_of, Budgets, OwnBudget, OwnLimit, Spending, Spent};
 pub use changes::{Change, Ending};
 pub use command::{Applied, Command, Guard, LogEntry, Rejection, StateRead};
@@ -79,7 +81,7 @@ pub use options::{StoreOptions, DEFAULT_LOG_WRITERS};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use queued::{QueueReads, QueuedExtra, QueuedRow, MAX_QUEUED};
-pub use sessions::{Fork, Found, SessionRow, Sessions, DEFAULT_TITLE};
+pub use sessions::{Fork, Found, NewBranch, SessionRow, Sessions, DEFAULT_TITLE};
 pub use shares::{ShareRow, Shares};
 #[cfg(test)]
 pub(crate) use sqlite::test_support;

@@ -65,6 +65,37 @@ pub struct Fork {
     pub at_seq: u64,
 }
 
+/// A branch to make ([`EventLog::fork_session`](super::EventLog::fork_session)).
+#[derive(Debug, Clone, Copy)]
+pub struct NewBranch<'a> {
+    /// The branch's id.
+    pub id: SessionId,
+    /// Where it parts from its parent.
+    pub fork: Fork,
+    /// The run that waits for its person at `fork.at_seq`, if one does: the branch then
+    /// waits too, with its own copy of each question (the same ids, answered apart, with
+    /// a fresh deadline of the same length).
+    pub waiting: Option<&'a str>,
+    /// Its name; the parent's when absent.
+    pub title: Option<&'a str>,
+    /// When it is made.
+    pub now_ms: i64,
+}
+
+impl NewBranch<'_> {
+    /// A branch `id` parting at `fork`, made at `now_ms`, named as its parent, waiting for
+    /// no one.
+    pub fn new(id: SessionId, fork: Fork, now_ms: i64) -> Self {
+        NewBranch {
+            id,
+            fork,
+            waiting: None,
+            title: None,
+            now_ms,
+        }
+    }
+}
+
 /// Session rows: one, the owner's list, a search, a conversation's lines, the sessions in
 /// a status; renaming one; retention's delete. The log writes a session's row with its
 /// events, so a backend reads rows with what its log knows (SQLite the exact last seq from

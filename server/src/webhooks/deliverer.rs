@@ -66,8 +66,7 @@ async fn run<S: Store>(shared: Arc<Shared<S>>, shutdown: CancellationToken) {
     let places = Arc::new(Semaphore::new(CONCURRENT));
     let mut attempts = JoinSet::new();
     let mut pruned = Instant::now();
-    let mut tick = tokio::time::interval(TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tick = crate::lifecycle::steady_interval(TICK);
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return attempts.shutdown().await,

@@ -4,7 +4,7 @@
 use shared::{ClientFrame, ServerFrame};
 
 use super::socket::Viewer;
-use crate::agent::NewMessage;
+use crate::agent::{NewMessage, Reply};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::Store;
@@ -44,7 +44,16 @@ pub async fn handle<S: Store>(state: &AppState<S>, viewer: &Viewer, text: &str) 
         }) => state
             .runner
             .answers()
-            .answer(session, viewer.user, &interrupt_id, status, payload, None)
+            .answer(
+                session,
+                viewer.user,
+                Reply {
+                    interrupt_id: &interrupt_id,
+                    status,
+                    payload,
+                    input: None,
+                },
+            )
             .await
             .map(drop)
             .map_err(ApiError::from),

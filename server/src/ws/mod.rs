@@ -30,22 +30,20 @@ use crate::state::AppState;
 use crate::store::{SessionRow, Store};
 
 /// The socket's query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct SocketQuery {
+    /// Replay events after this seq, then follow live.
     #[serde(default)]
+    #[param(required = false)]
     after: u64,
 }
 
 /// Upgrades to a WebSocket after checking the session is the caller's.
-#[utoipa::path(get, path = "/api/sessions/{id}/ws", tag = "sessions",
-    params(
-        ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
-    ),
+#[utoipa::path(get, path = "/api/sessions/{id}/ws", tag = "sessions", params(SocketQuery),
     responses(
         (status = 101, description = "Upgraded to the session's WebSocket (docs/protocol.md)"),
-        (status = 400, description = "Not a WebSocket request, a bad id or query", body = shared::api::ErrorBody),
-        (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 429, description = "Too many open sockets", body = shared::api::ErrorBody),
     )
 )]
@@ -86,14 +84,9 @@ pub async fn connect<S: Store>(
 /// link hides removed from every event. Viewers are capped per session (all its links
 /// together, `--viewer-sockets-per-session`) and per owner (`--viewer-sockets-per-owner`),
 /// apart from the owner's own sockets.
-#[utoipa::path(get, path = "/api/shared/{token}/ws", tag = "sharing",
-    params(
-        ("after" = Option<u64>, Query, description = "Replay events after this seq, then follow live"),
-    ),
+#[utoipa::path(get, path = "/api/shared/{token}/ws", tag = "sharing", params(SocketQuery),
     responses(
         (status = 101, description = "Upgraded to the shared session's read-only WebSocket"),
-        (status = 400, description = "Not a WebSocket request, or a bad query", body = shared::api::ErrorBody),
-        (status = 403, description = "A browser page of another origin", body = shared::api::ErrorBody),
         (status = 404, description = "No such share link", body = shared::api::ErrorBody),
         (status = 429, description = "Too many viewers of this session, or of its owner's sessions, through share links", body = shared::api::ErrorBody),
     )

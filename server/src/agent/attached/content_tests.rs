@@ -38,14 +38,17 @@ fn takes(edge: u32, bytes: usize) -> Accepts {
     }
 }
 
+/// `bytes` named `name` of `media_type`, prepared with room to spare (images up to 2048
+/// pixels a side, 1 MiB).
+fn prepare_roomy(name: &str, media_type: &str, bytes: &[u8]) -> Content {
+    let meta = attachment(name, media_type, bytes.len());
+    prepare(&meta, bytes, &takes(2048, 1 << 20))
+}
+
 #[test]
 fn an_image_within_the_limits_is_sent_byte_for_byte() {
     let bytes = png(64, 48);
-    let sent = prepare(
-        &attachment("a.png", "image/png", bytes.len()),
-        &bytes,
-        &takes(2048, 1 << 20),
-    );
+    let sent = prepare_roomy("a.png", "image/png", &bytes);
     let Content::Image {
         media_type,
         base64: data,
@@ -99,11 +102,7 @@ fn a_larger_image_is_scaled_to_the_providers_edge_and_bytes() {
 #[test]
 fn an_image_too_large_to_read_is_a_note_not_a_decode() {
     let bytes = png(20_000, 1);
-    let sent = prepare(
-        &attachment("bomb.png", "image/png", bytes.len()),
-        &bytes,
-        &takes(2048, 1 << 20),
-    );
+    let sent = prepare_roomy("bomb.png", "image/png", &bytes);
     let Content::Note(note) = sent else {
         panic!("{sent:?}")
     };
@@ -151,11 +150,7 @@ fn a_model_without_images_gets_a_note_for_images_and_pdfs() {
 
 #[test]
 fn a_pdf_goes_whole_with_its_page_count() {
-    let sent = prepare(
-        &attachment("r.pdf", "application/pdf", PDF.len()),
-        PDF,
-        &takes(2048, 1 << 20),
-    );
+    let sent = prepare_roomy("r.pdf", "application/pdf", PDF);
     assert_eq!(
         sent,
         Content::Pdf {

@@ -47,18 +47,23 @@ fn call(id: &str, name: &str, args: &str) -> Vec<Event> {
     ]
 }
 
+/// The result of call `id`.
+fn result(id: &str, content: &str) -> Event {
+    ev(EventBody::ToolCallResult {
+        message_id: format!("r-{id}"),
+        tool_call_id: id.into(),
+        content: content.into(),
+        role: None,
+    })
+}
+
 #[test]
 fn rebuilds_user_assistant_tool_turns_and_counts_model_calls() {
     let mut log = user("u1", "hi");
     log.push(step(true));
     log.extend(call("c1", "clock", "{}"));
     log.push(step(false));
-    log.push(ev(EventBody::ToolCallResult {
-        message_id: "r1".into(),
-        tool_call_id: "c1".into(),
-        content: "{\"utc\":\"x\"}".into(),
-        role: None,
-    }));
+    log.push(result("c1", "{\"utc\":\"x\"}"));
     log.push(step(true));
     log.push(ev(EventBody::TextMessageStart {
         message_id: "a1".into(),
@@ -102,12 +107,7 @@ fn folding_in_steps_gives_the_conversation_a_whole_rebuild_gives() {
     log.push(step(true));
     log.extend(call("c1", "clock", "{}"));
     log.push(step(false));
-    log.push(ev(EventBody::ToolCallResult {
-        message_id: "r1".into(),
-        tool_call_id: "c1".into(),
-        content: "{}".into(),
-        role: None,
-    }));
+    log.push(result("c1", "{}"));
     log.push(step(true));
     log.extend(call("c2", "clock", "{}"));
     log.extend(user("u2", "and now?"));

@@ -28,6 +28,19 @@ pub struct Answers<'a, S> {
     pub(super) runner: &'a Runner<S>,
 }
 
+/// A person's (or a client's) reply to one interrupt.
+pub struct Reply<'a> {
+    /// The interrupt answered.
+    pub interrupt_id: &'a str,
+    /// Whether it is answered or cancelled.
+    pub status: ResumeStatus,
+    /// The answer, checked against the interrupt's `responseSchema`.
+    pub payload: Option<Value>,
+    /// The AG-UI input that carried the reply, recorded in the resumed run's
+    /// `RUN_STARTED` (none from REST or a socket).
+    pub input: Option<Value>,
+}
+
 impl<S: Store> Runner<S> {
     /// Answering the session's interrupts.
     pub fn answers(&self) -> Answers<'_, S> {
@@ -38,19 +51,14 @@ impl<S: Store> Runner<S> {
 impl<S: Store> Answers<'_, S> {
     /// An answer to an interrupt: validated, committed, and the run resumes.
     /// `owner`: the session's owner, whose line the run waits in for a slot.
-    /// `input`: the AG-UI input that resumes the run, recorded in its `RUN_STARTED`.
     pub async fn answer(
         &self,
         session: SessionId,
         owner: UserId,
-        interrupt_id: &str,
-        status: ResumeStatus,
-        payload: Option<Value>,
-        input: Option<Value>,
+        reply: Reply<'_>,
     ) -> Result<RunAccepted, Refusal> {
-        let answered = self
-            .answer_unmetered(session, owner, interrupt_id, status, payload, input)
-            .await;
+        let status = reply.status;
+        let answered = self.answer_unmetered(session, owner, reply).await;
         let outcome = match (&answered, status) {
             (Ok(accepted), _) if accepted.duplicate => "repeated",
             (Ok(_), ResumeStatus::Resolved) => "resolved",
@@ -66,11 +74,14 @@ impl<S: Store> Answers<'_, S> {
         &self,
         session: SessionId,
         owner: UserId,
-        interrupt_id: &str,
-        status: ResumeStatus,
-        payload: Option<Value>,
-        input: Option<Value>,
+        reply: Reply<'_>,
     ) -> Result<RunAccepted, Refusal> {
+        let Reply {
+            interrupt_id,
+            status,
+            payload,
+            input,
+        } = reply;
         if let Some(why) = payload
             .as_ref()
             .and_then(|payload| shared::nesting::too_deep("the answer", payload))

@@ -81,8 +81,7 @@ impl<S: Store> Expiry<'_, S> {
     pub fn spawn_sweeper(runner: Runner<S>) {
         let lifecycle = runner.deps.lifecycle.clone();
         lifecycle.spawn(async move {
-            let mut tick = tokio::time::interval(SWEEP_EVERY);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut tick = crate::lifecycle::steady_interval(SWEEP_EVERY);
             loop {
                 tokio::select! {
                     _ = runner.deps.lifecycle.halting().cancelled() => return,

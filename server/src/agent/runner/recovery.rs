@@ -161,8 +161,7 @@ impl<S: Store> Recovery<'_, S> {
         let lifecycle = runner.deps.lifecycle.clone();
         let runtime = runner.deps.runtime.clone();
         let task = async move {
-            let mut beat = tokio::time::interval(every);
-            beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut beat = crate::lifecycle::steady_interval(every);
             beat.tick().await;
             loop {
                 tokio::select! {

@@ -5,11 +5,10 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::workspace::{check_file_arguments, Workspaces, WriteMode, MAX_PATH_BYTES};
-use super::{Tool, ToolContext, ToolSpec};
+use super::{Tool, ToolCall, ToolContext, ToolSpec};
 
 /// Longest line, in bytes.
 const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -53,11 +52,7 @@ impl Tool for AppendFile {
         check_file_arguments(arguments, "line", MAX_LINE_BYTES)
     }
 
-    fn call(
-        &self,
-        arguments: Value,
-        context: &ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(&self, arguments: Value, context: &ToolContext) -> ToolCall {
         let path = arguments["path"].as_str().unwrap_or_default().to_string();
         let line = arguments["line"].as_str().unwrap_or_default().to_string();
         let (workspaces, user) = (self.workspaces.clone(), context.user.clone());

@@ -1,10 +1,9 @@
 //! The `calculator` tool: evaluates arithmetic with `+ - * / % ^`, parentheses and
 //! decimals, by recursive descent. Errors (syntax, division by zero) are results.
 
-use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{Tool, ToolSpec};
+use super::{Tool, ToolCall, ToolSpec};
 
 /// Longest expression accepted.
 const MAX_LEN: usize = 500;
@@ -28,11 +27,7 @@ impl Tool for Calculator {
         }
     }
 
-    fn call(
-        &self,
-        arguments: Value,
-        _: &super::ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(&self, arguments: Value, _: &super::ToolContext) -> ToolCall {
         let expression = arguments["expression"]
             .as_str()
             .unwrap_or_default()

@@ -1,9 +1,8 @@
 //! The `clock` tool: the current date and time in UTC.
 
-use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{Tool, ToolSpec};
+use super::{Tool, ToolCall, ToolSpec};
 
 /// Tells the time.
 pub struct Clock;
@@ -17,11 +16,7 @@ impl Tool for Clock {
         }
     }
 
-    fn call(
-        &self,
-        _arguments: Value,
-        _: &super::ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(&self, _arguments: Value, _: &super::ToolContext) -> ToolCall {
         let now = chrono::Utc::now();
         Box::pin(async move {
             Ok(json!({

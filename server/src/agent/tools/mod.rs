@@ -51,6 +51,9 @@ pub struct ToolContext {
     pub owner: crate::domain::UserId,
 }
 
+/// What a tool's call comes to: its result, or an error the model reads.
+pub type ToolCall = BoxFuture<'static, Result<Value, String>>;
+
 /// A callable tool.
 pub trait Tool: Send + Sync + 'static {
     /// Name, description and argument schema.
@@ -61,11 +64,7 @@ pub trait Tool: Send + Sync + 'static {
         Ok(())
     }
     /// Runs the tool on checked arguments.
-    fn call(
-        &self,
-        arguments: Value,
-        context: &ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>>;
+    fn call(&self, arguments: Value, context: &ToolContext) -> ToolCall;
     /// Whether the tool changes something outside the conversation; such tools need a
     /// person's approval unless configured otherwise.
     fn changes_things(&self) -> bool {
@@ -315,7 +314,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }
         }
-        fn call(&self, _: Value, _: &ToolContext) -> BoxFuture<'static, Result<Value, String>> {
+        fn call(&self, _: Value, _: &ToolContext) -> ToolCall {
             Box::pin(async { panic!("boom") })
         }
     }

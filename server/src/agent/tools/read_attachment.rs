@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{Tool, ToolContext, ToolSpec};
+use super::{Tool, ToolCall, ToolContext, ToolSpec};
 use crate::domain::SessionId;
 use crate::store::{Store, CHUNK_BYTES};
 
@@ -23,31 +23,22 @@ pub struct Piece {
     pub data: Vec<u8>,
 }
 
+/// What reading a piece of an attachment comes to: the piece if it is there, or why not.
+pub type PieceRead = BoxFuture<'static, Result<Option<Piece>, String>>;
+
 /// Where the tool reads attachments (the store, behind a trait object so the tool
 /// registry stays free of the store's type).
 pub trait AttachmentSource: Send + Sync + 'static {
     /// Bytes `offset..offset + length` of attachment `id` of `session`'s line, if it is
     /// there.
-    fn read(
-        &self,
-        session: SessionId,
-        id: String,
-        offset: u64,
-        length: u64,
-    ) -> BoxFuture<'static, Result<Option<Piece>, String>>;
+    fn read(&self, session: SessionId, id: String, offset: u64, length: u64) -> PieceRead;
 }
 
 /// The store as an [`AttachmentSource`].
 pub struct StoredAttachments<S>(pub Arc<S>);
 
 impl<S: Store> AttachmentSource for StoredAttachments<S> {
-    fn read(
-        &self,
-        session: SessionId,
-        id: String,
-        offset: u64,
-        length: u64,
-    ) -> BoxFuture<'static, Result<Option<Piece>, String>> {
+    fn read(&self, session: SessionId, id: String, offset: u64, length: u64) -> PieceRead {
         let store = self.0.clone();
         Box::pin(async move {
             let found = store.attachment_in_line(session, &id).await;
@@ -113,11 +104,7 @@ impl Tool for ReadAttachment {
         }
     }
 
-    fn call(
-        &self,
-        arguments: Value,
-        context: &ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(&self, arguments: Value, context: &ToolContext) -> ToolCall {
         let source = self.source.clone();
         let session = context.session;
         Box::pin(async move {

@@ -40,25 +40,38 @@ fn paths_are_checked_as_text() {
     assert!(check_path(&"a".repeat(256)).is_err());
 }
 
+/// `write(root, n)` on `threads` threads released together, n = 0, 1, …; what each
+/// returned, in order.
+fn at_once<T: Send + 'static>(
+    threads: usize,
+    root: &std::path::Path,
+    write: impl Fn(&std::path::Path, usize) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let start = std::sync::Arc::new(std::sync::Barrier::new(threads));
+    let write = std::sync::Arc::new(write);
+    let handles: Vec<_> = (0..threads)
+        .map(|n| {
+            let (root, start, write) = (root.to_path_buf(), start.clone(), write.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                write(&root, n)
+            })
+        })
+        .collect();
+    let outcomes = handles.into_iter().map(|handle| handle.join().unwrap());
+    outcomes.collect()
+}
+
 #[test]
 fn appends_at_the_same_moment_each_keep_their_line() {
     let root = tempfile::tempdir().unwrap();
     const WRITERS: usize = 32;
-    let start = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|n| {
-            let (root, start) = (root.path().to_path_buf(), start.clone());
-            std::thread::spawn(move || {
-                start.wait();
-                let line = format!("line-{n}\n");
-                let mode = WriteMode::Append;
-                write_beneath(&root, &alice(), "log.txt", line.as_bytes(), mode, 1 << 20)
-            })
-        })
-        .collect();
-    for writer in writers {
-        writer.join().unwrap().unwrap();
-    }
+    let written = at_once(WRITERS, root.path(), |root, n| {
+        let line = format!("line-{n}\n");
+        let mode = WriteMode::Append;
+        write_beneath(root, &alice(), "log.txt", line.as_bytes(), mode, 1 << 20)
+    });
+    assert!(written.iter().all(Result::is_ok), "{written:?}");
     let file = std::fs::read_to_string(root.path().join("alice/log.txt")).unwrap();
     let mut lines: Vec<&str> = file.lines().collect();
     lines.sort_unstable();
@@ -280,31 +293,20 @@ fn writes_of_one_user_at_the_same_moment_never_pass_the_quota_together() {
     let root = tempfile::tempdir().unwrap();
     const WRITERS: usize = 16;
     let quota = 10 * 4096;
-    let start = std::sync::Arc::new(std::sync::Barrier::new(WRITERS));
     // Each writes in a folder of its own, through the lock alone (no shared mutex:
     // as two processes on one workspace would).
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|n| {
-            let (root, start) = (root.path().to_path_buf(), start.clone());
-            std::thread::spawn(move || {
-                start.wait();
-                let path = format!("w{n}/f.txt");
-                write_beneath(
-                    &root,
-                    &alice(),
-                    &path,
-                    &[b'x'; 1000],
-                    WriteMode::Replace,
-                    quota,
-                )
-            })
-        })
-        .collect();
-    let written = writers
-        .into_iter()
-        .map(|writer| writer.join().unwrap())
-        .filter(Result::is_ok)
-        .count();
+    let outcomes = at_once(WRITERS, root.path(), move |root, n| {
+        let path = format!("w{n}/f.txt");
+        write_beneath(
+            root,
+            &alice(),
+            &path,
+            &[b'x'; 1000],
+            WriteMode::Replace,
+            quota,
+        )
+    });
+    let written = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
     assert!(written >= 1);
     let total = on_disk(&root.path().join("alice"));
     assert!(

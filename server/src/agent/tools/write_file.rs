@@ -6,11 +6,10 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::workspace::{check_file_arguments, Workspaces, WriteMode, MAX_PATH_BYTES};
-use super::{Tool, ToolContext, ToolSpec};
+use super::{Tool, ToolCall, ToolContext, ToolSpec};
 
 /// Largest file the tool writes, in bytes.
 pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
@@ -58,11 +57,7 @@ impl Tool for WriteFile {
         check_file_arguments(arguments, "content", MAX_CONTENT_BYTES)
     }
 
-    fn call(
-        &self,
-        arguments: Value,
-        context: &ToolContext,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    fn call(&self, arguments: Value, context: &ToolContext) -> ToolCall {
         let path = arguments["path"].as_str().unwrap_or_default().to_string();
         let content = arguments["content"]
             .as_str()

@@ -12,63 +12,50 @@ use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
 use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Required, Response, ResponseBuilder};
 
-use crate::routes::{Access, Endpoint};
+use crate::routes::{Access, Endpoint, Spend};
 
 /// An error response many operations share: its status, what it says, and whether it
 /// applies to an operation (from its table entry and its annotation).
-struct Common {
-    status: &'static str,
-    description: &'static str,
-    applies: fn(&Endpoint, &Operation) -> bool,
-}
+type Common = (
+    &'static str,
+    &'static str,
+    fn(&Endpoint, &Operation) -> bool,
+);
 
 /// The shared error responses; for each status the first that applies counts.
 const COMMON: &[Common] = &[
-    Common {
-        status: "400",
-        description: "Malformed body or id",
-        applies: |endpoint, operation| endpoint.names_session() && takes_json(operation),
-    },
-    Common {
-        status: "400",
-        description: "Not a session id",
-        applies: |endpoint, _| endpoint.names_session(),
-    },
-    Common {
-        status: "400",
-        description: "Malformed body",
-        applies: |_, operation| takes_json(operation),
-    },
-    Common {
-        status: "401",
-        description: "No valid credentials",
-        applies: |endpoint, _| endpoint.access == Access::User,
-    },
-    Common {
-        status: "404",
-        description: "No such session of the caller's",
-        applies: |endpoint, _| endpoint.names_session(),
-    },
-    Common {
-        status: "406",
-        description: "`Accept` excludes `text/event-stream`",
-        applies: |_, operation| streams_events(operation),
-    },
-    Common {
-        status: "413",
-        description: "Body too large",
-        applies: |_, operation| takes_json(operation),
-    },
-    Common {
-        status: "415",
-        description: "A body that is not JSON (`application/json` or `application/…+json`)",
-        applies: |_, operation| takes_json(operation),
-    },
-    Common {
-        status: "503",
-        description: "Storage unavailable",
-        applies: |endpoint, _| endpoint.storage,
-    },
+    (
+        "400",
+        "Not a WebSocket request, a bad id or query",
+        |e, o| upgrades(o) && e.names_session(),
+    ),
+    ("400", "Not a WebSocket request, or a bad query", |_, o| {
+        upgrades(o)
+    }),
+    ("400", "Malformed body or id", |e, o| {
+        e.names_session() && takes_json(o)
+    }),
+    ("400", "Not a session id", |e, _| e.names_session()),
+    ("400", "Malformed body", |_, o| takes_json(o)),
+    ("403", "A browser page of another origin", |_, o| {
+        upgrades(o)
+    }),
+    ("401", "No valid credentials", |e, _| {
+        e.access == Access::User
+    }),
+    ("404", "No such session of the caller's", |e, _| {
+        e.names_session()
+    }),
+    ("406", "`Accept` excludes `text/event-stream`", |_, o| {
+        streams_events(o)
+    }),
+    ("413", "Body too large", |_, o| takes_json(o)),
+    (
+        "415",
+        "A body that is not JSON (`application/json` or `application/…+json`)",
+        |_, o| takes_json(o),
+    ),
+    ("503", "Storage unavailable", |e, _| e.storage),
 ];
 
 /// Path parameters many routes name, described once by their name: the name, what it
@@ -78,6 +65,14 @@ const PATH_PARAMETERS: &[(&str, &str, bool)] = &[
     ("token", "The link's secret (`tds_…`)", false),
     ("attachment", "The attachment's id", false),
     ("queued", "The queued message's id", false),
+    ("share", "The link's id", false),
+    ("interrupt", "The interrupt id from `RUN_FINISHED`", false),
+    ("run", "A run of the session (`RUN_STARTED.runId`)", false),
+    (
+        "message",
+        "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)",
+        false,
+    ),
 ];
 
 /// `operation`, an annotation's, with what `endpoint`'s entry and its kind imply: no
@@ -90,10 +85,10 @@ pub fn complete(endpoint: &Endpoint, mut operation: Operation) -> Operation {
     }
     operation.parameters = parameters(endpoint.path, operation.parameters.take());
     let mut common: Vec<(&str, &str)> = Vec::new();
-    for shared in COMMON {
-        let listed = common.iter().any(|(status, _)| *status == shared.status);
-        if !listed && (shared.applies)(endpoint, &operation) {
-            common.push((shared.status, shared.description));
+    for (status, description, applies) in COMMON {
+        let listed = common.iter().any(|(listed, _)| listed == status);
+        if !listed && applies(endpoint, &operation) {
+            common.push((status, description));
         }
     }
     let responses = &mut operation.responses.responses;
@@ -102,8 +97,10 @@ pub fn complete(endpoint: &Endpoint, mut operation: Operation) -> Operation {
             missing.insert(RefOr::T(error_response(description)));
         }
     }
+    spend_allowances(endpoint, &mut operation);
     refuse_queries(&mut operation);
     time_out_bodies(&mut operation);
+    serve_ranges(&mut operation);
     operation
 }
 
@@ -159,6 +156,11 @@ fn takes_json(operation: &Operation) -> bool {
     })
 }
 
+/// Whether it upgrades to a WebSocket (answers 101).
+fn upgrades(operation: &Operation) -> bool {
+    operation.responses.responses.contains_key("101")
+}
+
 /// Whether it answers with Server-Sent Events.
 fn streams_events(operation: &Operation) -> bool {
     operation
@@ -169,6 +171,56 @@ fn streams_events(operation: &Operation) -> bool {
             RefOr::T(response) => response.content.contains_key("text/event-stream"),
             RefOr::Ref(_) => false,
         })
+}
+
+/// Says that it may answer 429 for each allowance the route spends, and 503 if it queues
+/// a run, unless its annotation says so itself.
+fn spend_allowances(endpoint: &Endpoint, operation: &mut Operation) {
+    if endpoint.spends.is_empty() {
+        return;
+    }
+    let per_minute: Vec<&str> = endpoint
+        .spends
+        .iter()
+        .filter_map(|spend| match spend {
+            Spend::Sessions => Some("new sessions"),
+            Spend::Messages => Some("messages"),
+            Spend::ShareLinks => Some("share links"),
+            Spend::InputBytes => Some("bytes of input"),
+            Spend::RunQueue => None,
+        })
+        .collect();
+    let mut refusals = Vec::new();
+    if !per_minute.is_empty() {
+        refusals.push(format!(
+            "`rate_limited` (too many {} this minute)",
+            or_list(&per_minute)
+        ));
+    }
+    let queues = endpoint.spends.contains(&Spend::RunQueue);
+    if queues {
+        refusals.push(
+            "`too_many_queued_runs` (the caller's share of the run queue is full)".to_string(),
+        );
+    }
+    let limited = format!("{}; `Retry-After`", refusals.join(" or "));
+    let responses = &mut operation.responses.responses;
+    if let Entry::Vacant(missing) = responses.entry("429".to_string()) {
+        missing.insert(RefOr::T(error_response(&limited)));
+    }
+    if queues {
+        let saturated = "`saturated` (too many runs waiting) or storage unavailable";
+        responses.insert("503".to_string(), RefOr::T(error_response(saturated)));
+    }
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// Says that it may answer 400 because a query parameter it does not take is refused
@@ -199,6 +251,32 @@ fn time_out_bodies(operation: &mut Operation) {
         );
         let responses = &mut operation.responses.responses;
         responses.insert("408".to_string(), RefOr::T(timeout));
+    }
+}
+
+/// Says what a route that serves a file's bytes answers besides them: one range of
+/// them, "not modified", and a range it cannot serve.
+fn serve_ranges(operation: &mut Operation) {
+    let serves_bytes = |response: &RefOr<Response>| match response {
+        RefOr::T(response) => response.content.contains_key("application/octet-stream"),
+        RefOr::Ref(_) => false,
+    };
+    let responses = &mut operation.responses.responses;
+    if !responses.get("200").is_some_and(serves_bytes) {
+        return;
+    }
+    let partial = ResponseBuilder::new()
+        .description("One range of them (`Range: bytes=…`)")
+        .content("application/octet-stream", ContentBuilder::new().build())
+        .build();
+    let unchanged = ResponseBuilder::new()
+        .description("`If-None-Match` names its `ETag`")
+        .build();
+    let unsatisfiable = error_response("`range_not_satisfiable` (`Content-Range: bytes */<size>`)");
+    for (status, response) in [("206", partial), ("304", unchanged), ("416", unsatisfiable)] {
+        responses
+            .entry(status.to_string())
+            .or_insert(RefOr::T(response));
     }
 }
 

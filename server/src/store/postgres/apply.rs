@@ -14,7 +14,9 @@ use crate::store::advances::advances;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::guards::SET_STATE_SEQ;
 use crate::store::sql::sessions::{HIDE, PURGE_HIDDEN};
-use crate::store::{derive_effects, Applied, Change, Command, Effects, Rejection, StoreError};
+use crate::store::{
+    derive_effects, Applied, Batch, Change, Command, Effects, Rejection, StoreError,
+};
 
 /// The rows a batch inserts, as the column arrays `UNNEST` takes.
 #[derive(Default)]
@@ -32,6 +34,13 @@ impl<'a> EventRows<'a> {
             self.events.push(entry.json.as_str());
         }
     }
+}
+
+/// What a batch writes: its event rows and what it did to each session.
+#[derive(Default)]
+struct Written<'a> {
+    rows: EventRows<'a>,
+    touched: Touched,
 }
 
 /// What a batch committed to each session it touched, and the sessions whose listed row
@@ -104,15 +113,21 @@ pub(super) async fn apply_in_transaction(
     batch: &[Command],
     now_ms: i64,
 ) -> Result<Vec<Applied>, StoreError> {
-    let mut rows = EventRows::default();
-    let mut touched = Touched::default();
-    let applied = if batch.iter().all(Command::is_plain_append) {
-        // The token path: its one UPDATE locks the sessions itself, in id order.
-        apply_appends(conn, lease, batch, now_ms, &mut rows, &mut touched).await?
-    } else {
-        lock_sessions(conn, batch).await?;
-        apply_guarded(conn, lease, batch, now_ms, &mut rows, &mut touched).await?
+    let mut written = Written::default();
+    let commands = batch;
+    let batch = Batch {
+        commands,
+        lease,
+        now_ms,
     };
+    let applied = if commands.iter().all(Command::is_plain_append) {
+        // The token path: its one UPDATE locks the sessions itself, in id order.
+        apply_appends(conn, batch, &mut written).await?
+    } else {
+        lock_sessions(conn, commands).await?;
+        apply_guarded(conn, batch, &mut written).await?
+    };
+    let Written { rows, touched } = written;
     let changes = touched.notices();
     // The rows and the announcement in one statement (a data-modifying CTE always runs).
     sqlx::query(
@@ -147,14 +162,15 @@ async fn lock_sessions(conn: &mut PgConnection, batch: &[Command]) -> Result<(),
 /// batch in id order (the subquery's `FOR UPDATE` after its sort) and advances it.
 async fn apply_appends<'a>(
     conn: &mut PgConnection,
-    lease: &LeaseTerms,
-    batch: &'a [Command],
-    now_ms: i64,
-    rows: &mut EventRows<'a>,
-    touched: &mut Touched,
+    batch: Batch<'a>,
+    written: &mut Written<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
-    let effects: Vec<Effects> = batch.iter().map(|c| derive_effects(&c.entries)).collect();
-    let advances = advances(batch, &effects);
+    let effects: Vec<Effects> = batch
+        .commands
+        .iter()
+        .map(|c| derive_effects(&c.entries))
+        .collect();
+    let advances = advances(batch.commands, &effects);
     let mut ids = Vec::with_capacity(advances.len());
     let mut counts = Vec::with_capacity(advances.len());
     let mut statuses: Vec<Option<&str>> = Vec::with_capacity(advances.len());
@@ -182,8 +198,8 @@ async fn apply_appends<'a>(
     .bind(&counts)
     .bind(&statuses)
     .bind(&runs)
-    .bind(now_ms)
-    .bind(&lease.owner)
+    .bind(batch.now_ms)
+    .bind(&batch.lease.owner)
     .fetch_all(&mut *conn)
     .await?;
     let counts: HashMap<&str, i64> = advances.iter().map(|a| (a.id.as_str(), a.count)).collect();
@@ -198,8 +214,8 @@ async fn apply_appends<'a>(
         .filter(|id| !next_seq.contains_key(*id))
         .collect();
     let skipped = Skipped::read(conn, &skipped).await?;
-    let mut applied = Vec::with_capacity(batch.len());
-    for (command, effects) in batch.iter().zip(&effects) {
+    let mut applied = Vec::with_capacity(batch.commands.len());
+    for (command, effects) in batch.commands.iter().zip(&effects) {
         let session = command.session.to_string();
         let Some(next) = next_seq.get_mut(&session) else {
             applied.push(Applied::Rejected(skipped.rejection(&session)));
@@ -207,11 +223,11 @@ async fn apply_appends<'a>(
         };
         let first_seq = *next;
         *next += command.entries.len() as i64;
-        rows.push(&session, first_seq, command);
-        touched.add(command, first_seq, effects);
-        insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
-        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
-        add_spending(conn, &session, effects.spending, now_ms).await?;
+        written.rows.push(&session, first_seq, command);
+        written.touched.add(command, first_seq, effects);
+        insert_interrupts(conn, &session, &effects.interrupts, batch.now_ms).await?;
+        insert_run_ends(conn, &session, first_seq, &effects.run_ends, batch.now_ms).await?;
+        add_spending(conn, &session, effects.spending, batch.now_ms).await?;
         applied.push(Applied::Committed {
             first_seq: first_seq as u64,
         });
@@ -253,17 +269,20 @@ impl Skipped {
 /// it left, then advances its session.
 async fn apply_guarded<'a>(
     conn: &mut PgConnection,
-    lease: &LeaseTerms,
-    batch: &'a [Command],
-    now_ms: i64,
-    rows: &mut EventRows<'a>,
-    touched: &mut Touched,
+    batch: Batch<'a>,
+    written: &mut Written<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
-    let mut applied = Vec::with_capacity(batch.len());
-    for command in batch {
+    let mut applied = Vec::with_capacity(batch.commands.len());
+    for command in batch.commands {
         let session = command.session.to_string();
         let mut guard_rows = PgGuardRows(&mut *conn);
-        let guarded = check_guard(&mut guard_rows, lease, command, &session, now_ms);
+        let guarded = check_guard(
+            &mut guard_rows,
+            batch.lease,
+            command,
+            &session,
+            batch.now_ms,
+        );
         if let Some(rejection) = guarded.await? {
             applied.push(Applied::Rejected(rejection));
             continue;
@@ -284,7 +303,7 @@ async fn apply_guarded<'a>(
              WHERE id = $5 RETURNING last_seq"
         ))
         .bind(count)
-        .bind(now_ms)
+        .bind(batch.now_ms)
         .bind(status)
         .bind(run_id)
         .bind(&session)
@@ -303,11 +322,11 @@ async fn apply_guarded<'a>(
                 .execute(&mut *conn)
                 .await?;
         }
-        insert_interrupts(conn, &session, &effects.interrupts, now_ms).await?;
-        insert_run_ends(conn, &session, first_seq, &effects.run_ends, now_ms).await?;
-        add_spending(conn, &session, effects.spending, now_ms).await?;
-        rows.push(&session, first_seq, command);
-        touched.add(command, first_seq, &effects);
+        insert_interrupts(conn, &session, &effects.interrupts, batch.now_ms).await?;
+        insert_run_ends(conn, &session, first_seq, &effects.run_ends, batch.now_ms).await?;
+        add_spending(conn, &session, effects.spending, batch.now_ms).await?;
+        written.rows.push(&session, first_seq, command);
+        written.touched.add(command, first_seq, &effects);
         applied.push(Applied::Committed {
             first_seq: first_seq as u64,
         });

@@ -47,7 +47,7 @@ use super::leases::LeaseTerms;
 use super::rows::{session_from, SessionTuple, SESSION_COLUMNS};
 use super::StoreOptions;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, SessionRow, StoreError,
+    Applied, Change, Command, ErrorKind, EventLog, FramePage, NewBranch, SessionRow, StoreError,
     StoredEvent, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, UserId};
@@ -223,16 +223,9 @@ impl EventLog for PostgresStore {
         Ok(SessionRow::created(id, owner, title, now_ms))
     }
 
-    async fn fork_session(
-        &self,
-        id: SessionId,
-        fork: Fork,
-        waiting: Option<&str>,
-        title: Option<&str>,
-        now_ms: i64,
-    ) -> Result<Option<SessionRow>, StoreError> {
+    async fn fork_session(&self, branch: NewBranch<'_>) -> Result<Option<SessionRow>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let Some(from) = branches::branch_point(&mut tx, fork).await? else {
+        let Some(from) = branches::branch_point(&mut tx, branch.fork).await? else {
             return Ok(None);
         };
         let sql = format!(
@@ -243,18 +236,18 @@ impl EventLog for PostgresStore {
              RETURNING {SESSION_COLUMNS}"
         );
         let mut row: SessionTuple = sqlx::query_as(&sql)
-            .bind(id.to_string())
-            .bind(title)
+            .bind(branch.id.to_string())
+            .bind(branch.title)
             .bind(from.at_seq as i64)
-            .bind(now_ms)
+            .bind(branch.now_ms)
             .bind(from.parent.to_string())
             .fetch_one(&mut *tx)
             .await?;
-        if let Some(run) = waiting {
+        if let Some(run) = branch.waiting {
             use crate::store::sql::interrupts::{BRANCH_WAITS, COPY_WAITING};
             let copied = sqlx::query(COPY_WAITING)
-                .bind(id.to_string())
-                .bind(now_ms)
+                .bind(branch.id.to_string())
+                .bind(branch.now_ms)
                 .bind(from.parent.to_string())
                 .bind(run)
                 .execute(&mut *tx)
@@ -262,14 +255,14 @@ impl EventLog for PostgresStore {
             if copied.rows_affected() > 0 {
                 sqlx::query(BRANCH_WAITS)
                     .bind(run)
-                    .bind(id.to_string())
+                    .bind(branch.id.to_string())
                     .execute(&mut *tx)
                     .await?;
                 row.3 = SessionStatus::AwaitingInput.as_str().to_string();
                 row.4 = Some(run.to_string());
             }
         }
-        feed::announce(&mut tx, &Change::Listed { session: id }).await?;
+        feed::announce(&mut tx, &Change::Listed { session: branch.id }).await?;
         tx.commit().await?;
         session_from(row).map(Some)
     }

@@ -6,7 +6,7 @@
 use super::test_support::temp_store;
 use crate::domain::{SessionId, UserId};
 use crate::store::test_support::append as tokens;
-use crate::store::{Applied, Change, Command, EventLog, Rejection, Sessions};
+use crate::store::{Applied, Change, Command, EventLog, NewBranch, Rejection, Sessions};
 
 #[tokio::test]
 async fn one_statement_hands_out_seqs_and_announces_every_session_either_way() {
@@ -226,12 +226,8 @@ async fn sessions_with<const N: usize>(
 
 /// How many rows `session` has in `events`.
 async fn rows_of(store: &super::PostgresStore, session: SessionId) -> i64 {
-    number_of(
-        store,
-        "SELECT count(*) FROM events WHERE session_id = $1",
-        session,
-    )
-    .await
+    let sql = "SELECT count(*) FROM events WHERE session_id = $1";
+    number_of(store, sql, session).await
 }
 
 /// The number a query of one session (`$1`) reads.
@@ -267,12 +263,8 @@ async fn deltas(store: &super::PostgresStore, session: SessionId) -> Vec<(u64, S
 
 /// The session's `last_seq` column as stored (bare inserts leave it behind).
 async fn stored_last_seq(store: &super::PostgresStore, session: SessionId) -> i64 {
-    number_of(
-        store,
-        "SELECT last_seq FROM sessions WHERE id = $1",
-        session,
-    )
-    .await
+    let sql = "SELECT last_seq FROM sessions WHERE id = $1";
+    number_of(store, sql, session).await
 }
 
 #[tokio::test]
@@ -343,12 +335,12 @@ async fn a_head_another_instance_moved_on_collides_and_the_batch_goes_in_after_i
         at_seq,
     };
     let past = other
-        .fork_session(SessionId::generate(), at(7), None, None, 0)
+        .fork_session(NewBranch::new(SessionId::generate(), at(7), 0))
         .await
         .unwrap();
     assert!(past.is_none(), "a branch parts after the log's end");
     let branch = other
-        .fork_session(SessionId::generate(), at(6), None, None, 0)
+        .fork_session(NewBranch::new(SessionId::generate(), at(6), 0))
         .await
         .unwrap()
         .expect("a branch at the log's end");

@@ -32,12 +32,8 @@ macro_rules! interrupt_reads_on {
                     "SELECT {INTERRUPT_COLUMNS} FROM interrupts \
                      WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, id"
                 );
-                crate::store::sql::rows_of!(
-                    &$keeper(self).$reads,
-                    &sql,
-                    interrupt_from,
-                    session.to_string(),
-                )
+                let pool = &$keeper(self).$reads;
+                crate::store::sql::rows_of!(pool, &sql, interrupt_from, session.to_string())
             }
 
             async fn expired_interrupts(

@@ -15,12 +15,8 @@ macro_rules! queue_reads_on {
                     "SELECT {QUEUED_COLUMNS} FROM queued_messages \
                      WHERE session_id = $1 ORDER BY position"
                 );
-                crate::store::sql::rows_of!(
-                    &$keeper(self).$reads,
-                    &sql,
-                    queued_from,
-                    session.to_string(),
-                )
+                let pool = &$keeper(self).$reads;
+                crate::store::sql::rows_of!(pool, &sql, queued_from, session.to_string())
             }
 
             async fn idle_with_queue(

@@ -4,13 +4,7 @@
 /// [`super`] describes, with `$announce`: how the backend tells other processes a link
 /// was deleted, inside the transaction that deletes it).
 macro_rules! shares_on {
-    (
-        [$($generics:tt)*] $store:ty,
-        $keeper:path,
-        $writes:ident,
-        $reads:ident,
-        $announce:path
-    ) => {
+    ([$($generics:tt)*] $store:ty, $keeper:path, $writes:ident, $reads:ident, $announce:path) => {
         impl<$($generics)*> crate::store::Shares for $store {
             async fn create_share(
                 &self,
@@ -45,12 +39,8 @@ macro_rules! shares_on {
                     "SELECT {SHARE_COLUMNS} FROM shares WHERE session_id = $1 \
                      ORDER BY created_at, id"
                 );
-                crate::store::sql::rows_of!(
-                    &$keeper(self).$reads,
-                    &sql,
-                    share_from,
-                    session.to_string(),
-                )
+                let pool = &$keeper(self).$reads;
+                crate::store::sql::rows_of!(pool, &sql, share_from, session.to_string())
             }
 
             async fn delete_share(
@@ -115,26 +105,15 @@ pub(crate) const SHARE_COLUMNS: &str = "id, session_id, hide_reasoning, hide_too
      hide_attachments, hide_state, show_instructions, created_at";
 
 /// A share link from its columns.
-pub(crate) fn share_from(
-    (
-        id,
-        session,
-        hide_reasoning,
-        hide_tool_arguments,
-        hide_attachments,
-        hide_state,
-        show_instructions,
-        created_at,
-    ): ShareTuple,
-) -> Result<ShareRow, StoreError> {
+pub(crate) fn share_from(row: ShareTuple) -> Result<ShareRow, StoreError> {
     Ok(ShareRow {
-        id,
-        session: SessionId::parse(&session).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        hide_reasoning,
-        hide_tool_arguments,
-        hide_attachments,
-        hide_state,
-        show_instructions,
-        created_at,
+        id: row.0,
+        session: SessionId::parse(&row.1).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        hide_reasoning: row.2,
+        hide_tool_arguments: row.3,
+        hide_attachments: row.4,
+        hide_state: row.5,
+        show_instructions: row.6,
+        created_at: row.7,
     })
 }

@@ -6,13 +6,7 @@
 /// &Change) -> Result<(), StoreError>` that tells the other processes sharing the database
 /// of a credential that ended, inside the transaction that ends it).
 macro_rules! users_on {
-    (
-        [$($generics:tt)*] $store:ty,
-        $keeper:path,
-        $writes:ident,
-        $reads:ident,
-        $announce:path
-    ) => {
+    ([$($generics:tt)*] $store:ty, $keeper:path, $writes:ident, $reads:ident, $announce:path) => {
         impl<$($generics)*> crate::store::Users for $store {
             async fn create_user(
                 &self,

@@ -77,12 +77,8 @@ macro_rules! webhooks_on {
                     "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries \
                      WHERE session_id = $1 ORDER BY created_at, id"
                 );
-                crate::store::sql::rows_of!(
-                    &$keeper(self).$reads,
-                    &sql,
-                    delivery_from,
-                    session.to_string(),
-                )
+                let pool = &$keeper(self).$reads;
+                crate::store::sql::rows_of!(pool, &sql, delivery_from, session.to_string())
             }
 
             async fn interrupts_waiting(&self) -> Result<u64, crate::store::StoreError> {
@@ -101,55 +97,33 @@ macro_rules! webhooks_on {
             CAST(attempts AS BIGINT), CAST(last_status AS BIGINT), last_error, next_attempt_at, \
             created_at, delivered_at, payload";
 
+        /// The columns of [`DELIVERY_COLUMNS`]: id, event, interrupt, session, url, state;
+        /// attempts, last status, last error; next attempt, created, delivered; payload.
         type DeliveryTuple = (
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            i64,
-            Option<i64>,
-            Option<String>,
-            i64,
-            i64,
-            Option<i64>,
+            String, String, String, String, String, String,
+            i64, Option<i64>, Option<String>,
+            i64, i64, Option<i64>,
             Option<String>,
         );
 
         fn delivery_from(
             row: DeliveryTuple,
         ) -> Result<crate::store::DeliveryRow, crate::store::StoreError> {
-            let (
-                id,
-                event,
-                interrupt_id,
-                session,
-                url,
-                state,
-                attempts,
-                last_status,
-                last_error,
-                next_attempt_at,
-                created_at,
-                delivered_at,
-                payload,
-            ) = row;
             Ok(crate::store::DeliveryRow {
-                id,
-                event,
-                interrupt_id,
-                session: crate::domain::SessionId::parse(&session)
+                id: row.0,
+                event: row.1,
+                interrupt_id: row.2,
+                session: crate::domain::SessionId::parse(&row.3)
                     .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?,
-                url,
-                state,
-                attempts,
-                last_status,
-                last_error,
-                next_attempt_at,
-                created_at,
-                delivered_at,
-                payload,
+                url: row.4,
+                state: row.5,
+                attempts: row.6,
+                last_status: row.7,
+                last_error: row.8,
+                next_attempt_at: row.9,
+                created_at: row.10,
+                delivered_at: row.11,
+                payload: row.12,
                 interrupt: None,
             })
         }

@@ -16,25 +16,27 @@ use crate::store::advances::advances;
 use crate::store::guards::LeaseHolder;
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::guards::LEASE_OWNER;
-use crate::store::{derive_effects, Applied, Command, Effects, Rejection, StoreError};
+use crate::store::{derive_effects, Applied, Batch, Command, Effects, Rejection, StoreError};
 
 /// Applies a batch whose commands are all plain appends.
 pub(super) fn apply_appends<'a>(
     conn: &Connection,
-    lease: &LeaseTerms,
-    batch: &'a [Command],
-    now_ms: i64,
+    batch: Batch<'a>,
     appended: &mut Appended<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
     let mut refusals: HashMap<SessionId, Option<Rejection>> = HashMap::new();
-    for command in batch {
+    for command in batch.commands {
         if let Entry::Vacant(entry) = refusals.entry(command.session) {
-            entry.insert(refusal(conn, lease, appended, command.session)?);
+            entry.insert(refusal(conn, batch.lease, appended, command.session)?);
         }
     }
-    let effects: Vec<Effects> = batch.iter().map(|c| derive_effects(&c.entries)).collect();
-    let mut applied = Vec::with_capacity(batch.len());
-    for (command, effects) in batch.iter().zip(&effects) {
+    let effects: Vec<Effects> = batch
+        .commands
+        .iter()
+        .map(|c| derive_effects(&c.entries))
+        .collect();
+    let mut applied = Vec::with_capacity(batch.commands.len());
+    for (command, effects) in batch.commands.iter().zip(&effects) {
         if let Some(Some(rejection)) = refusals.get(&command.session) {
             applied.push(Applied::Rejected(rejection.clone()));
             continue;
@@ -44,12 +46,25 @@ pub(super) fn apply_appends<'a>(
             continue;
         };
         let session = command.session.to_string();
-        insert_interrupts(conn, &session, &effects.interrupts, now_ms)?;
-        insert_run_ends(conn, &session, first_seq as i64, &effects.run_ends, now_ms)?;
-        add_spending(conn, &session, effects.spending, now_ms)?;
+        insert_interrupts(conn, &session, &effects.interrupts, batch.now_ms)?;
+        insert_run_ends(
+            conn,
+            &session,
+            first_seq as i64,
+            &effects.run_ends,
+            batch.now_ms,
+        )?;
+        add_spending(conn, &session, effects.spending, batch.now_ms)?;
         applied.push(Applied::Committed { first_seq });
     }
-    write_statuses(conn, batch, &effects, &refusals, appended, now_ms)?;
+    write_statuses(
+        conn,
+        batch.commands,
+        &effects,
+        &refusals,
+        appended,
+        batch.now_ms,
+    )?;
     Ok(applied)
 }
 

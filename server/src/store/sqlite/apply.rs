@@ -13,7 +13,7 @@ use super::log::LogState;
 use super::raised::{add_spending, insert_interrupts, insert_run_ends};
 use crate::store::leases::LeaseTerms;
 use crate::store::sql::guards::SET_STATE_SEQ;
-use crate::store::{derive_effects, Applied, Change, Command, Rejection, StoreError};
+use crate::store::{derive_effects, Applied, Batch, Change, Command, Rejection, StoreError};
 
 /// One batch in one transaction as the log's writer ([`LogState::transaction`]); with
 /// the outcomes, what to announce once it is committed (the sessions whose listed row
@@ -27,7 +27,12 @@ pub(super) fn apply_batch(
 ) -> Result<(Vec<Applied>, Vec<Change>), StoreError> {
     log.transaction(conn, |conn, next_position| {
         let mut appended = Appended::new(&log.tail, next_position);
-        let applied = apply_in_transaction(conn, lease, batch, now_ms, &mut appended)?;
+        let batch = Batch {
+            commands: batch,
+            lease,
+            now_ms,
+        };
+        let applied = apply_in_transaction(conn, batch, &mut appended)?;
         let announced = appended.announced();
         Ok(((applied, announced), appended.insert(conn)?))
     })
@@ -37,22 +42,23 @@ pub(super) fn apply_batch(
 /// many per statement.
 fn apply_in_transaction<'a>(
     conn: &Connection,
-    lease: &LeaseTerms,
-    batch: &'a [Command],
-    now_ms: i64,
+    batch: Batch<'a>,
     appended: &mut Appended<'a>,
 ) -> Result<Vec<Applied>, StoreError> {
-    if batch.iter().all(Command::is_plain_append) {
-        return super::appends::apply_appends(conn, lease, batch, now_ms, appended);
+    if batch.commands.iter().all(Command::is_plain_append) {
+        return super::appends::apply_appends(conn, batch, appended);
     }
-    let mut applied = Vec::with_capacity(batch.len());
-    for command in batch {
+    let mut applied = Vec::with_capacity(batch.commands.len());
+    for command in batch.commands {
         let session = command.session.to_string();
-        if let Some(rejection) = check_guard(conn, appended, lease, command, &session, now_ms)? {
+        if let Some(rejection) =
+            check_guard(conn, appended, batch.lease, command, &session, batch.now_ms)?
+        {
             applied.push(Applied::Rejected(rejection));
             continue;
         }
-        let Some(first_seq) = advance_session(conn, command, &session, now_ms, appended)? else {
+        let Some(first_seq) = advance_session(conn, command, &session, batch.now_ms, appended)?
+        else {
             applied.push(Applied::Rejected(Rejection::SessionMissing));
             continue;
         };

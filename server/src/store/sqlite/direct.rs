@@ -41,12 +41,7 @@ pub(super) struct EngineOptions {
 impl EngineOptions {
     /// Opens the writer's connection, with the store's pragmas.
     fn open_writer(&self) -> Result<Connection, StoreError> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(self.busy_timeout)?;
-        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        let conn = self.open(OpenFlags::SQLITE_OPEN_READ_WRITE)?;
         conn.execute_batch(&format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
              PRAGMA wal_autocheckpoint = 0; PRAGMA temp_store = MEMORY; \
@@ -58,10 +53,13 @@ impl EngineOptions {
 
     /// Opens a read-only connection.
     fn open_reader(&self) -> Result<Connection, StoreError> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+        self.open(OpenFlags::SQLITE_OPEN_READ_ONLY)
+    }
+
+    /// Opens a connection in `mode` (read-write or read-only), with the busy timeout and
+    /// the statement cache every engine connection has.
+    fn open(&self, mode: OpenFlags) -> Result<Connection, StoreError> {
+        let conn = Connection::open_with_flags(&self.path, mode | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
         conn.busy_timeout(self.busy_timeout)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         Ok(conn)

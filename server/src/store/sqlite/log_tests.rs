@@ -5,7 +5,7 @@
 use super::super::test_support::{append, open_store, temp_store};
 use super::super::SqliteStore;
 use crate::domain::{now_ms, SessionId, UserId};
-use crate::store::{Applied, EventLog, FramePage, Sessions};
+use crate::store::{Applied, EventLog, FramePage, NewBranch, Sessions};
 
 async fn session(store: &SqliteStore) -> SessionId {
     let id = SessionId::generate();
@@ -26,6 +26,14 @@ async fn append_deltas(store: &SqliteStore, id: SessionId, first: u64, count: u6
             .unwrap();
         assert_eq!(applied, [Applied::Committed { first_seq: n }]);
     }
+}
+
+/// A store in a new folder with one session of `count` deltas (seqs 1 to `count`).
+async fn store_with_deltas(count: u64) -> (tempfile::TempDir, SqliteStore, SessionId) {
+    let (dir, store) = temp_store().await;
+    let id = session(&store).await;
+    append_deltas(&store, id, 1, count).await;
+    (dir, store, id)
 }
 
 /// Checks that the session's log reads back as `d1`…`d<last>` in every way it is read.
@@ -82,9 +90,7 @@ async fn every_event_reads_back_in_order_while_the_tail_is_folded() {
 
 #[tokio::test]
 async fn the_next_store_reads_what_the_last_one_left_in_the_tail() {
-    let (dir, store) = temp_store().await;
-    let id = session(&store).await;
-    append_deltas(&store, id, 1, 10).await;
+    let (dir, store, id) = store_with_deltas(10).await;
     assert_eq!(store.log.tail.len(), 10, "nothing was folded");
     drop(store);
     let next = open_store(dir.path()).await;
@@ -95,9 +101,7 @@ async fn the_next_store_reads_what_the_last_one_left_in_the_tail() {
 
 #[tokio::test]
 async fn a_store_whose_log_was_taken_over_stops_writing() {
-    let (dir, first) = temp_store().await;
-    let id = session(&first).await;
-    append_deltas(&first, id, 1, 3).await;
+    let (dir, first, id) = store_with_deltas(3).await;
     let second = open_store(dir.path()).await;
     append_deltas(&second, id, 4, 2).await;
     let refused = first.apply(&[append(id, &["late"])], now_ms()).await;
@@ -111,9 +115,7 @@ async fn a_store_whose_log_was_taken_over_stops_writing() {
 
 #[tokio::test]
 async fn rows_of_a_session_deleted_meanwhile_leave_the_tail() {
-    let (_dir, store) = temp_store().await;
-    let id = session(&store).await;
-    append_deltas(&store, id, 1, 70).await;
+    let (_dir, store, id) = store_with_deltas(70).await;
     // Retention deletes idle sessions on its own connection, not the writer's.
     let deleted = store.delete_idle_before(now_ms() + 1, 10).await.unwrap();
     assert_eq!(deleted, [id]);
@@ -125,13 +127,11 @@ async fn rows_of_a_session_deleted_meanwhile_leave_the_tail() {
 #[tokio::test]
 async fn a_branch_reads_its_prefix_wherever_the_parents_rows_are() {
     use crate::store::Fork;
-    let (_dir, store) = temp_store().await;
-    let parent = session(&store).await;
-    append_deltas(&store, parent, 1, 30).await;
+    let (_dir, store, parent) = store_with_deltas(30).await;
     let branch = SessionId::generate();
     let fork = Fork { parent, at_seq: 20 };
     store
-        .fork_session(branch, fork, None, None, 0)
+        .fork_session(NewBranch::new(branch, fork, 0))
         .await
         .unwrap()
         .unwrap();

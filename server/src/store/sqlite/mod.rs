@@ -50,7 +50,7 @@ use checkpoints::WalState;
 
 use super::leases::LeaseTerms;
 use super::{
-    Applied, Change, Command, ErrorKind, EventLog, Fork, FramePage, Replayed, SessionRow,
+    Applied, Change, Command, ErrorKind, EventLog, FramePage, NewBranch, Replayed, SessionRow,
     StoreError, StoredEvent, Upkeep, DEFAULT_TITLE,
 };
 use crate::domain::{SessionId, UserId};
@@ -121,14 +121,14 @@ impl EventLog for SqliteStore {
         Ok(SessionRow::created(id, owner, title, now_ms))
     }
 
-    async fn fork_session(
-        &self,
-        id: SessionId,
-        fork: Fork,
-        waiting: Option<&str>,
-        title: Option<&str>,
-        now_ms: i64,
-    ) -> Result<Option<SessionRow>, StoreError> {
+    async fn fork_session(&self, branch: NewBranch<'_>) -> Result<Option<SessionRow>, StoreError> {
+        let NewBranch {
+            id,
+            fork,
+            waiting,
+            title,
+            now_ms,
+        } = branch;
         let tail = &self.log.tail;
         let named = title.is_some();
         let created = self.writer.lock().await.with(|conn| {

@@ -32,8 +32,7 @@ pub(super) async fn watch(
 ) -> Result<(), StoreError> {
     let mut known = revoked(&reads).await?;
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(POLL);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut tick = crate::lifecycle::steady_interval(POLL);
         loop {
             tokio::select! {
                 _ = changes.closed() => return,
