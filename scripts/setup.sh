@@ -91,6 +91,10 @@ command -v npm >/dev/null || { say "installing Node.js and npm"; apt_install nod
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown
 fi
+# WASI preview 1: the sandbox's test tools (tests/wasm-tools) are built for it.
+if ! rustup target list --installed | grep -qx wasm32-wasip1; then
+  say "adding the wasm32-wasip1 target"; rustup target add wasm32-wasip1
+fi
 
 if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
   say "installing Trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"

@@ -54,6 +54,8 @@ scripts/build.sh page
 step "clippy (-D warnings) and the build of every binary and test"
 export RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings
 cargo build --workspace --all-targets
+# The sandbox's test tools, as the WASI module the tests load (tests/api/sandbox.rs).
+cargo build --release --target wasm32-wasip1 -p tandem-wasm-tools
 step "Rust tests (the integration suite on SQLite)"
 # Each test of the PostgreSQL store gets a scratch database named after this run; whatever
 # a killed test leaves behind is dropped at the end.

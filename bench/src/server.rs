@@ -79,6 +79,11 @@ impl InProcess {
         launch(runtime, dir, &url, pace, store)
     }
 
+    /// The app's runtime, to run tasks beside it (as its own would run).
+    pub fn runtime_handle(&self) -> tokio::runtime::Handle {
+        self.runtime.handle().clone()
+    }
+
     /// Runs `future` on the app's runtime (seeding, reading the store).
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)

@@ -30,6 +30,9 @@
 //! - [`agent`]: engines, tools, one run's loop (`agent/run/`) and the runner that starts
 //!   and stops runs, with its views (`agent/runner/`): views → runner → run loop →
 //!   recorder.
+//! - [`sandbox`]: WebAssembly tools under Wasmtime (WASI preview 1): fuel, memory and time
+//!   limits, calls off the async workers, nothing of the host but what a manifest grants;
+//!   each module a tool of the agent's registry.
 //! - [`error`]: the one error type of every entry point, with its code and status (it
 //!   turns the runner's and the store's refusals into HTTP).
 //! - [`webhooks`]: signed POSTs when a session waits for a person, delivered at least once.
@@ -80,6 +83,7 @@ pub mod metrics;
 pub mod relay;
 pub mod retention;
 pub mod routes;
+pub mod sandbox;
 pub mod scrub;
 pub mod session_list;
 pub mod standing;

@@ -440,11 +440,14 @@ fn run_limits(config: &Config) -> RunLimits {
 /// The built-in tools with the configured approval settings; the settings that name MCP
 /// tools (`server__tool`) are returned for their servers ([`mcp_tools`]).
 fn tools(config: &Config) -> anyhow::Result<(ToolRegistry, Vec<(String, bool)>)> {
-    let workspaces = Workspaces::new(
+    let workspaces = Arc::new(Workspaces::new(
         config.workspace_dir.clone(),
         config.limits.workspace_quota_bytes,
-    );
-    let mut tools = ToolRegistry::builtin(Arc::new(workspaces));
+    ));
+    let mut tools = ToolRegistry::builtin(workspaces.clone());
+    for tool in wasm_tools(config, &tools, &workspaces)? {
+        tools.register(Arc::new(tool));
+    }
     let mut for_mcp = Vec::new();
     let required = config.require_approval.iter().map(|name| (name, true));
     let skipped = config.skip_approval.iter().map(|name| (name, false));
@@ -460,6 +463,25 @@ fn tools(config: &Config) -> anyhow::Result<(ToolRegistry, Vec<(String, bool)>)>
         }
     }
     Ok((tools, for_mcp))
+}
+
+/// The operator's WebAssembly tools (`--wasm-tools`; none without it), each checked and
+/// compiled (or read back from the cache) now: one that cannot be a tool stops the start.
+fn wasm_tools(
+    config: &Config,
+    registry: &ToolRegistry,
+    workspaces: &Arc<Workspaces>,
+) -> anyhow::Result<Vec<crate::sandbox::WasmTool>> {
+    let Some(folder) = &config.sandbox.wasm_tools else {
+        return Ok(Vec::new());
+    };
+    let limits = crate::sandbox::Limits::configured(&config.sandbox);
+    let cache = config.sandbox.wasm_cache_dir.clone();
+    let sandbox = crate::sandbox::Sandbox::new(limits, Some(cache))?;
+    let taken = |name: &str| registry.has(name);
+    let tools = crate::sandbox::folder::load(folder, &sandbox, workspaces, taken)?;
+    tracing::info!(tools = tools.len(), folder = %folder.display(), "WebAssembly tools ready");
+    Ok(tools)
 }
 
 /// The models sessions may pick: the engine's own, then `--models` (each once).

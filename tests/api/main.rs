@@ -33,6 +33,7 @@ mod replay;
 mod rest;
 mod restart;
 mod retention;
+mod sandbox;
 mod secrets;
 mod session_list;
 mod sharing;

@@ -10,27 +10,13 @@ mod process;
 
 use crate::helpers::child::Tandem;
 use crate::helpers::mcp::{config_file, everything_stdio, notes, HttpEverything};
-use crate::helpers::{assert_valid_session, fresh_database, spawn_app_with, write_script, TestApp};
+use crate::helpers::{
+    assert_valid_session, fresh_database, spawn_app_with, tool_call, tool_results, write_script,
+    TestApp,
+};
 
 /// Long enough for a Node server to start on a loaded machine; a safety net only.
 const DEADLINE: Duration = Duration::from_secs(30);
-
-fn call(name: &str, arguments: Value) -> Value {
-    json!({"name": name, "arguments": arguments})
-}
-
-/// Each tool result of `events`, by call order, parsed.
-fn results(events: &[(u64, Event)]) -> Vec<Value> {
-    events
-        .iter()
-        .filter_map(|(_, e)| match &e.body {
-            EventBody::ToolCallResult { content, .. } => {
-                Some(serde_json::from_str(content).unwrap())
-            }
-            _ => None,
-        })
-        .collect()
-}
 
 async fn mcp_servers(app: &TestApp) -> Vec<Value> {
     let (status, info) = app.get("/api/info").await;
@@ -50,11 +36,11 @@ async fn the_reference_server_works_over_stdio_and_streamable_http() {
     let path = config_file(dir.path(), servers);
     let script = json!([
         {"toolCalls": [
-            call("everything__get-sum", json!({"a": 2, "b": 3})),
-            call("remote__echo", json!({"message": "over http"})),
-            call("everything__get-sum", json!({"a": "two"})),
-            call("everything__no-such-tool", json!({})),
-            call("broken__anything", json!({})),
+            tool_call("everything__get-sum", json!({"a": 2, "b": 3})),
+            tool_call("remote__echo", json!({"message": "over http"})),
+            tool_call("everything__get-sum", json!({"a": "two"})),
+            tool_call("everything__no-such-tool", json!({})),
+            tool_call("broken__anything", json!({})),
         ]},
         {"text": "Done."},
     ]);
@@ -78,7 +64,7 @@ async fn the_reference_server_works_over_stdio_and_streamable_http() {
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "use the tools").await;
     let run = socket.until_run_end().await;
-    let results = results(&run);
+    let results = tool_results(&run);
     assert_eq!(results[0]["text"], "The sum of 2 and 3 is 5.");
     assert_eq!(results[1]["text"], "Echo: over http");
     let invalid = results[2]["error"].as_str().unwrap();
@@ -165,15 +151,15 @@ fn notices(events: &[(u64, Event)]) -> Vec<Value> {
 async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
     let turns = json!([
         {"toolCalls": [
-            call("notes__greet", json!({})),
-            call("notes__fail", json!({})),
-            call("notes__hang", json!({"ms": 3000})),
-            call("notes__count_notes", json!({})),
+            tool_call("notes__greet", json!({})),
+            tool_call("notes__fail", json!({})),
+            tool_call("notes__hang", json!({"ms": 3000})),
+            tool_call("notes__count_notes", json!({})),
         ]},
         {"text": "Noted."},
-        {"toolCalls": [call("notes__add_note", json!({"text": "x"})), call("notes__crash", json!({}))]},
+        {"toolCalls": [tool_call("notes__add_note", json!({"text": "x"})), tool_call("notes__crash", json!({}))]},
         {"text": "Crashed."},
-        {"toolCalls": [call("notes__count_notes", json!({}))]},
+        {"toolCalls": [tool_call("notes__count_notes", json!({}))]},
         {"text": "Back."},
     ]);
     let setup = WithNotes::start(turns, json!({"timeoutSecs": 1}));
@@ -181,7 +167,7 @@ async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "try everything").await;
     let run = socket.until_run_end().await;
-    let first = results(&run);
+    let first = tool_results(&run);
     assert_eq!(
         first[0]["text"], "hello from the config",
         "the config's env reached it"
@@ -222,7 +208,7 @@ async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
 
     app.say(&session, "crash it").await;
     let crashed = socket.until_run_end().await;
-    let second = results(&crashed);
+    let second = tool_results(&crashed);
     assert_eq!(second[0]["text"], "added; 1 notes");
     assert!(
         second[1]["error"].as_str().unwrap().contains("restarts it"),
@@ -237,7 +223,7 @@ async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
         "the server was started again"
     );
     app.say(&session, "again").await;
-    let again = results(&socket.until_run_end().await);
+    let again = tool_results(&socket.until_run_end().await);
     assert_eq!(again[0]["text"], "0 notes", "a fresh process");
     assert_valid_session(&app.log(&session).await, true);
 }
@@ -245,11 +231,11 @@ async fn failures_timeouts_and_a_dead_server_are_results_and_it_comes_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_destructive_tool_waits_for_a_person_and_new_tools_are_picked_up() {
     let turns = json!([
-        {"toolCalls": [call("notes__add_note", json!({"text": "milk"})), call("notes__delete_notes", json!({}))]},
+        {"toolCalls": [tool_call("notes__add_note", json!({"text": "milk"})), tool_call("notes__delete_notes", json!({}))]},
         {"text": "Cleared."},
-        {"toolCalls": [call("notes__learn", json!({}))]},
+        {"toolCalls": [tool_call("notes__learn", json!({}))]},
         {"text": "Learnt."},
-        {"toolCalls": [call("notes__shiny", json!({}))]},
+        {"toolCalls": [tool_call("notes__shiny", json!({}))]},
         {"text": "Shiny."},
     ]);
     let setup = WithNotes::start(turns, json!({}));
@@ -258,7 +244,7 @@ async fn a_destructive_tool_waits_for_a_person_and_new_tools_are_picked_up() {
     app.say(&session, "clear my notes").await;
     let paused = socket.until_run_end().await;
     assert_eq!(
-        results(&paused)[0]["text"],
+        tool_results(&paused)[0]["text"],
         "added; 1 notes",
         "a non-destructive tool ran at once"
     );
@@ -282,7 +268,7 @@ async fn a_destructive_tool_waits_for_a_person_and_new_tools_are_picked_up() {
         )
         .await;
     assert_eq!(status, 202, "{body}");
-    let resumed = results(&socket.until_run_end().await);
+    let resumed = tool_results(&socket.until_run_end().await);
     assert_eq!(resumed[0]["text"], "deleted every note");
 
     app.say(&session, "learn something").await;
@@ -292,16 +278,16 @@ async fn a_destructive_tool_waits_for_a_person_and_new_tools_are_picked_up() {
         "the list was read again after notifications/tools/list_changed"
     );
     app.say(&session, "use it").await;
-    let shiny = results(&socket.until_run_end().await);
+    let shiny = tool_results(&socket.until_run_end().await);
     assert_eq!(shiny[0]["text"], "shiny works");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
     let turns = json!([
-        {"toolCalls": [call("notes__slow_add", json!({"text": "once", "ms": 60000}))]},
+        {"toolCalls": [tool_call("notes__slow_add", json!({"text": "once", "ms": 60000}))]},
         {"text": "Whatever happened to that note."},
-        {"toolCalls": [call("notes__hang", json!({"ms": 1000}))]},
+        {"toolCalls": [tool_call("notes__hang", json!({"ms": 1000}))]},
         {"text": "Counted."},
     ]);
     let mut setup = WithNotes::start(turns, json!({}));
@@ -317,7 +303,7 @@ async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
     setup.restart();
     let app = setup.tandem.client();
     let run = latest_run(&app, &session).await;
-    let result = results(&run)[0].clone();
+    let result = tool_results(&run)[0].clone();
     assert_eq!(result["outcomeUnknown"], true, "not run again: {result}");
     assert!(
         !setup
@@ -343,7 +329,7 @@ async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
             .await,
         "run again: it is read-only"
     );
-    let counted = results(&run);
+    let counted = tool_results(&run);
     assert_eq!(counted.last().unwrap()["text"], "0 notes, after 1000 ms");
     assert_valid_session(&app.log(&session).await, true);
 }
@@ -351,7 +337,7 @@ async fn a_restart_during_a_call_runs_again_only_what_is_safe_to_repeat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_running_it_again() {
     let turns = json!([
-        {"toolCalls": [call("notes__slow_add", json!({"text": "once", "ms": 1500}))]},
+        {"toolCalls": [tool_call("notes__slow_add", json!({"text": "once", "ms": 1500}))]},
         {"text": "Added."},
     ]);
     let mut setup = WithNotes::start(turns, json!({}));
@@ -370,7 +356,7 @@ async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_r
     setup.start_again();
     let app = setup.tandem.client();
     let run = latest_run(&app, &session).await;
-    let results = results(&run);
+    let results = tool_results(&run);
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(
         results[0]["text"], "added slowly; 1 notes",
@@ -389,13 +375,13 @@ async fn a_clean_stop_during_a_call_lets_it_finish_and_the_run_goes_on_without_r
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_and_a_resource_a_tool_returns_are_kept_as_attachments() {
-    let turns = json!([{"toolCalls": [call("notes__draw", json!({}))]}, {"text": "Drawn."}]);
+    let turns = json!([{"toolCalls": [tool_call("notes__draw", json!({}))]}, {"text": "Drawn."}]);
     let setup = WithNotes::start(turns, json!({}));
     let app = setup.tandem.client();
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "draw").await;
     let run = socket.until_run_end().await;
-    let result = &results(&run)[0];
+    let result = &tool_results(&run)[0];
     assert_eq!(result["text"], "a picture, and the notes");
     let others = result["otherContent"].as_array().unwrap();
     assert_eq!(others[0]["type"], "image");
@@ -457,14 +443,14 @@ async fn a_long_call_s_progress_is_its_activity_and_keeps_it_alive() {
     // Four steps of 0.6 s: 2.4 s in all, past the 1 s timeout, never 1 s without a report.
     let long = json!({"duration": 2.4, "steps": 4});
     let turns = json!([
-        {"toolCalls": [call("everything__trigger-long-running-operation", long)]},
+        {"toolCalls": [tool_call("everything__trigger-long-running-operation", long)]},
         {"text": "Done."},
     ]);
     let app = spawn_app_with(turns, &["--mcp-config", path.to_str().unwrap()]).await;
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "take your time").await;
     let run = socket.until_run_end().await;
-    let result = &results(&run)[0];
+    let result = &tool_results(&run)[0];
     assert!(
         result["text"]
             .as_str()
@@ -529,8 +515,8 @@ async fn a_tool_s_structured_output_feeds_the_shared_state_where_configured() {
     let path = config_file(dir.path(), servers);
     let turns = json!([
         {"toolCalls": [
-            call("everything__get-structured-content", json!({"location": "Chicago"})),
-            call("second__get-structured-content", json!({"location": "New York"})),
+            tool_call("everything__get-structured-content", json!({"location": "Chicago"})),
+            tool_call("second__get-structured-content", json!({"location": "New York"})),
         ]},
         {"text": "Noted the weather."},
     ]);
@@ -554,7 +540,7 @@ async fn a_tool_s_structured_output_feeds_the_shared_state_where_configured() {
         delta < result,
         "the state changes before the result says so"
     );
-    let results = results(&run);
+    let results = tool_results(&run);
     assert_eq!(results[0]["structuredContent"], weather);
     // A path whose parent is missing does not apply: the state stays, the result says why.
     let refused = results[1]["stateNotUpdated"].as_str().unwrap_or_default();
@@ -571,15 +557,15 @@ async fn structured_output_nested_too_deep_for_the_state_is_refused_and_said_so(
     let servers = json!({"notes": notes(json!({"tools": {"nest": {"state": "/nested"}}}))});
     let path = config_file(dir.path(), servers);
     let turns = json!([
-        {"toolCalls": [call("notes__nest", json!({"levels": 100}))]},
-        {"toolCalls": [call("notes__nest", json!({"levels": 10}))]},
+        {"toolCalls": [tool_call("notes__nest", json!({"levels": 100}))]},
+        {"toolCalls": [tool_call("notes__nest", json!({"levels": 10}))]},
         {"text": "Nested."},
     ]);
     let app = spawn_app_with(turns, &["--mcp-config", path.to_str().unwrap()]).await;
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "nest").await;
     let run = socket.until_run_end().await;
-    let results = results(&run);
+    let results = tool_results(&run);
     let refused = results[0]["stateNotUpdated"].as_str().unwrap_or_default();
     assert!(refused.contains("at most 64"), "{}", results[0]);
     assert!(

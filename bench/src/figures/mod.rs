@@ -1,6 +1,7 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
 //! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
-//! viewer and a reconnect storm), issue 27 (15, branches) and issue 28 (16, attachments),
+//! viewer and a reconnect storm), issue 27 (15, branches), issue 28 (16, attachments)
+//! and issue 54 (17, the WebAssembly sandbox),
 //! each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
@@ -27,6 +28,7 @@ mod persistence;
 mod postgres;
 mod restart;
 mod resume;
+mod sandbox;
 mod streaming;
 
 use std::time::Duration;
@@ -164,7 +166,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 18] = [
+pub const ALL: [Figure; 19] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -254,5 +256,10 @@ pub const ALL: [Figure; 18] = [
         key: "attachments",
         title: "16. attachments",
         run: attachments::run,
+    },
+    Figure {
+        key: "sandbox",
+        title: "17. the WebAssembly sandbox",
+        run: sandbox::run,
     },
 ];

@@ -10,6 +10,7 @@ mod file;
 mod limits;
 mod prices;
 mod provider;
+mod sandbox;
 mod webhooks;
 
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, OPENAI_URL};
+pub use sandbox::SandboxArgs;
 pub use webhooks::{WebhookArgs, WebhookEvent};
 
 /// Log writers on a database that takes several at once (`--log-writers`): two keep
@@ -235,6 +237,9 @@ pub struct Config {
     /// Webhooks when a session starts waiting for a person.
     #[command(flatten)]
     pub webhooks: WebhookArgs,
+
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
     /// A command instead of serving.
     #[command(subcommand)]
     pub command: Option<Command>,

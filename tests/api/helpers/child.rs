@@ -50,6 +50,8 @@ impl Tandem {
             .args(["--engine", "script", "--web-dir", "/nonexistent"])
             .arg("--script")
             .arg(script)
+            .arg("--wasm-cache-dir")
+            .arg(script.with_extension("wasm-cache"))
             .args(["--token-delay-ms", "10", "--workers", "1"])
             .args(super::UNLIMITED)
             .args(super::SHORT_LEASE)

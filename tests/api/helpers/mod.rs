@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use serde_json::{json, Value};
-use shared::Event;
+use shared::{Event, EventBody};
 use tandem::{Application, Config};
 
 pub use agui_rules::assert_valid_session;
@@ -62,6 +62,7 @@ pub const SHORT_LEASE: &[&str] = &["--run-lease-ms", "1000"];
 /// Builds the config tests use: script engine, no pacing, one worker.
 pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config {
     let workspace = script.with_extension("workspace");
+    let wasm_cache = script.with_extension("wasm-cache");
     let mut args = vec![
         "tandem",
         "--bind",
@@ -78,6 +79,8 @@ pub fn test_config(database_url: &str, script: &Path, extra: &[&str]) -> Config 
         "1",
         "--workspace-dir",
         workspace.to_str().unwrap(),
+        "--wasm-cache-dir",
+        wasm_cache.to_str().unwrap(),
     ];
     if !extra.contains(&"--token-delay-ms") {
         args.extend_from_slice(&["--token-delay-ms", "0"]);
@@ -99,6 +102,24 @@ pub fn key_file(key: &str) -> String {
         .join(format!("key-{}", uuid::Uuid::new_v4().simple()));
     std::fs::write(&path, key).unwrap();
     path.display().to_string()
+}
+
+/// A scripted tool call of `name` with `arguments` (a `toolCalls` entry).
+pub fn tool_call(name: &str, arguments: Value) -> Value {
+    json!({"name": name, "arguments": arguments})
+}
+
+/// Each tool result of `events`, in call order, parsed.
+pub fn tool_results(events: &[(u64, Event)]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|(_, event)| match &event.body {
+            EventBody::ToolCallResult { content, .. } => {
+                Some(serde_json::from_str(content).unwrap())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Writes a script file with these turns.

@@ -5,10 +5,11 @@
 use serde_json::{json, Value};
 use shared::{EventBody, Outcome};
 
-use super::{call, mcp_servers, notices, results, DEADLINE};
+use super::{mcp_servers, notices, DEADLINE};
 use crate::helpers::child::Tandem;
 use crate::helpers::mcp::{config_file, everything_stdio, notes, HttpEverything};
 use crate::helpers::{assert_valid_session, fresh_database, write_script};
+use crate::helpers::{tool_call, tool_results};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_server_sees_a_safe_environment_and_its_own_env_only() {
@@ -17,7 +18,8 @@ async fn a_stdio_server_sees_a_safe_environment_and_its_own_env_only() {
     entry["env"] = json!({"EVERYTHING_NOTE": "from the config"});
     let config = config_file(dir.path(), json!({"everything": entry}));
     let (db_dir, url) = fresh_database();
-    let turns = json!([{"toolCalls": [call("everything__get-env", json!({}))]}, {"text": "Seen."}]);
+    let turns =
+        json!([{"toolCalls": [tool_call("everything__get-env", json!({}))]}, {"text": "Seen."}]);
     let script = write_script(db_dir.path(), turns);
     let tandem = Tandem::spawn_with_env(
         &url,
@@ -29,7 +31,7 @@ async fn a_stdio_server_sees_a_safe_environment_and_its_own_env_only() {
     let (session, mut socket) = app.open_session().await;
     app.say(&session, "show me your environment").await;
     let run = socket.until_run_end().await;
-    let result = &results(&run)[0];
+    let result = &tool_results(&run)[0];
     let env: Value = serde_json::from_str(result["text"].as_str().unwrap()).unwrap();
     assert_eq!(env["EVERYTHING_NOTE"], "from the config", "{env}");
     assert_eq!(env["LANG"], "C.UTF-8", "the safe set is inherited: {env}");
@@ -56,13 +58,13 @@ async fn a_reference_server_killed_during_a_call_is_a_result_a_notice_and_comes_
     );
     let long = json!({"duration": 60, "steps": 60});
     let turns = json!([
-        {"toolCalls": [call("everything__trigger-long-running-operation", long.clone())]},
+        {"toolCalls": [tool_call("everything__trigger-long-running-operation", long.clone())]},
         {"text": "Killed."},
-        {"toolCalls": [call("remote__trigger-long-running-operation", long)]},
+        {"toolCalls": [tool_call("remote__trigger-long-running-operation", long)]},
         {"text": "Killed too."},
         {"toolCalls": [
-            call("everything__get-sum", json!({"a": 1, "b": 2})),
-            call("remote__get-sum", json!({"a": 3, "b": 4})),
+            tool_call("everything__get-sum", json!({"a": 1, "b": 2})),
+            tool_call("remote__get-sum", json!({"a": 3, "b": 4})),
         ]},
         {"text": "Both back."},
     ]);
@@ -82,7 +84,7 @@ async fn a_reference_server_killed_during_a_call_is_a_result_a_notice_and_comes_
         .unwrap();
     assert!(killed.success());
     let run = socket.until_run_end().await;
-    let error = results(&run)[0]["error"].as_str().unwrap().to_string();
+    let error = tool_results(&run)[0]["error"].as_str().unwrap().to_string();
     assert!(error.contains("`everything`"), "{error}");
     let seen = notices(&run);
     assert_eq!(seen.len(), 1, "{seen:?}");
@@ -98,7 +100,7 @@ async fn a_reference_server_killed_during_a_call_is_a_result_a_notice_and_comes_
     assert!(tandem.logged_times("MCP tool call sent", 2, DEADLINE).await);
     http.kill();
     let run = socket.until_run_end().await;
-    let error = results(&run)[0]["error"].as_str().unwrap().to_string();
+    let error = tool_results(&run)[0]["error"].as_str().unwrap().to_string();
     assert!(error.contains("`remote`"), "{error}");
     assert_eq!(notices(&run)[0]["server"], "remote", "{run:?}");
     let _http = HttpEverything::start_on(port);
@@ -110,7 +112,7 @@ async fn a_reference_server_killed_during_a_call_is_a_result_a_notice_and_comes_
     );
 
     app.say(&session, "both back?").await;
-    let back = results(&socket.until_run_end().await);
+    let back = tool_results(&socket.until_run_end().await);
     assert_eq!(back[0]["text"], "The sum of 1 and 2 is 3.");
     assert_eq!(back[1]["text"], "The sum of 3 and 4 is 7.");
     let servers = mcp_servers(&app).await;
@@ -136,7 +138,7 @@ async fn approval_settings_may_name_mcp_tools() {
     )
     .unwrap();
     let turns = json!([
-        {"toolCalls": [call("notes__delete_notes", json!({})), call("notes__count_notes", json!({}))]},
+        {"toolCalls": [tool_call("notes__delete_notes", json!({})), tool_call("notes__count_notes", json!({}))]},
         {"text": "Done."},
     ]);
     let (db_dir, url) = fresh_database();
@@ -147,7 +149,7 @@ async fn approval_settings_may_name_mcp_tools() {
     app.say(&session, "clear and count").await;
     let paused = socket.until_run_end().await;
     assert_eq!(
-        results(&paused)[0]["text"],
+        tool_results(&paused)[0]["text"],
         "deleted every note",
         "--skip-approval lets a destructive MCP tool run at once"
     );

@@ -16,7 +16,7 @@ pub mod schema;
 mod spec;
 pub mod update_state;
 pub mod workspace;
-mod workspace_usage;
+pub mod workspace_usage;
 mod write_file;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -165,6 +165,12 @@ impl ToolRegistry {
             Some(registered) => registered.tool.idempotent(),
             None => self.mcp.idempotent(name).unwrap_or(true),
         }
+    }
+
+    /// Whether a tool of the registry's own (not an MCP server's) is named `name`,
+    /// `request_input` and `update_state` included.
+    pub fn has(&self, name: &str) -> bool {
+        self.tools.contains_key(name) || name == request_input::NAME || name == update_state::NAME
     }
 
     /// The spec of one tool.

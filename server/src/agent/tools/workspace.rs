@@ -29,6 +29,18 @@ pub enum WriteMode {
     Append,
 }
 
+/// A user's workspace folder, opened for something other than the file tools (a
+/// sandboxed call), perhaps holding its lock.
+pub struct LockedFolder {
+    /// Its path on the host.
+    pub path: PathBuf,
+    /// The folder.
+    pub dir: Dir,
+    /// The folder's lock, if taken: the file tools (and other holders) wait until it is
+    /// dropped.
+    _lock: Option<cap_std::fs::File>,
+}
+
 /// The workspaces of all users.
 pub struct Workspaces {
     root: PathBuf,
@@ -45,6 +57,27 @@ impl Workspaces {
             quota,
             writes: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Bytes each user's folder may hold.
+    pub fn quota(&self) -> u64 {
+        self.quota
+    }
+
+    /// Opens `user`'s folder, created if missing; with `lock`, holds its lock (one writer
+    /// at a time, as the file tools take it, across processes too) until it is dropped.
+    /// Blocks: call it off the async workers.
+    pub fn open_folder(&self, user: &UserName, lock: bool) -> std::io::Result<LockedFolder> {
+        let dir = user_folder(&self.root, user)?;
+        let lock = match lock {
+            true => Some(self::lock(&dir)?),
+            false => None,
+        };
+        Ok(LockedFolder {
+            path: self.root.join(user.as_str()),
+            dir,
+            _lock: lock,
+        })
     }
 
     /// Writes `content` to `path` in `user`'s workspace; returns the bytes written.
@@ -117,6 +150,15 @@ fn lock(dir: &Dir) -> std::io::Result<cap_std::fs::File> {
     Ok(folder)
 }
 
+/// `user`'s folder under `root`, created (`0700`, the root too) if missing.
+fn user_folder(root: &Path, user: &UserName) -> std::io::Result<Dir> {
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(root)?;
+    let root = Dir::open_ambient_dir(root, cap_std::ambient_authority())?;
+    root.create_dir_with(user.as_str(), &private_dirs())?;
+    root.open_dir(user.as_str())
+}
+
 fn private_dirs() -> DirBuilder {
     let mut builder = DirBuilder::new();
     builder.recursive(true).mode(0o700);
@@ -132,16 +174,7 @@ fn write_beneath(
     quota: u64,
 ) -> Result<u64, String> {
     let failed = |what: &str, e: std::io::Error| format!("cannot {what} `{path}`: {e}");
-    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-        .create(root)
-        .map_err(|e| failed("prepare the workspace for", e))?;
-    let root = Dir::open_ambient_dir(root, cap_std::ambient_authority())
-        .map_err(|e| failed("open the workspace for", e))?;
-    root.create_dir_with(user.as_str(), &private_dirs())
-        .map_err(|e| failed("prepare the workspace for", e))?;
-    let dir = root
-        .open_dir(user.as_str())
-        .map_err(|e| failed("open the workspace for", e))?;
+    let dir = user_folder(root, user).map_err(|e| failed("open the workspace for", e))?;
     // One write at a time per workspace, across runs and processes sharing it: an append
     // reads the file and renames a longer copy over it, and the quota check reads the
     // workspace's size; two at once would lose a line or pass the quota together. The lock

@@ -1,0 +1,160 @@
+//! A WebAssembly module as a tool the model may call, like any built-in one: its
+//! manifest says its schema, whether a person approves its calls, whether a call may run
+//! twice and what it sees of the workspace.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::call::{Call, Outcome};
+use super::engine::Sandbox;
+use super::files::WorkspaceAccess;
+use super::manifest::{Approval, FileAccess, Manifest};
+use super::program::Program;
+use crate::agent::tools::{Tool, ToolCall, ToolContext, ToolSpec, Workspaces};
+
+/// The most of a failed call's stderr its error result carries.
+pub const MAX_STDERR_BYTES: usize = 4096;
+
+/// A sandboxed module as a tool.
+pub struct WasmTool {
+    name: String,
+    manifest: Manifest,
+    program: Program,
+    sandbox: Arc<Sandbox>,
+    workspaces: Arc<Workspaces>,
+}
+
+impl WasmTool {
+    /// The tool `name`, running `program` as `manifest` says.
+    pub fn new(
+        name: String,
+        manifest: Manifest,
+        program: Program,
+        sandbox: Arc<Sandbox>,
+        workspaces: Arc<Workspaces>,
+    ) -> Self {
+        Self {
+            name,
+            manifest,
+            program,
+            sandbox,
+            workspaces,
+        }
+    }
+}
+
+impl Tool for WasmTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.clone(),
+            description: self.manifest.description.clone(),
+            parameters: self.manifest.parameters.clone(),
+        }
+    }
+
+    fn changes_things(&self) -> bool {
+        self.manifest.approval == Approval::Always
+    }
+
+    fn idempotent(&self) -> bool {
+        self.manifest.idempotent
+    }
+
+    fn call(&self, arguments: Value, context: &ToolContext) -> ToolCall {
+        let (sandbox, program) = (self.sandbox.clone(), self.program.clone());
+        let (workspaces, user) = (self.workspaces.clone(), context.user.clone());
+        let name = self.name.clone();
+        let files = self.manifest.files;
+        let limits = sandbox.limits().within(self.manifest.limits);
+        Box::pin(async move {
+            let files = match files {
+                FileAccess::None => None,
+                access => {
+                    let writes = access == FileAccess::Write;
+                    let opened = tokio::task::spawn_blocking(move || {
+                        WorkspaceAccess::open(&workspaces, &user, writes)
+                    });
+                    let opened = opened.await.map_err(|_| "cannot open the workspace")?;
+                    Some(opened?)
+                }
+            };
+            let call = Call {
+                name,
+                stdin: arguments.to_string().into_bytes(),
+                limits,
+                files,
+            };
+            Ok(result_of(sandbox.call(&program, call).await))
+        })
+    }
+}
+
+/// A call's outcome as the model reads it: stdout as JSON when it parses, else as text;
+/// a failure as an error with the limit it reached and the start of its stderr.
+pub fn result_of(outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Finished { stdout } => serde_json::from_slice(&stdout)
+            .unwrap_or_else(|_| json!({"output": String::from_utf8_lossy(&stdout)})),
+        Outcome::Failed { why, limit, stderr } => {
+            let stderr = start_of(&stderr, MAX_STDERR_BYTES);
+            let mut result = json!({"error": why, "stderr": stderr});
+            if let Some(limit) = limit {
+                result["limit"] = json!(limit.name());
+            }
+            result
+        }
+    }
+}
+
+/// The first `max` bytes of `bytes` as text, not splitting a character.
+fn start_of(bytes: &[u8], max: usize) -> String {
+    let mut end = bytes.len().min(max);
+    while end > 0 && end < bytes.len() && bytes[end] & 0b1100_0000 == 0b1000_0000 {
+        end -= 1;
+    }
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::limits::Limit;
+
+    #[test]
+    fn stdout_is_the_result_as_json_or_as_text() {
+        let json = Outcome::Finished {
+            stdout: br#"{"sum": 3}"#.to_vec(),
+        };
+        assert_eq!(result_of(json), json!({"sum": 3}));
+        let text = Outcome::Finished {
+            stdout: b"three\n".to_vec(),
+        };
+        assert_eq!(result_of(text), json!({"output": "three\n"}));
+    }
+
+    #[test]
+    fn a_failure_names_its_limit_and_keeps_the_start_of_stderr() {
+        let mut stderr = "é".repeat(MAX_STDERR_BYTES).into_bytes();
+        stderr.push(b'!');
+        let failed = Outcome::Failed {
+            why: "the tool ran out of fuel (5 units)".into(),
+            limit: Some(Limit::Fuel),
+            stderr,
+        };
+        let result = result_of(failed);
+        assert_eq!(result["limit"], "fuel");
+        let kept = result["stderr"].as_str().unwrap();
+        assert_eq!(kept.len(), MAX_STDERR_BYTES);
+        assert!(kept.chars().all(|c| c == 'é'));
+        let plain = result_of(Outcome::Failed {
+            why: "the tool exited with 3".into(),
+            limit: None,
+            stderr: b"bad".to_vec(),
+        });
+        assert_eq!(
+            plain,
+            json!({"error": "the tool exited with 3", "stderr": "bad"})
+        );
+    }
+}
