@@ -306,6 +306,53 @@ async fn a_call_a_crash_cut_short_runs_again_only_if_its_tool_is_idempotent() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_whose_manifest_asks_for_approval_waits_for_a_person_like_write_file() {
+    let folder = tool_folder(&[(
+        "write_text",
+        json!({"files": "write", "approval": "always"}),
+    )]);
+    let turns = json!([
+        {"toolCalls": [tool_call("write_text", json!({"path": "note.txt", "text": "approved"}))]},
+        {"text": "Done."},
+    ]);
+    let (dir, url) = fresh_database();
+    let script = write_script(dir.path(), turns);
+    let flags = ["--wasm-tools", folder.path().to_str().unwrap()];
+    let app = crate::helpers::start(crate::helpers::test_config(&url, &script, &flags)).await;
+    let workspace = script.with_extension("workspace").join("local");
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "write it").await;
+    let events = socket.until_run_end().await;
+    let interrupt = match &events.last().unwrap().1.body {
+        EventBody::RunFinished {
+            outcome: Some(shared::Outcome::Interrupt { interrupts }),
+            ..
+        } => interrupts[0].clone(),
+        other => panic!("expected an approval interrupt, got {other:?}"),
+    };
+    assert_eq!(interrupt.reason, "tool_approval");
+    assert!(
+        !workspace.join("note.txt").exists(),
+        "nothing ran before the approval"
+    );
+    let path = format!("/api/sessions/{session}/interrupts/{}", interrupt.id);
+    let (status, _) = app
+        .post(
+            &path,
+            json!({"status": "resolved", "payload": {"approved": true}}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let events = socket.until_run_end().await;
+    assert_eq!(tool_results(&events)[0], json!({"written": 8}));
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("note.txt")).unwrap(),
+        "approved"
+    );
+    drop(dir);
+}
+
 /// A module that imports from outside WASI, as WAT.
 const FORBIDDEN_IMPORT: &str = r#"(module
   (import "env" "now" (func (result i64)))
