@@ -353,6 +353,43 @@ async fn a_tool_whose_manifest_asks_for_approval_waits_for_a_person_like_write_f
     drop(dir);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_passes_its_arguments_after_the_name_and_keeps_what_a_failing_module_wrote() {
+    use tandem::sandbox::call::{Call, Outcome};
+    use tandem::sandbox::{Limits, Sandbox};
+    let limits = Limits {
+        fuel: 10_000_000_000,
+        memory_bytes: 64 << 20,
+        timeout: std::time::Duration::from_secs(10),
+    };
+    let sandbox = Sandbox::new(limits, None).unwrap();
+    let program = sandbox.prepare(toolbox()).unwrap();
+    let call = |name: &str, args: &[&str]| Call {
+        name: name.into(),
+        args: args.iter().map(|arg| arg.to_string()).collect(),
+        stdin: b"{}".to_vec(),
+        limits,
+        files: None,
+    };
+    let Outcome::Exited {
+        code: 0, stdout, ..
+    } = sandbox.call(&program, call("env", &["-c", "x"])).await
+    else {
+        panic!("env did not exit 0");
+    };
+    let printed: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(printed["args"], json!(["env", "-c", "x"]));
+    let failed = sandbox.call(&program, call("fail", &[])).await;
+    assert_eq!(
+        failed,
+        Outcome::Exited {
+            code: 3,
+            stdout: Vec::new(),
+            stderr: b"bad input\n".to_vec()
+        }
+    );
+}
+
 /// A module that imports from outside WASI, as WAT.
 const FORBIDDEN_IMPORT: &str = r#"(module
   (import "env" "now" (func (result i64)))

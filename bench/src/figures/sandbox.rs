@@ -166,6 +166,7 @@ fn latency_beside_loops(ctx: &Ctx) -> anyhow::Result<Row> {
                     };
                     let call = Call {
                         name: "spin".into(),
+                        args: Vec::new(),
                         stdin: Vec::new(),
                         limits,
                         files: None,

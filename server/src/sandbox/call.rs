@@ -29,6 +29,8 @@ const QUOTA_EVERY_TICKS: u64 = 10;
 pub struct Call {
     /// The tool's name, the module's `argv[0]`.
     pub name: String,
+    /// The rest of the module's `argv` (none for a tool of a folder).
+    pub args: Vec<String>,
     /// What the module reads on stdin: the arguments, as JSON.
     pub stdin: Vec<u8>,
     pub limits: Limits,
@@ -36,15 +38,20 @@ pub struct Call {
     pub files: Option<WorkspaceAccess>,
 }
 
-/// How a call ended.
+/// How a call ended, with what it wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// It exited 0.
-    Finished { stdout: Vec<u8> },
-    /// It exited otherwise, trapped, or reached a limit.
-    Failed {
+    /// It exited with `code` (0 when `_start` returned).
+    Exited {
+        code: i32,
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    },
+    /// It trapped, reached a limit, or could not start.
+    Stopped {
         why: String,
         limit: Option<Limit>,
+        stdout: Vec<u8>,
         stderr: Vec<u8>,
     },
 }
@@ -57,7 +64,7 @@ pub fn run(program: &Program, call: Call) -> Outcome {
     wasi.stdin(MemoryInputPipe::new(call.stdin))
         .stdout(stdout.clone())
         .stderr(stderr.clone())
-        .args(&[&call.name])
+        .args(&[std::slice::from_ref(&call.name), &call.args[..]].concat())
         .allow_blocking_current_thread(true);
     if let Some(files) = &call.files {
         let perms = match files.writes() {
@@ -65,11 +72,8 @@ pub fn run(program: &Program, call: Call) -> Outcome {
             false => FsPerms::ReadOnly,
         };
         if let Err(error) = wasi.preopened_dir(files.path(), WORKSPACE_PATH, perms) {
-            return failed(
-                format!("cannot open the workspace: {error:#}"),
-                None,
-                &stderr,
-            );
+            let why = format!("cannot open the workspace: {error:#}");
+            return stopped(why, None, &stdout, &stderr);
         }
     }
     let state = CallState {
@@ -86,7 +90,12 @@ pub fn run(program: &Program, call: Call) -> Outcome {
     let mut store = Store::new(program.pre.module().engine(), state);
     store.limiter(|state| &mut state.memory);
     if let Err(error) = store.set_fuel(call.limits.fuel) {
-        return failed(format!("cannot set the fuel: {error:#}"), None, &stderr);
+        return stopped(
+            format!("cannot set the fuel: {error:#}"),
+            None,
+            &stdout,
+            &stderr,
+        );
     }
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|mut context| {
@@ -129,14 +138,20 @@ pub fn run(program: &Program, call: Call) -> Outcome {
         .or_else(|| over_quota.then_some(Limit::Quota))
         .or_else(|| (output_full(&stdout) || output_full(&stderr)).then_some(Limit::Output));
     match (exit, limit) {
-        (Some(0), None) => Outcome::Finished {
+        (Some(code), None) => Outcome::Exited {
+            code,
             stdout: stdout.contents().to_vec(),
+            stderr: stderr.contents().to_vec(),
         },
-        (_, Some(limit)) => failed(limit_message(limit, &call.limits), Some(limit), &stderr),
-        (Some(code), None) => failed(format!("the tool exited with {code}"), None, &stderr),
+        (_, Some(limit)) => stopped(
+            limit_message(limit, &call.limits),
+            Some(limit),
+            &stdout,
+            &stderr,
+        ),
         (None, None) => {
             let error = ran.err().map(|e| format!("{e:#}")).unwrap_or_default();
-            failed(format!("the tool failed: {error}"), None, &stderr)
+            stopped(format!("the tool failed: {error}"), None, &stdout, &stderr)
         }
     }
 }
@@ -169,10 +184,16 @@ fn limit_message(limit: Limit, limits: &Limits) -> String {
     }
 }
 
-fn failed(why: String, limit: Option<Limit>, stderr: &MemoryOutputPipe) -> Outcome {
-    Outcome::Failed {
+fn stopped(
+    why: String,
+    limit: Option<Limit>,
+    stdout: &MemoryOutputPipe,
+    stderr: &MemoryOutputPipe,
+) -> Outcome {
+    Outcome::Stopped {
         why,
         limit,
+        stdout: stdout.contents().to_vec(),
         stderr: stderr.contents().to_vec(),
     }
 }

@@ -133,9 +133,10 @@ fn lowest_priority() {
 }
 
 fn refused(why: &str) -> Outcome {
-    Outcome::Failed {
+    Outcome::Stopped {
         why: why.to_string(),
         limit: None,
+        stdout: Vec::new(),
         stderr: Vec::new(),
     }
 }

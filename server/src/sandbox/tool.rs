@@ -81,6 +81,7 @@ impl Tool for WasmTool {
             };
             let call = Call {
                 name,
+                args: Vec::new(),
                 stdin: arguments.to_string().into_bytes(),
                 limits,
                 files,
@@ -93,18 +94,25 @@ impl Tool for WasmTool {
 /// A call's outcome as the model reads it: stdout as JSON when it parses, else as text;
 /// a failure as an error with the limit it reached and the start of its stderr.
 pub fn result_of(outcome: Outcome) -> Value {
-    match outcome {
-        Outcome::Finished { stdout } => serde_json::from_slice(&stdout)
-            .unwrap_or_else(|_| json!({"output": String::from_utf8_lossy(&stdout)})),
-        Outcome::Failed { why, limit, stderr } => {
-            let stderr = start_of(&stderr, MAX_STDERR_BYTES);
-            let mut result = json!({"error": why, "stderr": stderr});
-            if let Some(limit) = limit {
-                result["limit"] = json!(limit.name());
-            }
-            result
+    let (why, limit, stderr) = match outcome {
+        Outcome::Exited {
+            code: 0, stdout, ..
+        } => {
+            return serde_json::from_slice(&stdout)
+                .unwrap_or_else(|_| json!({"output": String::from_utf8_lossy(&stdout)}));
         }
+        Outcome::Exited { code, stderr, .. } => {
+            (format!("the tool exited with {code}"), None, stderr)
+        }
+        Outcome::Stopped {
+            why, limit, stderr, ..
+        } => (why, limit, stderr),
+    };
+    let mut result = json!({"error": why, "stderr": start_of(&stderr, MAX_STDERR_BYTES)});
+    if let Some(limit) = limit {
+        result["limit"] = json!(limit.name());
     }
+    result
 }
 
 /// The first `max` bytes of `bytes` as text, not splitting a character.
@@ -123,13 +131,14 @@ mod tests {
 
     #[test]
     fn stdout_is_the_result_as_json_or_as_text() {
-        let json = Outcome::Finished {
-            stdout: br#"{"sum": 3}"#.to_vec(),
+        let exited = |stdout: &[u8]| Outcome::Exited {
+            code: 0,
+            stdout: stdout.to_vec(),
+            stderr: Vec::new(),
         };
+        let json = exited(br#"{"sum": 3}"#);
         assert_eq!(result_of(json), json!({"sum": 3}));
-        let text = Outcome::Finished {
-            stdout: b"three\n".to_vec(),
-        };
+        let text = exited(b"three\n");
         assert_eq!(result_of(text), json!({"output": "three\n"}));
     }
 
@@ -137,9 +146,10 @@ mod tests {
     fn a_failure_names_its_limit_and_keeps_the_start_of_stderr() {
         let mut stderr = "é".repeat(MAX_STDERR_BYTES).into_bytes();
         stderr.push(b'!');
-        let failed = Outcome::Failed {
+        let failed = Outcome::Stopped {
             why: "the tool ran out of fuel (5 units)".into(),
             limit: Some(Limit::Fuel),
+            stdout: Vec::new(),
             stderr,
         };
         let result = result_of(failed);
@@ -147,9 +157,9 @@ mod tests {
         let kept = result["stderr"].as_str().unwrap();
         assert_eq!(kept.len(), MAX_STDERR_BYTES);
         assert!(kept.chars().all(|c| c == 'é'));
-        let plain = result_of(Outcome::Failed {
-            why: "the tool exited with 3".into(),
-            limit: None,
+        let plain = result_of(Outcome::Exited {
+            code: 3,
+            stdout: b"partial".to_vec(),
             stderr: b"bad".to_vec(),
         });
         assert_eq!(
