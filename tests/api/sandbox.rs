@@ -12,7 +12,7 @@ use shared::EventBody;
 
 use crate::helpers::child::Tandem;
 use crate::helpers::{
-    fresh_database, spawn_app_with, tool_call, tool_results, write_script, TestApp,
+    fresh_database, spawn_app_with, streamed_text, tool_call, tool_results, write_script, TestApp,
 };
 
 /// The toolbox module, built for `wasm32-wasip1` once per test process (the test command
@@ -135,15 +135,8 @@ async fn sandboxed_tools_answer_and_each_limit_ends_a_call_as_an_error_the_run_g
         "{last:?}"
     );
     let log = app.log(&session).await;
-    let texts: Vec<&str> = log
-        .iter()
-        .filter_map(|(_, event)| match &event.body {
-            EventBody::TextMessageContent { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect();
     assert!(
-        texts.concat().contains("Done."),
+        streamed_text(&log).contains("Done."),
         "the run went on after the errors"
     );
 }

@@ -122,10 +122,11 @@ pub fn run(program: &Program, call: Call) -> Outcome {
         start.call(&mut store, ())
     });
     let state = store.data();
-    let over_quota = state
-        .files
-        .as_ref()
-        .is_some_and(WorkspaceAccess::over_quota);
+    // Measured only if nothing else stopped the call: it walks the workspace.
+    let over_quota = || {
+        let files = state.files.as_ref();
+        files.is_some_and(WorkspaceAccess::over_quota)
+    };
     let output_full = |pipe: &MemoryOutputPipe| pipe.contents().len() >= MAX_OUTPUT_BYTES;
     let exit = match &ran {
         Ok(()) => Some(0),
@@ -135,7 +136,7 @@ pub fn run(program: &Program, call: Call) -> Outcome {
         .stopped_by
         .or_else(|| ran.as_ref().err().and_then(trap_limit))
         .or_else(|| (exit != Some(0) && state.memory.refused).then_some(Limit::Memory))
-        .or_else(|| over_quota.then_some(Limit::Quota))
+        .or_else(|| over_quota().then_some(Limit::Quota))
         .or_else(|| (output_full(&stdout) || output_full(&stderr)).then_some(Limit::Output));
     match (exit, limit) {
         (Some(code), None) => Outcome::Exited {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wasmtime::{Config, Engine, Linker};
 
 use super::call::{self, Call, Outcome};
@@ -26,6 +26,11 @@ pub const TICK: Duration = Duration::from_millis(10);
 pub const MAX_CONCURRENT_CALLS: usize = 16;
 /// The WebAssembly stack a call may use: deep recursion ends there.
 const MAX_WASM_STACK: usize = 1 << 20;
+
+/// The right to run one call now, held by the call's thread until it ends.
+pub struct Turn {
+    _permit: Option<OwnedSemaphorePermit>,
+}
 
 /// The engine every sandboxed module runs on.
 pub struct Sandbox {
@@ -50,14 +55,15 @@ impl Sandbox {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, state::wasi)?;
         let ticking = Arc::new(AtomicBool::new(true));
-        let ticker = (engine.clone(), ticking.clone());
+        let (ticked, ticks) = (engine.clone(), ticking.clone());
         std::thread::Builder::new()
             .name("tandem-sandbox-ticker".into())
             .spawn(move || {
-                let (engine, ticking) = ticker;
-                while ticking.load(Ordering::Relaxed) {
+                // The epoch's clock, not a wait for anything: each tick lets every running
+                // call check its deadline.
+                while ticks.load(Ordering::Relaxed) {
                     std::thread::sleep(TICK);
-                    engine.increment_epoch();
+                    ticked.increment_epoch();
                 }
             })?;
         Ok(Arc::new(Sandbox {
@@ -80,16 +86,31 @@ impl Sandbox {
         program::prepare(&self.engine, &self.linker, self.cache.as_deref(), bytes)
     }
 
-    /// Runs `call` of `program` on a thread of its own, once a turn is free.
+    /// Waits until a call may run (one of the few that run at once).
+    pub async fn turn(&self) -> Turn {
+        // The semaphore is never closed: an error cannot happen, and would only mean no
+        // turn to hold.
+        Turn {
+            _permit: self.turns.clone().acquire_owned().await.ok(),
+        }
+    }
+
+    /// Waits for a turn, then runs `call` of `program`.
     pub async fn call(&self, program: &Program, call: Call) -> Outcome {
-        let Ok(_turn) = self.turns.clone().acquire_owned().await else {
-            return refused("the sandbox is closed");
-        };
+        let turn = self.turn().await;
+        self.run(turn, program, call).await
+    }
+
+    /// Runs `call` of `program` in `turn`, on a thread of its own that holds the turn until
+    /// the call ends: a caller that stops waiting (a tool call's timeout) frees no turn
+    /// while the module still runs.
+    pub async fn run(&self, turn: Turn, program: &Program, call: Call) -> Outcome {
         let (done, outcome) = tokio::sync::oneshot::channel();
         let program = program.clone();
         let spawned = std::thread::Builder::new()
             .name("tandem-sandbox-call".into())
             .spawn(move || {
+                let _turn = turn;
                 lowest_priority();
                 let _ = done.send(call::run(&program, call));
             });

@@ -19,7 +19,7 @@ pub mod program;
 mod state;
 mod tool;
 
-pub use engine::{Sandbox, MAX_CONCURRENT_CALLS, TICK};
+pub use engine::{Sandbox, Turn, MAX_CONCURRENT_CALLS, TICK};
 pub use limits::{Limit, Limits};
 pub use manifest::Manifest;
 pub use program::{Program, ProgramError};

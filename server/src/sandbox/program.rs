@@ -42,7 +42,7 @@ pub fn prepare(
     cache: Option<&Path>,
     bytes: &[u8],
 ) -> Result<Program, ProgramError> {
-    let digest = hex(&Sha256::digest(bytes));
+    let digest = format!("{:x}", Sha256::digest(bytes));
     let module = match cache {
         Some(cache) => cached(engine, &cache.join(cache_name(engine, &digest)), bytes)?,
         None => compile(engine, bytes)?,
@@ -111,8 +111,4 @@ fn cache_name(engine: &Engine, digest: &str) -> PathBuf {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
     PathBuf::from(format!("{digest}-{:016x}.cwasm", hasher.finish()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -68,6 +68,9 @@ impl Tool for WasmTool {
         let files = self.manifest.files;
         let limits = sandbox.limits().within(self.manifest.limits);
         Box::pin(async move {
+            // The turn first: a call that may write holds the workspace's lock only while
+            // it runs, never while it waits.
+            let turn = sandbox.turn().await;
             let files = match files {
                 FileAccess::None => None,
                 access => {
@@ -86,7 +89,7 @@ impl Tool for WasmTool {
                 limits,
                 files,
             };
-            Ok(result_of(sandbox.call(&program, call).await))
+            Ok(result_of(sandbox.run(turn, &program, call).await))
         })
     }
 }

@@ -122,6 +122,17 @@ pub fn tool_results(events: &[(u64, Event)]) -> Vec<Value> {
         .collect()
 }
 
+/// The text the assistant streamed in `events`, its pieces joined.
+pub fn streamed_text(events: &[(u64, Event)]) -> String {
+    events
+        .iter()
+        .filter_map(|(_, event)| match &event.body {
+            EventBody::TextMessageContent { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Writes a script file with these turns.
 pub fn write_script(dir: &Path, turns: Value) -> PathBuf {
     let path = dir.join(format!("script-{}.json", uuid::Uuid::new_v4().simple()));

@@ -55,6 +55,11 @@ const COMMON: &[Common] = &[
         "A body that is not JSON (`application/json` or `application/…+json`)",
         |_, o| takes_json(o),
     ),
+    (
+        "503",
+        "`saturated` (too many runs waiting) or storage unavailable",
+        |e, _| e.spends.contains(&Spend::RunQueue),
+    ),
     ("503", "Storage unavailable", |e, _| e.storage),
 ];
 
@@ -173,8 +178,8 @@ fn streams_events(operation: &Operation) -> bool {
         })
 }
 
-/// Says that it may answer 429 for each allowance the route spends, and 503 if it queues
-/// a run, unless its annotation says so itself.
+/// Says that it may answer 429 for each allowance the route spends, unless its
+/// annotation says so itself (a route that queues a run gets its 503 from [`COMMON`]).
 fn spend_allowances(endpoint: &Endpoint, operation: &mut Operation) {
     if endpoint.spends.is_empty() {
         return;
@@ -197,20 +202,14 @@ fn spend_allowances(endpoint: &Endpoint, operation: &mut Operation) {
             or_list(&per_minute)
         ));
     }
-    let queues = endpoint.spends.contains(&Spend::RunQueue);
-    if queues {
+    if endpoint.spends.contains(&Spend::RunQueue) {
         refusals.push(
             "`too_many_queued_runs` (the caller's share of the run queue is full)".to_string(),
         );
     }
     let limited = format!("{}; `Retry-After`", refusals.join(" or "));
-    let responses = &mut operation.responses.responses;
-    if let Entry::Vacant(missing) = responses.entry("429".to_string()) {
+    if let Entry::Vacant(missing) = operation.responses.responses.entry("429".to_string()) {
         missing.insert(RefOr::T(error_response(&limited)));
-    }
-    if queues {
-        let saturated = "`saturated` (too many runs waiting) or storage unavailable";
-        responses.insert("503".to_string(), RefOr::T(error_response(saturated)));
     }
 }
 
