@@ -24,6 +24,12 @@ TERSER_VERSION=5.51.4
 SCHEMATHESIS_VERSION=4.32.5
 CARGO_FUZZ_VERSION=0.13.2
 NEXTEST_VERSION=0.9.143
+# The Python interpreter of the run_python tool: RustPython built for WASI preview 1, its
+# standard library frozen in (0.6 needs a newer rustc than this toolchain). `host_env` is
+# what WASI gives it (files under a preopened folder, no environment, no sockets): without
+# it a program cannot open a file at all.
+RUSTPYTHON_VERSION=0.5.0
+RUSTPYTHON_FEATURES=stdlib,stdio,importlib,freeze-stdlib,encodings,host_env
 TOOLS_DIR="${TANDEM_TOOLS_DIR:-$HOME/.cache/tandem-tools}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -127,6 +133,19 @@ if ! "$TOOLS_DIR/node_modules/.bin/terser" --version 2>/dev/null | grep -qx "ter
   mkdir -p "$TOOLS_DIR"
   npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR" "terser@$TERSER_VERSION"
 fi
+
+# run_python's interpreter, built once into the tools cache: the server loads it with
+# --python-wasm ($TOOLS_DIR/rustpython.wasm: scripts/run.sh and the tests pass it) and
+# compiles it once into its module cache.
+python_root="$TOOLS_DIR/rustpython-$RUSTPYTHON_VERSION-$(printf %s "$RUSTPYTHON_FEATURES" | cksum | cut -d' ' -f1)"
+if [ ! -f "$python_root/bin/rustpython.wasm" ]; then
+  say "building RustPython $RUSTPYTHON_VERSION for wasm32-wasip1 (about 10 minutes on 2 cores, once)"
+  cargo install rustpython --version "$RUSTPYTHON_VERSION" --locked --target wasm32-wasip1 \
+    --no-default-features --features "$RUSTPYTHON_FEATURES" \
+    --root "$python_root"
+fi
+# The path scripts/run.sh and the tests use, whatever the version.
+ln -sfn "$python_root/bin/rustpython.wasm" "$TOOLS_DIR/rustpython.wasm"
 
 if $want_browser; then
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then

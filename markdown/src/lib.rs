@@ -29,6 +29,7 @@ mod code;
 mod inline;
 mod links;
 
+pub use code::block as code_block;
 pub use inline::to_inline_html;
 
 use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};

@@ -102,6 +102,10 @@ pub enum ApiError {
     RangeNotSatisfiable(u64),
     #[error("only an operator (`--operators`) may read everyone's feedback")]
     NotAnOperator,
+    #[error("the operator turned people's own tools off (`--user-tools off`)")]
+    UserToolsOff,
+    #[error("{0}")]
+    InvalidTool(String),
     /// A change of the shared state that does not apply or breaks its rules; the details
     /// say where (`{operation?, path}`).
     #[error("the state was not changed: {message}")]
@@ -152,6 +156,8 @@ impl ApiError {
             Self::RequestTimeout(_) => "request_timeout",
             Self::InvalidState { .. } => "invalid_state",
             Self::NotAnOperator => "not_an_operator",
+            Self::UserToolsOff => "user_tools_off",
+            Self::InvalidTool(_) => "invalid_tool",
             Self::BudgetExceeded { .. } => "budget_exceeded",
         }
     }
@@ -282,6 +288,7 @@ impl ResponseError for ApiError {
             | Self::InvalidInstructions(_)
             | Self::NotAForkPoint(_)
             | Self::InvalidAttachment(_)
+            | Self::InvalidTool(_)
             | Self::InvalidState { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RunActive
@@ -300,7 +307,9 @@ impl ResponseError for ApiError {
             Self::Storage(_) | Self::Saturated => StatusCode::SERVICE_UNAVAILABLE,
             Self::Unauthorized | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::HostNotAllowed(_) => StatusCode::MISDIRECTED_REQUEST,
-            Self::OriginNotAllowed(_) | Self::NotAnOperator => StatusCode::FORBIDDEN,
+            Self::OriginNotAllowed(_) | Self::NotAnOperator | Self::UserToolsOff => {
+                StatusCode::FORBIDDEN
+            }
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. }
             | Self::TooManySockets(_)

@@ -20,7 +20,7 @@ use crate::agent::engines::{
 };
 use crate::agent::slots::QueueBounds;
 use crate::agent::tools::schema::SchemaLimits;
-use crate::agent::tools::{ToolRegistry, Workspaces};
+use crate::agent::tools::{Tool, ToolRegistry, ToolSource, Workspaces};
 use crate::agent::{RunDeps, RunLimits, RunSlots, Runner};
 use crate::auth::{Auth, Endings};
 use crate::config::{Config, ConfigError, EngineKind};
@@ -134,7 +134,11 @@ impl Application {
         let engine = engine(&config)?;
         let hub = Hub::default();
         let lifecycle = Lifecycle::default();
-        let (mut tools, approval_flags) = tools(&config)?;
+        let ServerTools {
+            registry: mut tools,
+            for_mcp: approval_flags,
+            own: own_tools,
+        } = tools(&config)?;
         let attachments = crate::agent::tools::read_attachment::StoredAttachments(store.clone());
         tools.register(Arc::new(
             crate::agent::tools::read_attachment::ReadAttachment::new(Arc::new(attachments)),
@@ -148,6 +152,7 @@ impl Application {
             writer: writer.clone(),
             engine: engine.clone(),
             tools: Arc::new(tools.with_mcp(mcp)),
+            own_tools,
             limits: run_limits(&config),
             input_timeout_secs: config.input_timeout_secs,
             slots: RunSlots::new(
@@ -245,6 +250,7 @@ impl Application {
                 sessions: limits.sessions_per_minute,
                 messages: limits.messages_per_minute,
                 shares: limits.shares_per_minute,
+                tool_uploads: limits.tool_uploads_per_minute,
                 agui_input_bytes: limits.agui_input_bytes_per_minute,
             }),
             sockets: SocketCounts::new(SocketLimits {
@@ -437,17 +443,27 @@ fn run_limits(config: &Config) -> RunLimits {
     }
 }
 
-/// The built-in tools with the configured approval settings; the settings that name MCP
-/// tools (`server__tool`) are returned for their servers ([`mcp_tools`]).
-fn tools(config: &Config) -> anyhow::Result<(ToolRegistry, Vec<(String, bool)>)> {
+/// The built-in tools (the sandboxed ones of the server among them) with the configured
+/// approval settings, and people's own tools when they may have them; the settings that
+/// name MCP tools (`server__tool`) are returned for their servers ([`mcp_tools`]).
+fn tools(config: &Config) -> anyhow::Result<ServerTools> {
     let workspaces = Arc::new(Workspaces::new(
         config.workspace_dir.clone(),
         config.limits.workspace_quota_bytes,
     ));
     let mut tools = ToolRegistry::builtin(workspaces.clone());
-    for tool in wasm_tools(config, &tools, &workspaces)? {
-        tools.register(Arc::new(tool));
+    let sandbox = sandbox(config)?;
+    if let Some(sandbox) = &sandbox {
+        for (tool, source) in sandboxed_tools(config, &tools, &workspaces, sandbox)? {
+            tools.register_from(tool, source);
+        }
     }
+    let own = sandbox
+        .filter(|_| config.sandbox.user_tools == crate::config::Toggle::On)
+        .map(|sandbox| {
+            let max = config.sandbox.max_tool_module_bytes as usize;
+            Arc::new(crate::sandbox::UserToolbox::new(sandbox, workspaces, max))
+        });
     let mut for_mcp = Vec::new();
     let required = config.require_approval.iter().map(|name| (name, true));
     let skipped = config.skip_approval.iter().map(|name| (name, false));
@@ -462,25 +478,71 @@ fn tools(config: &Config) -> anyhow::Result<(ToolRegistry, Vec<(String, bool)>)>
             tools.set_approval(name, needed)?;
         }
     }
-    Ok((tools, for_mcp))
+    Ok(ServerTools {
+        registry: tools,
+        for_mcp,
+        own,
+    })
 }
 
-/// The operator's WebAssembly tools (`--wasm-tools`; none without it), each checked and
-/// compiled (or read back from the cache) now: one that cannot be a tool stops the start.
-fn wasm_tools(
+/// The server's tools as configured ([`tools`]).
+struct ServerTools {
+    registry: ToolRegistry,
+    /// The approval settings that name MCP tools.
+    for_mcp: Vec<(String, bool)>,
+    /// People's own tools, unless `--user-tools off`.
+    own: Option<Arc<crate::sandbox::UserToolbox>>,
+}
+
+/// The WebAssembly sandbox, when anything runs in it: the operator's tools
+/// (`--wasm-tools`), `run_python` (`--python-wasm`) or people's own (`--user-tools on`).
+fn sandbox(config: &Config) -> anyhow::Result<Option<Arc<crate::sandbox::Sandbox>>> {
+    let settings = &config.sandbox;
+    let used = settings.wasm_tools.is_some()
+        || settings.python_wasm.is_some()
+        || settings.user_tools == crate::config::Toggle::On;
+    if !used {
+        return Ok(None);
+    }
+    let limits = crate::sandbox::Limits::configured(settings);
+    let cache = settings.wasm_cache_dir.clone();
+    Ok(Some(crate::sandbox::Sandbox::new(limits, Some(cache))?))
+}
+
+/// The server's sandboxed tools: `run_python` (`--python-wasm`) and the operator's
+/// WebAssembly tools (`--wasm-tools`), none without those flags. Each module is checked
+/// and compiled (or read back from the cache) now: one that cannot be a tool stops the
+/// start.
+fn sandboxed_tools(
     config: &Config,
     registry: &ToolRegistry,
     workspaces: &Arc<Workspaces>,
-) -> anyhow::Result<Vec<crate::sandbox::WasmTool>> {
-    let Some(folder) = &config.sandbox.wasm_tools else {
-        return Ok(Vec::new());
-    };
-    let limits = crate::sandbox::Limits::configured(&config.sandbox);
-    let cache = config.sandbox.wasm_cache_dir.clone();
-    let sandbox = crate::sandbox::Sandbox::new(limits, Some(cache))?;
-    let taken = |name: &str| registry.has(name);
-    let tools = crate::sandbox::folder::load(folder, &sandbox, workspaces, taken)?;
-    tracing::info!(tools = tools.len(), folder = %folder.display(), "WebAssembly tools ready");
+    sandbox: &Arc<crate::sandbox::Sandbox>,
+) -> anyhow::Result<Vec<(Arc<dyn Tool>, ToolSource)>> {
+    use crate::config::PythonFiles;
+    use crate::sandbox::{manifest::FileAccess, RunPython};
+    let settings = &config.sandbox;
+    let mut tools: Vec<(Arc<dyn Tool>, ToolSource)> = Vec::new();
+    if let Some(interpreter) = &settings.python_wasm {
+        let files = match settings.python_files {
+            PythonFiles::None => FileAccess::None,
+            PythonFiles::Read => FileAccess::Read,
+            PythonFiles::Write => FileAccess::Write,
+        };
+        let python = RunPython::load(interpreter, files, sandbox.clone(), workspaces.clone())?;
+        tracing::info!(interpreter = %interpreter.display(), "run_python ready");
+        tools.push((Arc::new(python), ToolSource::Builtin));
+    }
+    if let Some(folder) = &settings.wasm_tools {
+        let taken = |name: &str| registry.has(name) || name == crate::sandbox::python::NAME;
+        let loaded = crate::sandbox::folder::load(folder, sandbox, workspaces, taken)?;
+        tracing::info!(tools = loaded.len(), folder = %folder.display(), "WebAssembly tools ready");
+        tools.extend(
+            loaded
+                .into_iter()
+                .map(|tool| (Arc::new(tool) as Arc<dyn Tool>, ToolSource::Wasm)),
+        );
+    }
     Ok(tools)
 }
 

@@ -27,6 +27,7 @@ pub mod search;
 pub mod sharing;
 pub mod state;
 pub mod text;
+pub mod tools;
 pub mod usage;
 
 pub use agui::{

@@ -102,7 +102,7 @@ describe('answers, approvals and questions (issue 25)', () => {
     const seen = await answers().last().evaluate((el) => el.innerText);
     const lines = seen.split('\n').map((line) => line.trim()).filter(Boolean);
     assert.equal(lines[0], `${GREETING} I can't understand free text, but I can show you how Tandem works. Try one of these:`);
-    assert.equal(lines.length, 9, seen);
+    assert.equal(lines.length, 10, seen);
     assert.ok(lines.slice(1).every((line) => line.startsWith('• ')), seen);
 
     await lastAnswer().getByRole('button', { name: 'Copy answer' }).click();

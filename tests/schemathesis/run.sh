@@ -25,7 +25,8 @@ token=$("$bin" --database-url "$db" users add fuzzer | grep '^tdm_')
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$bin" --bind "127.0.0.1:$port" --database-url "$db" --auth token --engine demo \
   --token-delay-ms 0 --web-dir /nonexistent --workspace-dir "$dir/workspace" \
-  --sessions-per-minute 100000 --messages-per-minute 100000 >"$dir/tandem.log" 2>&1 &
+  --sessions-per-minute 100000 --messages-per-minute 100000 --tool-uploads-per-minute 100000 \
+  --wasm-cache-dir "$dir/wasm-cache" >"$dir/tandem.log" 2>&1 &
 pid=$!
 
 if ! "$st" run "http://127.0.0.1:$port/api/openapi.json" --wait-for-schema 30 \

@@ -11,7 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -93,6 +93,20 @@ export function webDir() {
   return dir;
 }
 
+/**
+ * The flags of a server with `run_python`: the interpreter scripts/setup.sh built, and a
+ * module cache in target/ every test shares (the first start compiles it, later ones read it).
+ */
+export function pythonArgs() {
+  const tools = process.env.TANDEM_TOOLS_DIR ?? path.join(homedir(), '.cache/tandem-tools');
+  const interpreter = path.join(tools, 'rustpython.wasm');
+  if (!existsSync(interpreter)) {
+    throw new Error(`no Python interpreter at ${interpreter}: scripts/setup.sh builds it`);
+  }
+  const cache = path.join(repoRoot, 'target', 'python-wasm-cache');
+  return ['--python-wasm', interpreter, '--wasm-cache-dir', cache];
+}
+
 /** A port that was free a moment ago (listen on 0, read it, close). */
 export async function freePort() {
   const server = net.createServer();
@@ -148,7 +162,10 @@ export async function startTandem({ args = [], port = 0 } = {}) {
     handle.args = flags;
     const argv = [
       '--bind', `127.0.0.1:${handle.port}`, '--database-url', databaseUrl,
-      '--instance-name', instance, ...flags,
+      '--instance-name', instance,
+      // Compiled WebAssembly modules (a person's tool uploaded) in the test's own folder;
+      // a test's own flag wins (later flags win).
+      '--wasm-cache-dir', path.join(dir, 'wasm-cache'), ...flags,
     ];
     const { child, address } = await spawnUntilListening(bin, argv, log);
     handle.child = child;

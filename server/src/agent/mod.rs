@@ -52,6 +52,8 @@ pub struct RunDeps<S> {
     pub writer: Writer,
     pub engine: Arc<dyn engines::Engine>,
     pub tools: Arc<tools::ToolRegistry>,
+    /// People's own tools (`--user-tools on`), added to their runs' tools.
+    pub own_tools: Option<Arc<crate::sandbox::UserToolbox>>,
     pub limits: RunLimits,
     /// Deadline for answers to interrupts that set none, in seconds.
     pub input_timeout_secs: Option<u64>,
@@ -85,6 +87,65 @@ pub struct RunDeps<S> {
     pub state_rules: Arc<shared_state::StateRules>,
     /// What each user may spend, and what a run past it does (`--budget-*`).
     pub budgets: budget::BudgetRules,
+}
+
+// By hand: a derived `Clone` would ask the store type to be `Clone` too.
+impl<S> Clone for RunDeps<S> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            writer: self.writer.clone(),
+            engine: self.engine.clone(),
+            tools: self.tools.clone(),
+            own_tools: self.own_tools.clone(),
+            limits: self.limits,
+            input_timeout_secs: self.input_timeout_secs,
+            slots: self.slots.clone(),
+            runtime: self.runtime.clone(),
+            system_prompt: self.system_prompt.clone(),
+            context: self.context.clone(),
+            models: self.models.clone(),
+            prices: self.prices.clone(),
+            lifecycle: self.lifecycle.clone(),
+            released_elsewhere: self.released_elsewhere.clone(),
+            while_running: self.while_running,
+            image_models: self.image_models.clone(),
+            attachment_limits: self.attachment_limits,
+            fallbacks: self.fallbacks.clone(),
+            state_rules: self.state_rules.clone(),
+            budgets: self.budgets,
+        }
+    }
+}
+
+impl<S: crate::store::Store> RunDeps<S> {
+    /// The tools of `owner`'s runs: their own added to the server's, when people may have
+    /// their own and this one has some. A failure to read them leaves the server's (and
+    /// is logged).
+    pub async fn tools_of(&self, owner: crate::domain::UserId) -> Arc<tools::ToolRegistry> {
+        let Some(toolbox) = &self.own_tools else {
+            return self.tools.clone();
+        };
+        match toolbox.tools_of(&*self.store, owner).await {
+            Ok(own) if own.is_empty() => self.tools.clone(),
+            Ok(own) => Arc::new(self.tools.with_own(own)),
+            Err(error) => {
+                tracing::warn!(%error, "cannot read a person's own tools; going on without them");
+                self.tools.clone()
+            }
+        }
+    }
+
+    /// These dependencies with the tools of `owner`'s runs ([`Self::tools_of`]).
+    pub async fn for_owner(&self, owner: crate::domain::UserId) -> std::borrow::Cow<'_, Self> {
+        let tools = self.tools_of(owner).await;
+        if Arc::ptr_eq(&tools, &self.tools) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut deps = self.clone();
+        deps.tools = tools;
+        std::borrow::Cow::Owned(deps)
+    }
 }
 
 /// What one run, and the input that starts it, may amount to.

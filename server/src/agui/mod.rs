@@ -91,12 +91,17 @@ pub async fn start<S: Store>(
     input: RunAgentInput,
     raw: Map<String, Value>,
 ) -> Result<Started, ApiError> {
-    for tool in &input.tools {
-        if state.runner.is_server_tool(&tool.name) {
-            return Err(ApiError::InvalidMessage(format!(
-                "tool `{}` is one of the server's own tools; give the client's another name",
-                tool.name
-            )));
+    if !input.tools.is_empty() {
+        // The caller's own tools are the server's too, for their runs.
+        let tools = state.runner.tools_of(caller.user).await;
+        for tool in &input.tools {
+            if state.runner.is_server_tool(&tool.name) || tools.spec(&tool.name).is_some() {
+                return Err(ApiError::InvalidMessage(format!(
+                    "tool `{}` is one of the server's own tools (or yours); give the client's \
+                     another name",
+                    tool.name
+                )));
+            }
         }
     }
     state.limits.agui.check(&raw)?;

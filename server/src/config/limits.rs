@@ -91,6 +91,11 @@ pub struct LimitArgs {
     #[arg(long, env = "TANDEM_SHARES_PER_MINUTE", default_value_t = 20,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub shares_per_minute: u32,
+    /// Tools one user may upload per minute (`PUT /api/tools/{name}`; each is compiled,
+    /// which takes a while for a large module; 429 `rate_limited` beyond).
+    #[arg(long, env = "TANDEM_TOOL_UPLOADS_PER_MINUTE", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub tool_uploads_per_minute: u32,
     /// Sockets open at once through the share links of one session, all links together
     /// (429 `too_many_sockets` beyond).
     #[arg(long, env = "TANDEM_VIEWER_SOCKETS_PER_SESSION", default_value_t = 64,

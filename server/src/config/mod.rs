@@ -25,7 +25,7 @@ pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, OPENAI_URL};
-pub use sandbox::SandboxArgs;
+pub use sandbox::{PythonFiles, SandboxArgs, Toggle};
 pub use webhooks::{WebhookArgs, WebhookEvent};
 
 /// Log writers on a database that takes several at once (`--log-writers`): two keep

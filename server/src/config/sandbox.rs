@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 /// The default fuel of a call. Wasmtime takes a unit per WebAssembly operation: a tight
 /// loop of compiled code burns some 10 billion a second on one core here, an interpreter
@@ -39,4 +39,42 @@ pub struct SandboxArgs {
     #[arg(long, env = "TANDEM_WASM_TIMEOUT_MS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WASM_TIMEOUT_MS))]
     pub wasm_timeout_ms: u64,
+    /// RustPython built for `wasm32-wasip1` (`scripts/setup.sh` builds it into the tools
+    /// cache): with it, the model has the `run_python` tool (docs/tools.md).
+    #[arg(long, env = "TANDEM_PYTHON_WASM")]
+    pub python_wasm: Option<PathBuf>,
+    /// What `run_python`'s programs see of the user's workspace, at `/workspace`: `none`,
+    /// `read`, or `write` (each call then waits for a person's approval, as `write_file`).
+    #[arg(long, env = "TANDEM_PYTHON_FILES", value_enum, default_value = "none")]
+    pub python_files: PythonFiles,
+    /// Whether people may upload tools of their own (`PUT /api/tools/{name}`): `on` or
+    /// `off`.
+    #[arg(long, env = "TANDEM_USER_TOOLS", value_enum, default_value = "on")]
+    pub user_tools: Toggle,
+    /// The largest module a person may upload, in bytes.
+    #[arg(long, env = "TANDEM_MAX_TOOL_MODULE_BYTES", default_value_t = DEFAULT_MAX_TOOL_MODULE_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub max_tool_module_bytes: u64,
+}
+
+/// The largest module a person may upload by default: 10 MiB.
+pub const DEFAULT_MAX_TOOL_MODULE_BYTES: u64 = 10 << 20;
+
+/// A feature turned on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Toggle {
+    On,
+    Off,
+}
+
+/// What `run_python`'s programs see of the user's workspace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum PythonFiles {
+    /// Nothing.
+    #[default]
+    None,
+    /// The workspace, read-only.
+    Read,
+    /// The workspace, to read and write.
+    Write,
 }

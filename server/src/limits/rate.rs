@@ -1,5 +1,5 @@
-//! Sessions created, messages sent, share links created and AG-UI input bytes logged per
-//! user per minute.
+//! Sessions created, messages sent, share links created, tools uploaded and AG-UI input
+//! bytes logged per user per minute.
 
 use std::num::NonZeroU32;
 
@@ -15,6 +15,7 @@ pub struct RateLimits {
     sessions: DefaultKeyedRateLimiter<UserId>,
     messages: DefaultKeyedRateLimiter<UserId>,
     shares: DefaultKeyedRateLimiter<UserId>,
+    tool_uploads: DefaultKeyedRateLimiter<UserId>,
     /// Bytes of AG-UI input logged (`RUN_STARTED.input`), one cell per byte.
     agui_bytes: DefaultKeyedRateLimiter<UserId>,
     /// The per-minute figure of `agui_bytes`: the most one input may ever take.
@@ -28,6 +29,7 @@ pub struct PerMinute {
     pub sessions: u32,
     pub messages: u32,
     pub shares: u32,
+    pub tool_uploads: u32,
     /// Bytes of AG-UI input logged.
     pub agui_input_bytes: u32,
 }
@@ -40,6 +42,7 @@ impl RateLimits {
             sessions: RateLimiter::keyed(quota(per_minute.sessions)),
             messages: RateLimiter::keyed(quota(per_minute.messages)),
             shares: RateLimiter::keyed(quota(per_minute.shares)),
+            tool_uploads: RateLimiter::keyed(quota(per_minute.tool_uploads)),
             agui_bytes: RateLimiter::keyed(quota(per_minute.agui_input_bytes)),
             agui_bytes_per_minute: per_minute.agui_input_bytes.max(1),
             clock: DefaultClock::default(),
@@ -59,6 +62,11 @@ impl RateLimits {
     /// Takes one share link's creation from `user`'s allowance, or says when to retry.
     pub fn create_share(&self, user: UserId) -> Result<(), ApiError> {
         self.take(&self.shares, user, "new share links")
+    }
+
+    /// Takes one tool upload from `user`'s allowance, or says when to retry.
+    pub fn upload_tool(&self, user: UserId) -> Result<(), ApiError> {
+        self.take(&self.tool_uploads, user, "tool uploads")
     }
 
     /// Takes `bytes` of AG-UI input from `user`'s allowance, or says when to retry. An
@@ -114,6 +122,7 @@ mod tests {
             sessions,
             messages,
             shares,
+            tool_uploads: 1,
             agui_input_bytes,
         }
     }

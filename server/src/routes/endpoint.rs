@@ -68,6 +68,8 @@ pub enum Spend {
     Messages,
     /// Share links created this minute (`--shares-per-minute`).
     ShareLinks,
+    /// Tools uploaded this minute (`--tool-uploads-per-minute`).
+    ToolUploads,
     /// Bytes of AG-UI input this minute (`--agui-input-bytes-per-minute`).
     InputBytes,
     /// A place in the run queue: 429 `too_many_queued_runs` when the caller's share of it

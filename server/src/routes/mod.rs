@@ -32,6 +32,7 @@ mod runs;
 mod sessions;
 mod shares;
 mod state;
+mod tools;
 mod usage;
 mod webhooks;
 
@@ -51,7 +52,7 @@ pub use page::Page;
 /// `S` (the rest of an entry is the same for every backend).
 pub fn table<S: Store>() -> Vec<Endpoint> {
     use Access::{Public, Shared, User};
-    use Spend::{InputBytes, Messages, RunQueue, Sessions, ShareLinks};
+    use Spend::{InputBytes, Messages, RunQueue, Sessions, ShareLinks, ToolUploads};
     vec![
         route(GET, "/healthz", Public)
             .to(health::healthz, health::__path_healthz)
@@ -125,6 +126,11 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
             .to(instructions::get_own::<S>, instructions::__path_get_own),
         route(PUT, "/api/instructions", User)
             .to(instructions::put_own::<S>, instructions::__path_put_own),
+        route(GET, "/api/tools", User).to(tools::list::<S>, tools::__path_list),
+        route(PUT, "/api/tools/{name}", User)
+            .to(tools::put::<S>, tools::__path_put)
+            .spending(&[ToolUploads]),
+        route(DELETE, "/api/tools/{name}", User).to(tools::delete::<S>, tools::__path_delete),
         route(GET, "/api/sessions/{id}/instructions", User).to(
             instructions::get_session::<S>,
             instructions::__path_get_session,

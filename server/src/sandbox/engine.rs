@@ -1,5 +1,6 @@
 //! The sandbox: one Wasmtime engine for every module, the ticker that moves its epoch
-//! (what stops a module that never yields), and the threads calls run on.
+//! (what stops a module that never yields; parked while no call runs, so an idle sandbox
+//! costs nothing), and the threads calls run on.
 //!
 //! A call runs on a thread of its own in Linux's idle scheduling class (`SCHED_IDLE`),
 //! never on the async workers: a module spinning through its limits takes a core only when
@@ -8,7 +9,7 @@
 //! [`MAX_CONCURRENT_CALLS`] run at once; more wait their turn.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,7 +40,42 @@ pub struct Sandbox {
     cache: Option<PathBuf>,
     limits: Limits,
     turns: Arc<Semaphore>,
-    ticking: Arc<AtomicBool>,
+    ticker: Arc<Ticker>,
+}
+
+/// The thread that moves the engine's epoch while calls run, and sleeps (parked) while
+/// none does: an idle sandbox costs nothing.
+struct Ticker {
+    /// Calls running now.
+    running: AtomicUsize,
+    /// Cleared when the sandbox is dropped: the thread ends.
+    alive: AtomicBool,
+    thread: std::sync::OnceLock<std::thread::Thread>,
+}
+
+impl Ticker {
+    fn wake(&self) {
+        if let Some(thread) = self.thread.get() {
+            thread.unpark();
+        }
+    }
+}
+
+/// A running call, counted by the ticker until dropped.
+struct Ticking(Arc<Ticker>);
+
+impl Ticking {
+    fn start(ticker: Arc<Ticker>) -> Self {
+        ticker.running.fetch_add(1, Ordering::SeqCst);
+        ticker.wake();
+        Ticking(ticker)
+    }
+}
+
+impl Drop for Ticking {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Sandbox {
@@ -54,25 +90,34 @@ impl Sandbox {
         let engine = Engine::new(&config)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, state::wasi)?;
-        let ticking = Arc::new(AtomicBool::new(true));
-        let (ticked, ticks) = (engine.clone(), ticking.clone());
-        std::thread::Builder::new()
+        let ticker = Arc::new(Ticker {
+            running: AtomicUsize::new(0),
+            alive: AtomicBool::new(true),
+            thread: std::sync::OnceLock::new(),
+        });
+        let (ticks, ticking) = (engine.clone(), ticker.clone());
+        let thread = std::thread::Builder::new()
             .name("tandem-sandbox-ticker".into())
             .spawn(move || {
                 // The epoch's clock, not a wait for anything: each tick lets every running
-                // call check its deadline.
-                while ticks.load(Ordering::Relaxed) {
+                // call check its deadline. Parked while no call runs (a call unparks it).
+                while ticking.alive.load(Ordering::SeqCst) {
+                    if ticking.running.load(Ordering::SeqCst) == 0 {
+                        std::thread::park();
+                        continue;
+                    }
                     std::thread::sleep(TICK);
-                    ticked.increment_epoch();
+                    ticks.increment_epoch();
                 }
             })?;
+        let _ = ticker.thread.set(thread.thread().clone());
         Ok(Arc::new(Sandbox {
             engine,
             linker,
             cache,
             limits,
             turns: Arc::new(Semaphore::new(concurrent_calls())),
-            ticking,
+            ticker,
         }))
     }
 
@@ -107,10 +152,12 @@ impl Sandbox {
     pub async fn run(&self, turn: Turn, program: &Program, call: Call) -> Outcome {
         let (done, outcome) = tokio::sync::oneshot::channel();
         let program = program.clone();
+        let ticker = self.ticker.clone();
         let spawned = std::thread::Builder::new()
             .name("tandem-sandbox-call".into())
             .spawn(move || {
                 let _turn = turn;
+                let _ticking = Ticking::start(ticker);
                 lowest_priority();
                 let _ = done.send(call::run(&program, call));
             });
@@ -132,7 +179,8 @@ fn concurrent_calls() -> usize {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        self.ticking.store(false, Ordering::Relaxed);
+        self.ticker.alive.store(false, Ordering::SeqCst);
+        self.ticker.wake();
     }
 }
 

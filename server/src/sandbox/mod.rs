@@ -7,7 +7,8 @@
 //! [`Sandbox`] holds the engine and runs calls off the async workers; [`program`] checks
 //! and compiles a module (cached by its hash); [`call`] runs one call; [`WasmTool`] is a
 //! module as a tool of the registry; [`folder`] loads an operator's tools; a call's
-//! store state is `state.rs`.
+//! store state is `state.rs`; [`RunPython`] is the `run_python` tool, Python run by an
+//! interpreter compiled to WebAssembly; [`UserToolbox`] keeps people's own tools.
 
 pub mod call;
 mod engine;
@@ -16,11 +17,15 @@ pub mod folder;
 pub mod limits;
 pub mod manifest;
 pub mod program;
+pub mod python;
 mod state;
 mod tool;
+pub mod user_tools;
 
 pub use engine::{Sandbox, Turn, MAX_CONCURRENT_CALLS, TICK};
 pub use limits::{Limit, Limits};
 pub use manifest::Manifest;
 pub use program::{Program, ProgramError};
+pub use python::RunPython;
 pub use tool::{result_of, WasmTool};
+pub use user_tools::UserToolbox;

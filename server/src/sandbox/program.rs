@@ -74,26 +74,49 @@ fn compile(engine: &Engine, bytes: &[u8]) -> Result<Module, ProgramError> {
 }
 
 /// The module compiled from `bytes`, read from `path` if an earlier start compiled it,
-/// else compiled and written there (by rename, so a reader never sees half a file).
+/// else compiled and written there (by rename, so a reader never sees half a file). One
+/// compiler at a time per module: instances (or test processes) that start together wait
+/// for the first to write it (a file lock beside it), then read it.
 fn cached(engine: &Engine, path: &Path, bytes: &[u8]) -> Result<Module, ProgramError> {
-    if path.is_file() {
-        // SAFETY: the cache folder is the server's own: only `cached` writes it, with what
-        // `Module::serialize` made for this engine's configuration (its name carries the
-        // configuration's hash and the module's digest), and Wasmtime checks the version
-        // and configuration again as it reads. An operator who lets others write the
-        // folder lets them run native code in the server.
-        match unsafe { Module::deserialize_file(engine, path) } {
-            Ok(module) => return Ok(module),
-            Err(error) => {
-                tracing::warn!(%error, path = %path.display(), "recompiling a cached module")
-            }
-        }
+    if let Some(module) = read_cache(engine, path) {
+        return Ok(module);
+    }
+    let _compiling = lock_beside(path);
+    if let Some(module) = read_cache(engine, path) {
+        return Ok(module);
     }
     let module = compile(engine, bytes)?;
     if let Err(error) = write_cache(path, &module) {
         tracing::warn!(%error, path = %path.display(), "cannot cache a compiled module");
     }
     Ok(module)
+}
+
+fn read_cache(engine: &Engine, path: &Path) -> Option<Module> {
+    if !path.is_file() {
+        return None;
+    }
+    // SAFETY: the cache folder is the server's own: only `cached` writes it, with what
+    // `Module::serialize` made for this engine's configuration (its name carries the
+    // configuration's hash and the module's digest), and Wasmtime checks the version and
+    // configuration again as it reads. An operator who lets others write the folder lets
+    // them run native code in the server.
+    match unsafe { Module::deserialize_file(engine, path) } {
+        Ok(module) => Some(module),
+        Err(error) => {
+            tracing::warn!(%error, path = %path.display(), "recompiling a cached module");
+            None
+        }
+    }
+}
+
+/// The exclusive lock of `path`'s `.lock` file, held until dropped; none if the file
+/// cannot be made (each then compiles on its own, as without a cache).
+fn lock_beside(path: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    let file = std::fs::File::create(path.with_extension("lock")).ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 fn write_cache(path: &Path, module: &Module) -> anyhow::Result<()> {

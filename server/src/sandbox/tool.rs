@@ -12,6 +12,7 @@ use super::files::WorkspaceAccess;
 use super::manifest::{Approval, FileAccess, Manifest};
 use super::program::Program;
 use crate::agent::tools::{Tool, ToolCall, ToolContext, ToolSpec, Workspaces};
+use crate::domain::UserName;
 
 /// The most of a failed call's stderr its error result carries.
 pub const MAX_STDERR_BYTES: usize = 4096;
@@ -68,30 +69,40 @@ impl Tool for WasmTool {
         let files = self.manifest.files;
         let limits = sandbox.limits().within(self.manifest.limits);
         Box::pin(async move {
-            // The turn first: a call that may write holds the workspace's lock only while
-            // it runs, never while it waits.
-            let turn = sandbox.turn().await;
-            let files = match files {
-                FileAccess::None => None,
-                access => {
-                    let writes = access == FileAccess::Write;
-                    let opened = tokio::task::spawn_blocking(move || {
-                        WorkspaceAccess::open(&workspaces, &user, writes)
-                    });
-                    let opened = opened.await.map_err(|_| "cannot open the workspace")?;
-                    Some(opened?)
-                }
-            };
             let call = Call {
                 name,
                 args: Vec::new(),
                 stdin: arguments.to_string().into_bytes(),
                 limits,
-                files,
+                files: None,
             };
-            Ok(result_of(sandbox.run(turn, &program, call).await))
+            let outcome = run_seeing(&sandbox, &program, call, files, &workspaces, &user).await?;
+            Ok(result_of(outcome))
         })
     }
+}
+
+/// Runs `call` of `program`, seeing `user`'s workspace as `files` says. The turn comes
+/// first: a call that may write holds the workspace's lock only while it runs, never while
+/// it waits for its turn.
+pub(super) async fn run_seeing(
+    sandbox: &Sandbox,
+    program: &Program,
+    mut call: Call,
+    files: FileAccess,
+    workspaces: &Arc<Workspaces>,
+    user: &UserName,
+) -> Result<Outcome, String> {
+    let turn = sandbox.turn().await;
+    if files != FileAccess::None {
+        let writes = files == FileAccess::Write;
+        let (workspaces, user) = (workspaces.clone(), user.clone());
+        let opened =
+            tokio::task::spawn_blocking(move || WorkspaceAccess::open(&workspaces, &user, writes));
+        let opened = opened.await.map_err(|_| "cannot open the workspace")?;
+        call.files = Some(opened?);
+    }
+    Ok(sandbox.run(turn, program, call).await)
 }
 
 /// A call's outcome as the model reads it: stdout as JSON when it parses, else as text;
@@ -119,7 +130,7 @@ pub fn result_of(outcome: Outcome) -> Value {
 }
 
 /// The first `max` bytes of `bytes` as text, not splitting a character.
-fn start_of(bytes: &[u8], max: usize) -> String {
+pub(super) fn start_of(bytes: &[u8], max: usize) -> String {
     let mut end = bytes.len().min(max);
     while end > 0 && end < bytes.len() && bytes[end] & 0b1100_0000 == 0b1000_0000 {
         end -= 1;

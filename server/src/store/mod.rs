@@ -54,6 +54,7 @@ mod sessions;
 mod shares;
 mod sql;
 mod sqlite;
+mod user_tools;
 /// A migrated SQLite store on a fresh file, for tests outside the store.
 #[cfg(test)]
 pub(crate) use sqlite::test_support::temp_store;
@@ -86,6 +87,7 @@ pub use shares::{ShareRow, Shares};
 #[cfg(test)]
 pub(crate) use sqlite::test_support;
 pub use sqlite::{SqliteRecords, SqliteStore};
+pub use user_tools::{UserToolRow, UserTools};
 pub use users::{SignInMatch, UserRow, Users};
 pub use webhooks::{
     Attempt, DeliveryRow, Target, Wanted, WebhookOutbox, FEEDBACK, RUN_ENDED, WAITING,
@@ -100,7 +102,7 @@ impl<T: EventLog + RunLeases + Records> Store for T {}
 /// The records around the log, a trait per job, each implemented once per backend by its
 /// SQL (`sql/`): session rows, share links, users and their secrets, interrupts and queued
 /// messages as read, the webhook outbox, attachments, feedback, budgets, a person's own
-/// instructions.
+/// instructions and tools.
 pub trait Records:
     Sessions
     + Shares
@@ -112,6 +114,7 @@ pub trait Records:
     + FeedbackReads
     + Budgets
     + Instructions
+    + UserTools
 {
 }
 
@@ -126,5 +129,6 @@ impl<T> Records for T where
         + FeedbackReads
         + Budgets
         + Instructions
+        + UserTools
 {
 }

@@ -98,6 +98,9 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/queue"), none()),
         (("GET", "/api/sessions/{id}/usage"), none()),
         (("GET", "/api/sessions/{id}/state"), none()),
+        (("GET", "/api/tools"), none()),
+        (("PUT", "/api/tools/{name}"), body(json!({"manifest": {}}))),
+        (("DELETE", "/api/tools/{name}"), none()),
         (("GET", "/api/instructions"), none()),
         (
             ("PUT", "/api/instructions"),
@@ -193,6 +196,8 @@ struct Params<'a> {
     queued: &'a str,
     /// A file attached to the session.
     attachment: &'a str,
+    /// One of the person's own tools.
+    tool: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -205,6 +210,28 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{run}", params.run)
         .replace("{queued}", params.queued)
         .replace("{attachment}", params.attachment)
+        .replace("{name}", params.tool)
+}
+
+/// A tool `owner` uploads as their own (a WASI command that does nothing); its name.
+async fn own_tool(owner: &TestApp) -> String {
+    let module =
+        wat::parse_str(r#"(module (memory (export "memory") 1) (func (export "_start")))"#)
+            .unwrap();
+    let manifest = json!({"description": "Does nothing.", "parameters": {"type": "object"}});
+    let mut body = b"--XyZ\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n".to_vec();
+    body.extend_from_slice(manifest.to_string().as_bytes());
+    body.extend_from_slice(b"\r\n--XyZ\r\nContent-Disposition: form-data; name=\"module\"\r\n\r\n");
+    body.extend_from_slice(&module);
+    body.extend_from_slice(b"\r\n--XyZ--\r\n");
+    let request = owner
+        .http
+        .put(owner.url("/api/tools/mine"))
+        .header("content-type", "multipart/form-data; boundary=XyZ")
+        .body(body);
+    let (status, body) = crate::helpers::status_and_json(request).await;
+    assert!([200, 201].contains(&status), "{body}");
+    "mine".to_string()
 }
 
 /// A file `owner` attaches to `session`; its id.
@@ -276,6 +303,7 @@ async fn every_route_authenticates_and_isolates_users() {
         let (message, run) = message_and_run(&alice, &session).await;
         let queued = queued_in(&alice, &session).await;
         let attachment = attached_to(&alice, &session).await;
+        let tool = own_tool(&alice).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -285,6 +313,7 @@ async fn every_route_authenticates_and_isolates_users() {
             run: &run,
             queued: &queued,
             attachment: &attachment,
+            tool: &tool,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -411,6 +440,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let (message, run) = message_and_run(&alice, &session).await;
     let queued = queued_in(&alice, &session).await;
     let attachment = attached_to(&alice, &session).await;
+    let tool = own_tool(&alice).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -420,6 +450,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         run: &run,
         queued: &queued,
         attachment: &attachment,
+        tool: &tool,
     };
     for route in routes() {
         let case = &cases[&(route.method, route.path)];

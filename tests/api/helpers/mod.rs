@@ -35,6 +35,8 @@ pub struct TestApp {
 
 /// Per-user limits high enough that only the tests of limits meet them (later flags win).
 pub const UNLIMITED: &[&str] = &[
+    "--tool-uploads-per-minute",
+    "1000000",
     "--sessions-per-minute",
     "1000000",
     "--messages-per-minute",

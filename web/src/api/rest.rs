@@ -1,6 +1,7 @@
 //! The REST calls the page makes: signing in and out, server info, listing (and
 //! searching), reading, creating, renaming and deleting sessions, a new conversation's
-//! first message, branches, Continue, instructions, and share links.
+//! first message, branches, Continue, instructions, share links, and the tools the model
+//! may call (the person's own uploaded and deleted).
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
@@ -363,6 +364,44 @@ pub async fn patch_state(id: &str, delta: &[serde_json::Value]) -> Result<(), Ap
 /// `DELETE /api/sessions/{id}/queue/{queuedId}`: a queued message will not run.
 pub async fn withdraw_queued(id: &str, queued: &str) -> Result<(), ApiError> {
     send(Request::delete(&format!("/api/sessions/{id}/queue/{queued}")).build()).await?;
+    Ok(())
+}
+
+/// `GET /api/tools`: every tool the person's model may call (`{tools, uploads}`), as the
+/// server sends it (the Tools dialog reads the fields it shows).
+pub async fn tools() -> Result<Value, ApiError> {
+    json(send(Request::get("/api/tools").build()).await?).await
+}
+
+/// `PUT /api/tools/{name}`: uploads one of the person's own tools, its manifest and its
+/// module as a multipart form.
+pub async fn upload_tool(
+    name: &str,
+    manifest: &web_sys::File,
+    module: &web_sys::File,
+) -> Result<(), ApiError> {
+    let form =
+        web_sys::FormData::new().map_err(|_| ApiError::new("form", "cannot make the form"))?;
+    let parts = [("manifest", manifest), ("module", module)];
+    for (part, file) in parts {
+        form.append_with_blob_and_filename(part, file, &file.name())
+            .map_err(|_| ApiError::new("form", "cannot read the file"))?;
+    }
+    let url = format!(
+        "/api/tools/{}",
+        String::from(js_sys::encode_uri_component(name))
+    );
+    send(Request::put(&url).body(form)).await?;
+    Ok(())
+}
+
+/// `DELETE /api/tools/{name}`: deletes one of the person's own tools.
+pub async fn delete_tool(name: &str) -> Result<(), ApiError> {
+    let url = format!(
+        "/api/tools/{}",
+        String::from(js_sys::encode_uri_component(name))
+    );
+    send(Request::delete(&url).build()).await?;
     Ok(())
 }
 

@@ -24,6 +24,7 @@ use super::instructions_dialog::InstructionsDialogHost;
 use super::more_menu::MoreMenu;
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareDialogHost;
+use super::tools_dialog::ToolsDialogHost;
 use crate::api::{rest, ConnState};
 use crate::state::header_fit::{self, Room};
 use crate::state::{use_auth, use_layout, use_session, use_sessions, RunState};
@@ -48,6 +49,7 @@ pub fn Header() -> impl IntoView {
             share: RwSignal::new(false),
             info: RwSignal::new(false),
             instructions: RwSignal::new(false),
+            tools: RwSignal::new(false),
         },
         session,
         auth: use_auth(),
@@ -89,6 +91,7 @@ pub fn Header() -> impl IntoView {
         </header>
         <ShareDialogHost open=data.dialogs.share />
         <InstructionsDialogHost open=data.dialogs.instructions />
+        <ToolsDialogHost open=data.dialogs.tools />
         {move || info.get().map(|info| view! { <InfoDialogHost info open=data.dialogs.info /> })}
     }
 }

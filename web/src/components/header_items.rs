@@ -68,6 +68,8 @@ pub struct HeaderDialogs {
     pub info: RwSignal<bool>,
     /// The instructions dialog is open.
     pub instructions: RwSignal<bool>,
+    /// The tools dialog is open.
+    pub tools: RwSignal<bool>,
 }
 
 /// What the header's items read besides the session: the server's details and what the

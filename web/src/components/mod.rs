@@ -22,6 +22,7 @@ pub mod more_menu;
 pub mod needs_you;
 pub mod notice;
 pub mod on_first_use;
+pub mod python_run;
 pub mod queued_messages;
 pub mod rating;
 pub mod responder;
@@ -34,6 +35,7 @@ pub mod state_panel;
 pub mod text_box;
 pub mod theme_picker;
 pub mod tool_call;
+pub mod tools_dialog;
 pub mod transcript;
 pub mod undo;
 

@@ -1,5 +1,6 @@
 //! The header's "More" menu (⋯): the header's items that have no room in its row, then
-//! what is always here: the instructions the model is given, the colour theme, the
+//! what is always here: the instructions the model is given, the tools it can call, the
+//! colour theme, the
 //! keyboard shortcuts and, when the server signs people in, who is signed in and Sign out.
 //! It closes on Escape, when the focus leaves it, and once an entry that acts is used.
 //!
@@ -17,6 +18,7 @@ use super::header_items::{self, HeaderData, Item};
 use super::instructions_dialog::preload_instructions_dialog;
 use super::on_first_use::{on_first_use, warm, Loaded};
 use super::theme_picker::ThemePicker;
+use super::tools_dialog::preload_tools_dialog;
 use crate::state::{use_auth, use_layout, AuthState};
 
 /// The ⋯ button and its menu; the items from `inline` on are listed in it.
@@ -109,6 +111,20 @@ fn Entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details>) ->
             on:focus=move |_| warm(preload_instructions_dialog)
         >
             "Instructions…"
+        </button>
+        <button
+            type="button"
+            class="more-item"
+            data-testid="tools-button"
+            aria-haspopup="dialog"
+            on:click=move |_| {
+                close();
+                data.dialogs.tools.set(true);
+            }
+            on:pointerenter=move |_| warm(preload_tools_dialog)
+            on:focus=move |_| warm(preload_tools_dialog)
+        >
+            "Tools…"
         </button>
         <label class="more-row">
             <span>"Theme"</span>

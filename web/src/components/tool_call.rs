@@ -3,11 +3,13 @@
 //! A call that waits for the person's approval says so and leaves its arguments to the
 //! approval card below, which shows them to edit; a share link that hides arguments sends
 //! none (and of the result only how the call ended), and the card says so instead of
-//! showing empty boxes.
+//! showing empty boxes. A `run_python` call shows its program highlighted and its output
+//! (`python_run.rs`).
 
 use leptos::prelude::*;
 
 use super::attach::AttachedFiles;
+use super::python_run::{program_of, PythonCode, PythonOutput, PythonResult, PYTHON_TOOL};
 use crate::state::item::{pretty_json, ToolCall, ToolStatus};
 use crate::state::{use_session, Item, ItemBody};
 
@@ -55,6 +57,23 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
     let result = Memo::new(move |_| {
         item.with(|item| call_of(item).and_then(|c| c.result.as_deref().map(pretty_json)))
     });
+    // A Python call shows its program highlighted and what it printed, once the
+    // arguments and the result parse; until then, as any call.
+    let python = name == PYTHON_TOOL;
+    let code = Memo::new(move |_| {
+        python
+            .then(|| item.with(|item| call_of(item).and_then(|c| program_of(&c.args))))
+            .flatten()
+    });
+    let output = Memo::new(move |_| {
+        python
+            .then(|| {
+                item.with(|item| {
+                    call_of(item).and_then(|c| c.result.as_deref().and_then(PythonOutput::of))
+                })
+            })
+            .flatten()
+    });
     let files = move || {
         item.with(|item| {
             call_of(item)
@@ -88,18 +107,24 @@ pub fn ToolCallCard(item: Signal<Item>) -> impl IntoView {
                 </div>
             })}
             // Long arguments and results scroll in their box; a keyboard reaches them too.
-            {move || shown_args().map(|args| view! {
-                <div class="tool-label">"Arguments"</div>
-                <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label.clone()>{args}</pre>
+            {move || shown_args().map(|args| match code.get() {
+                Some(code) => view! { <PythonCode code /> }.into_any(),
+                None => view! {
+                    <div class="tool-label">"Arguments"</div>
+                    <pre class="tool-pre" data-testid="tool-args" tabindex="0" aria-label=args_label.clone()>{args}</pre>
+                }.into_any(),
             })}
             {move || hidden_result().then(|| view! {
                 <p class="tool-hidden" data-testid="tool-result-hidden">
                     "This link does not show what the call returned."
                 </p>
             })}
-            {move || result.get().filter(|result| !result.is_empty() && !hidden_result()).map(|result| view! {
-                <div class="tool-label">"Result"</div>
-                <pre class="tool-pre" data-testid="tool-result" tabindex="0" aria-label=result_label.clone()>{result}</pre>
+            {move || result.get().filter(|result| !result.is_empty() && !hidden_result()).map(|result| match output.get() {
+                Some(output) => view! { <PythonResult output /> }.into_any(),
+                None => view! {
+                    <div class="tool-label">"Result"</div>
+                    <pre class="tool-pre" data-testid="tool-result" tabindex="0" aria-label=result_label.clone()>{result}</pre>
+                }.into_any(),
             })}
             {move || files().map(|attachments| view! { <AttachedFiles attachments /> })}
         </div>

@@ -21,6 +21,7 @@ use crate::agent::conversation::ChatMessage;
 mod described;
 mod notes;
 mod plan;
+mod python;
 mod scenarios;
 
 /// The demo assistant.

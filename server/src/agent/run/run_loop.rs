@@ -146,6 +146,9 @@ async fn run<S: Store>(
         return finish_cancelled(recorder).await;
     };
     let context = tool_context(deps, recorder).await?;
+    // The person's own tools join the server's for this run.
+    let with_own = deps.for_owner(context.owner).await;
+    let deps = &*with_own;
     let mut model_calls = 0;
     // The person's own instructions are read once a run, before its first model call.
     let mut instructions_read = false;

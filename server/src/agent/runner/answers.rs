@@ -18,7 +18,7 @@ use crate::agent::budget;
 use crate::agent::new_message::run_id_for;
 use crate::agent::refusal::Refusal;
 use crate::agent::run::{approval, client_tools};
-use crate::agent::tools::request_input;
+use crate::agent::tools::{request_input, ToolRegistry};
 use crate::config::BudgetOverrun;
 use crate::domain::{new_id, SessionId, UserId};
 use crate::store::{Applied, Guard, InterruptRow, InterruptState, Rejection, Store};
@@ -135,7 +135,12 @@ impl<S: Store> Answers<'_, S> {
             })
             .collect();
         let mut events = vec![self.runner.run_started_with(session, &run_id, input)];
-        let resolution = self.resolution(&row, status, &response)?;
+        // Edited arguments are checked against the tool's schema: a person's own tool's too.
+        let tools = match row.interrupt.reason == approval::REASON {
+            true => self.runner.deps.tools_of(owner).await,
+            false => self.runner.deps.tools.clone(),
+        };
+        let resolution = self.resolution(&row, status, &response, &tools)?;
         events.extend(resolution.into_iter().filter(|event| {
             !matches!(event, EventBody::ToolCallResult { tool_call_id, .. } if carried.contains(tool_call_id))
         }));
@@ -156,6 +161,7 @@ impl<S: Store> Answers<'_, S> {
         row: &InterruptRow,
         status: ResumeStatus,
         response: &Value,
+        tools: &ToolRegistry,
     ) -> Result<Vec<EventBody>, Refusal> {
         if row.interrupt.reason == client_tools::REASON {
             let max = self.runner.deps.limits.max_tool_result_bytes;
@@ -170,13 +176,8 @@ impl<S: Store> Answers<'_, S> {
         if row.interrupt.reason != approval::REASON {
             return Ok(vec![tool_result(&row.tool_call_id, response)]);
         }
-        let decision = approval::decide(
-            &row.interrupt,
-            status,
-            response.get("payload"),
-            &self.runner.deps.tools,
-        )
-        .map_err(Refusal::InvalidPayload)?;
+        let decision = approval::decide(&row.interrupt, status, response.get("payload"), tools)
+            .map_err(Refusal::InvalidPayload)?;
         let mut events = vec![decision.to_event()];
         if !decision.approved {
             let content = decision.rejection_content();
@@ -234,7 +235,8 @@ impl<S: Store> Answers<'_, S> {
         started: EventBody,
         run_id: String,
     ) -> Result<RunAccepted, Refusal> {
-        let resolution = self.resolution(row, ResumeStatus::Cancelled, &response)?;
+        let tools = &self.runner.deps.tools;
+        let resolution = self.resolution(row, ResumeStatus::Cancelled, &response, tools)?;
         let finished = EventBody::RunFinished {
             thread_id: session.to_string(),
             run_id: run_id.clone(),

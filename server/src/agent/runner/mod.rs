@@ -212,6 +212,16 @@ impl<S: Store> Runner<S> {
         self.deps.tools.mcp().statuses()
     }
 
+    /// The tools of `owner`'s runs: the server's, and their own.
+    pub async fn tools_of(&self, owner: UserId) -> Arc<super::tools::ToolRegistry> {
+        self.deps.tools_of(owner).await
+    }
+
+    /// People's own tools, unless `--user-tools off`.
+    pub fn own_tools(&self) -> Option<&Arc<crate::sandbox::UserToolbox>> {
+        self.deps.own_tools.as_ref()
+    }
+
     /// Whether the model has a server tool (or `request_input`, `update_state`) of this
     /// name.
     pub fn is_server_tool(&self, name: &str) -> bool {

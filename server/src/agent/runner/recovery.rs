@@ -101,18 +101,19 @@ impl<S: Store> Recovery<'_, S> {
     /// land, and then the repair is computed again from the longer log.
     async fn recover(&self, session: crate::domain::SessionId) -> Result<(), WriteError> {
         let mut attempt = 1;
+        // Whether a cut call may run again is its tool's to say: a person's own tool's too.
+        let deps = &self.runner.deps;
+        let tools = match deps.store.session(session).await? {
+            Some(row) => deps.tools_of(row.owner).await,
+            None => deps.tools.clone(),
+        };
         let continue_run = loop {
-            let stored = self
-                .runner
-                .deps
-                .store
-                .events_after(session, 0, u32::MAX)
-                .await?;
+            let stored = deps.store.events_after(session, 0, u32::MAX).await?;
             let after_seq = stored.last().map_or(0, |event| event.seq);
             let Repair {
                 events,
                 continue_run,
-            } = repair(&StoredEvent::parse_all(&stored), &self.runner.deps.tools);
+            } = repair(&StoredEvent::parse_all(&stored), &tools);
             if events.is_empty() {
                 break continue_run;
             }

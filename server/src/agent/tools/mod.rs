@@ -36,6 +36,7 @@ pub use write_file::WriteFile;
 use crate::agent::progress::ProgressSender;
 use crate::domain::UserName;
 use crate::mcp::McpTools;
+pub use shared::tools::ToolSource;
 
 /// How long a tool may run before its call fails.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -80,11 +81,24 @@ pub trait Tool: Send + Sync + 'static {
 struct Registered {
     tool: Arc<dyn Tool>,
     validator: jsonschema::Validator,
+    source: ToolSource,
 }
 
-/// The tools a run may use: the built-in ones, and those of the MCP servers.
+/// A tool as a listing shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTool {
+    pub spec: ToolSpec,
+    pub source: ToolSource,
+    /// Whether each call waits for a person's approval.
+    pub approval: bool,
+}
+
+/// The tools a run may use: the built-in ones (the sandboxed ones of the server among
+/// them), those of the MCP servers, and, in a person's runs, the person's own. A clone
+/// shares every tool: a person's registry is the server's with theirs added.
+#[derive(Clone)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, Registered>,
+    tools: BTreeMap<String, Arc<Registered>>,
     needs_approval: BTreeSet<String>,
     mcp: McpTools,
 }
@@ -130,13 +144,50 @@ impl ToolRegistry {
 
     /// Adds a tool; its schema must compile. Tools that change things need approval.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.register_from(tool, ToolSource::Builtin);
+    }
+
+    /// Adds a tool of `source`, as [`Self::register`].
+    pub fn register_from(&mut self, tool: Arc<dyn Tool>, source: ToolSource) {
         let spec = tool.spec();
         let validator = jsonschema::validator_for(&spec.parameters)
             .unwrap_or_else(|e| panic!("tool `{}` has an invalid schema: {e}", spec.name));
         if tool.changes_things() {
             self.needs_approval.insert(spec.name.clone());
         }
-        self.tools.insert(spec.name, Registered { tool, validator });
+        let registered = Registered {
+            tool,
+            validator,
+            source,
+        };
+        self.tools.insert(spec.name, Arc::new(registered));
+    }
+
+    /// This registry with a person's own `tools` added (their names are no tool's of the
+    /// server: uploads are refused otherwise). Each compiled schema is checked again; a
+    /// tool whose schema does not compile is left out.
+    pub fn with_own(&self, tools: Vec<Arc<dyn Tool>>) -> ToolRegistry {
+        let mut registry = self.clone();
+        for tool in tools {
+            let spec = tool.spec();
+            if registry.has(&spec.name) || registry.mcp.owns(&spec.name) {
+                continue;
+            }
+            let Ok(validator) = jsonschema::validator_for(&spec.parameters) else {
+                continue;
+            };
+            if tool.changes_things() {
+                registry.needs_approval.insert(spec.name.clone());
+            }
+            let source = ToolSource::User;
+            let registered = Registered {
+                tool,
+                validator,
+                source,
+            };
+            registry.tools.insert(spec.name, Arc::new(registered));
+        }
+        registry
     }
 
     /// Makes the named tool need (or not need) a person's approval before it runs.
@@ -190,6 +241,34 @@ impl ToolRegistry {
         specs
     }
 
+    /// Every tool offered to the model, with where it comes from and whether it waits for
+    /// approval (`request_input` and `update_state` are built-in).
+    pub fn listing(&self) -> Vec<ListedTool> {
+        let mut listed: Vec<ListedTool> = self
+            .tools
+            .iter()
+            .map(|(name, registered)| ListedTool {
+                spec: registered.tool.spec(),
+                source: registered.source,
+                approval: self.needs_approval.contains(name),
+            })
+            .collect();
+        listed.extend(self.mcp.specs().into_iter().map(|spec| ListedTool {
+            approval: self.mcp.needs_approval(&spec.name) == Some(true),
+            spec,
+            source: ToolSource::Mcp,
+        }));
+        for spec in [request_input::spec(), update_state::spec()] {
+            listed.push(ListedTool {
+                spec,
+                source: ToolSource::Builtin,
+                approval: false,
+            });
+        }
+        listed.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+        listed
+    }
+
     /// Runs a call and returns the result content (JSON text).
     pub async fn invoke(&self, name: &str, arguments: &str, context: &ToolContext) -> String {
         let result = match self.check(name, arguments) {
@@ -233,7 +312,7 @@ impl ToolRegistry {
             .map_err(|problem| format!("invalid arguments for `{name}`: {problem}"))
     }
 
-    fn registered(&self, name: &str) -> Result<&Registered, String> {
+    fn registered(&self, name: &str) -> Result<&Arc<Registered>, String> {
         self.tools.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
             format!("unknown tool `{name}`; available: {}", known.join(", "))

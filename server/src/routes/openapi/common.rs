@@ -37,6 +37,11 @@ const COMMON: &[Common] = &[
     }),
     ("400", "Not a session id", |e, _| e.names_session()),
     ("400", "Malformed body", |_, o| takes_json(o)),
+    (
+        "400",
+        "Not a `multipart/form-data` body, or one without the parts it needs",
+        |_, o| takes_form(o),
+    ),
     ("403", "A browser page of another origin", |_, o| {
         upgrades(o)
     }),
@@ -73,6 +78,12 @@ const PATH_PARAMETERS: &[(&str, &str, bool)] = &[
     ("share", "The link's id", false),
     ("interrupt", "The interrupt id from `RUN_FINISHED`", false),
     ("run", "A run of the session (`RUN_STARTED.runId`)", false),
+    (
+        "name",
+        "A tool's name: a lower-case letter, then up to 63 lower-case letters, digits or \
+         single underscores",
+        false,
+    ),
     (
         "message",
         "The id of one of the person's messages (`TEXT_MESSAGE_START.messageId`, role `user`)",
@@ -161,6 +172,13 @@ fn takes_json(operation: &Operation) -> bool {
     })
 }
 
+/// Whether it takes a `multipart/form-data` body only.
+fn takes_form(operation: &Operation) -> bool {
+    operation.request_body.as_ref().is_some_and(|body| {
+        body.content.len() == 1 && body.content.contains_key("multipart/form-data")
+    })
+}
+
 /// Whether it upgrades to a WebSocket (answers 101).
 fn upgrades(operation: &Operation) -> bool {
     operation.responses.responses.contains_key("101")
@@ -191,6 +209,7 @@ fn spend_allowances(endpoint: &Endpoint, operation: &mut Operation) {
             Spend::Sessions => Some("new sessions"),
             Spend::Messages => Some("messages"),
             Spend::ShareLinks => Some("share links"),
+            Spend::ToolUploads => Some("tool uploads"),
             Spend::InputBytes => Some("bytes of input"),
             Spend::RunQueue => None,
         })

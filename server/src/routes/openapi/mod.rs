@@ -19,6 +19,7 @@ use shared::instructions::Instructions;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::state::{PatchOperation, StateBody};
+use shared::tools::{ToolInfo, ToolList, ToolSource};
 use shared::usage::{SessionUsage, UsageTotals};
 use shared::{Interrupt, ResumeStatus};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -48,7 +49,8 @@ pub use annotation::{Annotated, Annotation};
         SessionList, SessionListEvent, SessionStatus, SessionSummary, Interrupt, RenameSession, CreateShare,
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
-        FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions
+        FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions,
+        ToolList, ToolInfo, ToolSource
     )),
     modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
@@ -58,6 +60,7 @@ pub use annotation::{Annotated, Annotation};
         (name = "runs", description = "Messages, answers and stops: what starts and ends runs"),
         (name = "agui", description = "AG-UI's HTTP transport: a `RunAgentInput` in, the run's events out as Server-Sent Events"),
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
+        (name = "tools", description = "What the person's model may call, and the person's own WebAssembly tools"),
         (name = "instructions", description = "What the person tells the model: their own instructions, for all their conversations, and each conversation's"),
         (name = "server", description = "Health and facts about this server"),
     )

@@ -26,6 +26,7 @@ pub(crate) mod queue_reads;
 pub(crate) mod records;
 pub(crate) mod sessions;
 pub(crate) mod shares;
+pub(crate) mod user_tools;
 pub(crate) mod users;
 pub(crate) mod webhook_sources;
 pub(crate) mod webhooks;

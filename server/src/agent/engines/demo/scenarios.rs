@@ -21,6 +21,8 @@ pub(super) fn play(s: &Situation<'_>) -> Turn {
         sign_up(s)
     } else if has(&["ask me", "question", "quiz"]) {
         ask_name(s)
+    } else if has(&["python"]) {
+        super::python::run_python(s, arithmetic(s.ask))
     } else if let Some(expression) = arithmetic(s.ask) {
         calculate(s, &expression)
     } else if has(&["time", "date", "clock", "today"]) {
@@ -38,6 +40,7 @@ pub(super) fn greeting() -> Turn {
          you how Tandem works. Try one of these:\n\
          • \"what is 12 * (3 + 4)\" — I use the calculator tool\n\
          • \"what time is it\" — I use the clock tool\n\
+         • \"compute 2^100 with python\" — I write a program and run it in the sandbox\n\
          • \"plan a trip\" — I ask you to pick a destination, then for approval\n\
          • \"make a plan\" — I keep a checklist beside the conversation and tick it off\n\
          • \"delete my old files\" — I ask for your approval first\n\
