@@ -88,8 +88,10 @@ pub async fn put<S: Store>(
     if declared_length.is_some_and(|length| length > max as u64 + MULTIPART_SLACK) {
         return Err(ApiError::TooLarge(max));
     }
-    let upload = read_upload(request.headers(), body, max).await?;
     let name = name.into_inner();
+    // A bad name is refused before the body is read.
+    crate::sandbox::manifest::check_name(&name).map_err(ApiError::InvalidTool)?;
+    let upload = read_upload(request.headers(), body, max).await?;
     let taken = state.runner.is_server_tool(&name);
     let (checked_name, manifest, module) = (name.clone(), upload.manifest, upload.module);
     // Compiling a module takes a while: off the async workers.
