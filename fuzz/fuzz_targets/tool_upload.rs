@@ -32,7 +32,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((length, rest)) = rest.split_first_chunk::<2>() else {
         return;
     };
-    let (manifest, module) = rest.split_at(usize::from(u16::from_le_bytes(*length)).min(rest.len()));
+    let (manifest, module) =
+        rest.split_at(usize::from(u16::from_le_bytes(*length)).min(rest.len()));
     let Ok(name) = std::str::from_utf8(name) else {
         return;
     };
