@@ -73,12 +73,13 @@ step "the integration suite again, on PostgreSQL"
 # `--workspace` keeps the feature set of the run above: `-p tandem` alone would resolve
 # features differently and rebuild the whole graph (~4 minutes on two cores). Only what
 # depends on the backend runs again: not the providers' wire formats and fallbacks, MCP,
-# the edge's headers, slow bodies, the log lines' shape or names' characters, which read
-# or write the store like any test but test nothing of it.
+# the edge's headers, slow bodies, the log lines' shape or names' characters, or run_python
+# (the interpreter's behaviour), which read or write the store like any test but test
+# nothing of it.
 TANDEM_TEST_BACKEND=postgres cargo nextest run --workspace --test api -E "$(cat <<'FILTER'
 not (test(/^openai::/) | test(/^anthropic::/) | test(/^fallback::/) | test(/^mcp::/)
   | test(/^access::edge::/) | test(/^limits::slow_bodies::/) | test(/^logs::/)
-  | test(/^names::/))
+  | test(/^names::/) | test(/^run_python::/))
 FILTER
 )"
 step "benchmark smoke run (frames correct; figures not judged)"
