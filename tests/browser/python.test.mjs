@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { axeBothSchemes } from '../support/axe.mjs';
-import { idle, say, shots, startSession, tandemWithPage } from '../support/browser.mjs';
+import { assistantSaying, idle, say, shots, startSession, tandemWithPage } from '../support/browser.mjs';
 import { pythonArgs } from '../support/tandem.mjs';
 
 const TWO_TO_THE_100 = '1267650600228229401496703205376';
@@ -39,7 +39,9 @@ describe('a run_python call', () => {
       'the program is highlighted, token by token',
     );
     assert.ok(await card.getByRole('button', { name: 'Copy' }).isVisible(), 'a copy button');
-    await page.getByText(`Python printed:`).waitFor();
+    // The finished answer, not a state of it while it streams.
+    const answer = await assistantSaying(page, 'Python printed:');
+    assert.ok(answer.includes(TWO_TO_THE_100), answer);
     await idle(page);
     await shots(page, '101-python-printed');
     await axeBothSchemes(page);
@@ -52,7 +54,7 @@ describe('a run_python call', () => {
     const errors = card.getByLabel('What the program wrote to stderr');
     assert.match(await errors.textContent(), /ZeroDivisionError/);
     assert.equal(await card.getAttribute('data-status'), 'error');
-    await page.getByText(/The program failed: `ZeroDivisionError/).waitFor();
+    await assistantSaying(page, 'The program failed: ZeroDivisionError: division by zero.');
     await idle(page);
     await shots(page, '101-python-failed');
     await axeBothSchemes(page);
