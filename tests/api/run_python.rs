@@ -154,13 +154,7 @@ async fn with_python_files_read_a_program_reads_the_workspace_and_nothing_outsid
         {"text": "Done."},
     ]);
     let script = write_script(dir.path(), turns);
-    let workspace = script.with_extension("workspace").join("local");
-    std::fs::create_dir_all(&workspace).unwrap();
-    std::fs::write(workspace.join("in.txt"), "inside").unwrap();
-    std::fs::write(workspace.parent().unwrap().join("secret.txt"), "outside").unwrap();
-    let outside = dir.path().join("outside.txt");
-    std::fs::write(&outside, "outside").unwrap();
-    std::os::unix::fs::symlink(&outside, workspace.join("out.txt")).unwrap();
+    let (workspace, _) = crate::helpers::planted_workspace(dir.path(), &script);
     let flags = python_flags();
     let flags: Vec<&str> = flags
         .iter()

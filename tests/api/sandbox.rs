@@ -199,13 +199,7 @@ async fn a_tool_sees_only_its_users_workspace_and_none_of_its_ways_out() {
         {"text": "Done again."},
     ]);
     let script = write_script(dir.path(), turns);
-    let workspace = script.with_extension("workspace").join("local");
-    std::fs::create_dir_all(&workspace).unwrap();
-    std::fs::write(workspace.join("in.txt"), "inside").unwrap();
-    std::fs::write(workspace.parent().unwrap().join("secret.txt"), "outside").unwrap();
-    let outside = dir.path().join("outside.txt");
-    std::fs::write(&outside, "outside").unwrap();
-    std::os::unix::fs::symlink(&outside, workspace.join("out.txt")).unwrap();
+    let (workspace, outside) = crate::helpers::planted_workspace(dir.path(), &script);
     let flags = [
         "--wasm-tools",
         folder.path().to_str().unwrap(),

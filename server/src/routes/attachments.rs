@@ -109,7 +109,8 @@ struct File {
     bytes: futures_util::stream::LocalBoxStream<'static, Result<Bytes, String>>,
 }
 
-fn is_multipart(content_type: &str) -> bool {
+/// Whether a `Content-Type` is `multipart/form-data`.
+pub(super) fn is_multipart(content_type: &str) -> bool {
     content_type
         .trim_start()
         .to_ascii_lowercase()

@@ -10,7 +10,7 @@ use shared::tools::{ToolInfo, ToolList, ToolSource};
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::sandbox::manifest::MAX_MANIFEST_BYTES;
+use crate::sandbox::manifest::{Approval, Manifest, MAX_MANIFEST_BYTES};
 use crate::sandbox::user_tools::UploadError;
 use crate::state::AppState;
 use crate::store::{Store, UserToolRow};
@@ -26,33 +26,46 @@ pub async fn list<S: Store>(
     state: web::Data<AppState<S>>,
     caller: Caller,
 ) -> Result<web::Json<ToolList>, ApiError> {
-    let registry = state.runner.tools_of(caller.user).await;
+    let listing = state.runner.server_tools().listing();
+    let server = listing.into_iter().map(|listed| ToolInfo {
+        name: listed.spec.name,
+        source: listed.source,
+        description: listed.spec.description,
+        parameters: listed.spec.parameters,
+        approval: listed.approval,
+        digest: None,
+        module_bytes: None,
+        updated_at: None,
+    });
+    // The person's own, from their rows alone: listing compiles no module.
     let own: Vec<UserToolRow> = match state.runner.own_tools() {
         Some(_) => state.store.user_tools(caller.user).await?,
         None => Vec::new(),
     };
-    let tools = registry
-        .listing()
-        .into_iter()
-        .map(|listed| {
-            let row = own.iter().find(|row| row.name == listed.spec.name);
-            let row = row.filter(|_| listed.source == ToolSource::User);
-            ToolInfo {
-                name: listed.spec.name,
-                source: listed.source,
-                description: listed.spec.description,
-                parameters: listed.spec.parameters,
-                approval: listed.approval,
-                digest: row.map(|row| row.digest.clone()),
-                module_bytes: row.map(|row| row.module_bytes.max(0) as u64),
-                updated_at: row.map(|row| rfc3339(row.updated_at)),
-            }
-        })
-        .collect();
+    let own = own.into_iter().filter_map(|row| {
+        let manifest = Manifest::parse(row.manifest.as_bytes()).ok()?;
+        Some(own_info(row, &manifest))
+    });
+    let mut tools: Vec<ToolInfo> = server.chain(own).collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(web::Json(ToolList {
         tools,
         uploads: state.runner.own_tools().is_some(),
     }))
+}
+
+/// One of a person's own tools as the API shows it.
+fn own_info(row: UserToolRow, manifest: &Manifest) -> ToolInfo {
+    ToolInfo {
+        name: row.name,
+        source: ToolSource::User,
+        description: manifest.description.clone(),
+        parameters: manifest.parameters.clone(),
+        approval: manifest.approval == Approval::Always,
+        digest: Some(row.digest),
+        module_bytes: Some(row.module_bytes.max(0) as u64),
+        updated_at: Some(rfc3339(row.updated_at)),
+    }
 }
 
 /// `PUT /api/tools/{name}` with a `multipart/form-data` body: a `manifest` part (JSON) and
@@ -116,16 +129,7 @@ pub async fn put<S: Store>(
         .store
         .put_user_tool(caller.user, &row, &module)
         .await?;
-    let info = ToolInfo {
-        name: row.name.clone(),
-        source: ToolSource::User,
-        description: checked.manifest.description.clone(),
-        parameters: checked.manifest.parameters.clone(),
-        approval: checked.manifest.approval == crate::sandbox::manifest::Approval::Always,
-        digest: Some(row.digest.clone()),
-        module_bytes: Some(module.len() as u64),
-        updated_at: Some(rfc3339(row.updated_at)),
-    };
+    let info = own_info(row, &checked.manifest);
     Ok(match added {
         true => HttpResponse::Created().json(info),
         false => HttpResponse::Ok().json(info),
@@ -169,12 +173,7 @@ async fn read_upload(
     let multipart = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .trim_start()
-                .to_ascii_lowercase()
-                .starts_with("multipart/form-data")
-        });
+        .is_some_and(super::attachments::is_multipart);
     if !multipart {
         return Err(ApiError::BadRequest(
             "send a `multipart/form-data` body with a `manifest` part and a `module` part".into(),

@@ -135,6 +135,20 @@ pub fn streamed_text(events: &[(u64, Event)]) -> String {
         .collect()
 }
 
+/// The workspace of the user `local` for the app of `script`, planted as the sandbox's
+/// defences are tested: `in.txt` inside, `secret.txt` beside the folder (`..`), and
+/// `out.txt`, a symbolic link to `outside.txt` in `dir`. Returns the folder and that file.
+pub fn planted_workspace(dir: &Path, script: &Path) -> (PathBuf, PathBuf) {
+    let workspace = script.with_extension("workspace").join("local");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(workspace.join("in.txt"), "inside").unwrap();
+    std::fs::write(workspace.parent().unwrap().join("secret.txt"), "outside").unwrap();
+    let outside = dir.join("outside.txt");
+    std::fs::write(&outside, "outside").unwrap();
+    std::os::unix::fs::symlink(&outside, workspace.join("out.txt")).unwrap();
+    (workspace, outside)
+}
+
 /// Writes a script file with these turns.
 pub fn write_script(dir: &Path, turns: Value) -> PathBuf {
     let path = dir.join(format!("script-{}.json", uuid::Uuid::new_v4().simple()));

@@ -217,6 +217,11 @@ impl<S: Store> Runner<S> {
         self.deps.tools_of(owner).await
     }
 
+    /// The server's own tools (built in, the operator's, MCP servers'), no person's.
+    pub fn server_tools(&self) -> &super::tools::ToolRegistry {
+        &self.deps.tools
+    }
+
     /// People's own tools, unless `--user-tools off`.
     pub fn own_tools(&self) -> Option<&Arc<crate::sandbox::UserToolbox>> {
         self.deps.own_tools.as_ref()
