@@ -17,7 +17,10 @@
 //! **Storage and the log**
 //! - [`store`]: the event log and the records behind [`store::Store`], a trait per job that
 //!   each backend (SQLite, PostgreSQL) implements; nothing outside it knows which one runs.
-//! - [`metrics`]: the Prometheus families (`GET /metrics`).
+//! - [`metrics`]: the Prometheus families (`GET /metrics`), Tandem's own and the GenAI
+//!   conventions' client histograms.
+//! - [`traces`]: OpenTelemetry spans of runs (GenAI conventions) made from the log, and of
+//!   HTTP requests, exported over OTLP; `tandem traces export` for past sessions.
 //! - [`visibility`]: what a share link's viewer may see of an event.
 //! - [`eventlog`]: the group-commit writer and the live hub; nothing reaches a viewer
 //!   before it is committed.
@@ -91,6 +94,7 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod traces;
 pub mod visibility;
 pub mod webhooks;
 pub mod ws;

@@ -1,5 +1,6 @@
 //! The `tandem` binary: read the configuration, start logging, serve until SIGTERM or
-//! Ctrl-C and stop cleanly (or run `tandem users …` or `tandem feedback` and exit).
+//! Ctrl-C and stop cleanly (or run `tandem users …`, `tandem feedback` or `tandem traces
+//! export` and exit).
 
 use tandem::config::{Command, LoadError};
 use tandem::{telemetry, Application};
@@ -38,6 +39,12 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Command::Feedback(command)) = config.command.clone() {
         let listing = tandem::feedback_cli::FeedbackOn(command);
         tandem::store::open(&config.database_url, &options, listing).await??;
+        return Ok(());
+    }
+    if let Some(Command::Traces(command)) = config.command.clone() {
+        let settings = config.traces.clone();
+        let export = tandem::traces::cli::TracesOn { command, settings };
+        tandem::store::open(&config.database_url, &options, export).await??;
         return Ok(());
     }
     let app = Application::build(config).await?;

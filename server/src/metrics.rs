@@ -18,6 +18,10 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 use shared::EventBody;
 
+mod gen_ai;
+
+pub use gen_ai::{GenAiMetrics, OperationLabels};
+
 /// The process's metrics.
 pub static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
@@ -88,6 +92,8 @@ pub struct ProviderLabel {
 /// Every family Tandem exports.
 pub struct Metrics {
     registry: Registry,
+    /// The GenAI conventions' histograms (not under the `tandem_` prefix).
+    pub gen_ai: GenAiMetrics,
     pub runs_started: Counter,
     pub runs_finished: Family<OutcomeLabel, Counter>,
     pub events_appended: Counter,
@@ -122,6 +128,7 @@ impl Metrics {
         });
         let mut metrics = Self {
             registry: Registry::with_prefix("tandem"),
+            gen_ai: GenAiMetrics::new(),
             runs_started: Counter::default(),
             runs_finished: Family::default(),
             events_appended: Counter::default(),
@@ -265,8 +272,11 @@ impl Metrics {
 
     /// The OpenMetrics text of every family.
     pub fn encode(&self) -> String {
+        use prometheus_client::encoding::text::{encode_eof, encode_registry};
         let mut text = String::new();
-        prometheus_client::encoding::text::encode(&mut text, &self.registry)
+        encode_registry(&mut text, &self.registry)
+            .and_then(|()| encode_registry(&mut text, &self.gen_ai.registry))
+            .and_then(|()| encode_eof(&mut text))
             .expect("writing to a String cannot fail");
         text
     }
@@ -308,10 +318,19 @@ impl Metrics {
         labels: ModelLabels,
         took: Duration,
         usage: Option<&shared::usage::CallUsage>,
+        error: Option<&str>,
     ) {
         self.model_call_seconds
             .get_or_create(&labels)
             .observe(took.as_secs_f64());
+        let operation = OperationLabels {
+            gen_ai_operation_name: "chat".into(),
+            gen_ai_provider_name: labels.provider.clone(),
+            gen_ai_request_model: labels.model.clone(),
+            error_type: error.unwrap_or_default().into(),
+        };
+        let tokens = usage.map(|usage| (usage.input_tokens, usage.output_tokens));
+        self.gen_ai.chat(operation, took.as_secs_f64(), tokens);
         let Some(usage) = usage else { return };
         for (kind, tokens) in [
             ("input", usage.input_tokens),

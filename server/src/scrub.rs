@@ -58,6 +58,16 @@ impl Scrubber {
 
     /// The text without secrets, control characters or excess length.
     pub fn clean(&self, text: &str) -> String {
+        self.scrubbed(text, MAX_CHARS, false)
+    }
+
+    /// A longer text (a message) without secrets or control characters but its line
+    /// breaks and tabs, cut at `max_chars` characters.
+    pub fn clean_text(&self, text: &str, max_chars: usize) -> String {
+        self.scrubbed(text, max_chars, true)
+    }
+
+    fn scrubbed(&self, text: &str, max_chars: usize, lines: bool) -> String {
         let mut text = text.to_string();
         for secret in &self.secrets {
             text = text.replace(secret.expose(), REDACTED);
@@ -72,10 +82,14 @@ impl Scrubber {
         });
         let mut clean: String = text
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .take(MAX_CHARS)
+            .map(|c| match c {
+                '\n' | '\t' if lines => c,
+                c if c.is_control() => ' ',
+                c => c,
+            })
+            .take(max_chars)
             .collect();
-        if text.chars().count() > MAX_CHARS {
+        if text.chars().count() > max_chars {
             clean.push('…');
         }
         clean

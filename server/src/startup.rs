@@ -33,6 +33,7 @@ use crate::routes::Page;
 use crate::session_list::ListWatchers;
 use crate::state::{AppState, InputLimits};
 use crate::store::{Store, UseStore};
+use crate::traces::Traces;
 
 /// Builds the application on whichever store the database URL opened.
 struct BuildOn(Config);
@@ -63,6 +64,8 @@ pub struct Application {
     release_leases: ReleaseLeases,
     /// How long a stop may take (`--shutdown-grace-ms`).
     grace: Duration,
+    /// Spans still held are exported at the end of a clean stop.
+    traces: Traces,
 }
 
 /// A setting that cannot work: one the settings show by themselves ([`ConfigError`]), or
@@ -79,6 +82,8 @@ pub enum SettingError {
     UrlOrigins(String),
     #[error("--state-schema {path}: {message}")]
     StateSchema { path: String, message: String },
+    #[error("OTEL_EXPORTER_OTLP_HEADERS (--otel-headers): {0}")]
+    TraceHeaders(String),
 }
 
 /// Checks every setting once, at start, with messages that say what to fix: the database
@@ -92,6 +97,10 @@ pub fn check(config: &Config) -> Result<(), SettingError> {
     crate::webhooks::configured(&config.webhooks, &config.bind)?;
     url_origins(config)?;
     state_rules(config)?;
+    config
+        .traces
+        .headers()
+        .map_err(SettingError::TraceHeaders)?;
     Ok(())
 }
 
@@ -144,6 +153,7 @@ impl Application {
             crate::agent::tools::read_attachment::ReadAttachment::new(Arc::new(attachments)),
         ));
         let mcp = mcp_tools(&config, &approval_flags, &lifecycle).await?;
+        let traces = Traces::configured(&config.traces, provider_secrets(&config))?;
         let retry_for = Duration::from_millis(config.write_retry_ms);
         let writer = Writer::spawn_with(store.clone(), hub.clone(), retry_for, config.join_deltas);
         let limits = &config.limits;
@@ -180,7 +190,9 @@ impl Application {
             state_rules: Arc::new(state_rules(&config)?),
             fallbacks: crate::agent::fallback::Fallbacks::configured(&config.fallback_models),
             budgets: crate::agent::budget::BudgetRules::configured(&config.budgets),
+            traces: traces.clone(),
         });
+        crate::traces::spawn_live(store.clone(), traces.clone(), &lifecycle);
         let recovered = runner.recovery().recover_interrupted_runs(true).await?;
         if recovered > 0 {
             tracing::warn!(
@@ -286,14 +298,17 @@ impl Application {
             Duration::from_millis(config.limits.body_timeout_ms),
         ));
         let security_lines = crate::edge::security_header_lines(&page.content_security_policy());
+        let traced = web::Data::new(traces.clone());
         let server =
             crate::http_server::serve(listener, config.workers, security_lines, move || {
                 App::new()
                     .app_data(state.clone())
                     .app_data(auth.clone())
                     .app_data(edge.clone())
+                    .app_data(traced.clone())
                     .wrap(middleware::Compress::default())
                     .wrap(middleware::from_fn(crate::edge::guard))
+                    .wrap(middleware::from_fn(crate::traces::request_span))
                     .configure(|cfg| crate::routes::configure::<S>(cfg, page.clone()))
             })?;
         Ok(Self {
@@ -305,6 +320,7 @@ impl Application {
             hub: hub_for_stop,
             release_leases,
             grace: Duration::from_millis(config.shutdown_grace_ms),
+            traces,
         })
     }
 
@@ -347,6 +363,7 @@ impl Application {
             hub,
             release_leases,
             grace,
+            traces,
             ..
         } = self;
         let handle = server.handle();
@@ -377,6 +394,11 @@ impl Application {
             release(&release_leases).await;
             lifecycle.end().await;
             writer.close().await;
+            // The ended runs' spans were made (the live task ended with the rest): out
+            // they go.
+            if let Err(error) = traces.shutdown().await {
+                tracing::warn!(%error, "could not export the last spans");
+            }
         };
         if tokio::time::timeout(grace, stop).await.is_err() {
             tracing::error!(
@@ -412,6 +434,17 @@ async fn stop_signal() -> std::io::Result<&'static str> {
         _ = terminate.recv() => "SIGTERM",
         _ = interrupt.recv() => "SIGINT",
     })
+}
+
+/// The API keys given on the command line or in the environment, scrubbed from the
+/// contents spans carry.
+fn provider_secrets(config: &Config) -> Vec<crate::domain::Secret> {
+    let provider = &config.provider;
+    [&provider.openai_api_key, &provider.anthropic_api_key]
+        .into_iter()
+        .flatten()
+        .map(|key| crate::domain::Secret::from(key.as_str()))
+        .collect()
 }
 
 fn engine(config: &Config) -> anyhow::Result<Arc<dyn Engine>> {

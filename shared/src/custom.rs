@@ -17,6 +17,7 @@
 //! | [`CLIENT_TOOLS_PENDING`] | an `Interrupt` (reason `client_tools`): the run waits for the client's tool results |
 //! | [`BUDGET_DECISION`] | `{interruptId, continue, pastBudget}`: a person's decision on a run that reached its budget |
 //! | [`INSTRUCTIONS`] | `{scope, text}`: the person's own instructions as a run used them (`person`), or this conversation's as the person set them (`conversation`) |
+//! | [`TRACE_CONTEXT`] | `{traceparent}`: the W3C trace context of the request that started the run, committed with its `RUN_STARTED`; its spans join that trace |
 //! | [`CONTINUE`] | `{runId, messageId, clientMessageId?}`: this run continues the answer `messageId` of the stopped run `runId` |
 //!
 //! [`ALL`] lists every name, for code that must decide about each one (what a share
@@ -104,6 +105,12 @@ pub const CONTINUE: &str = "tandem.continue";
 /// text is none.
 pub const INSTRUCTIONS: &str = "tandem.instructions";
 
+/// The W3C trace context (`traceparent`) of the request that started a run, when tracing
+/// is on and a context came with it (or the server's own request span made one):
+/// committed with the run's `RUN_STARTED`, so the run's spans join that trace live and
+/// when exported later from the log. A share viewer never gets it.
+pub const TRACE_CONTEXT: &str = "tandem.trace_context";
+
 /// Every name above, once. A name added to this file belongs here too (a test counts
 /// them), so that whatever must decide about each name (a share link's filter) meets it.
 pub const ALL: &[&str] = &[
@@ -123,6 +130,7 @@ pub const ALL: &[&str] = &[
     BUDGET_DECISION,
     CONTINUE,
     INSTRUCTIONS,
+    TRACE_CONTEXT,
 ];
 
 #[cfg(test)]

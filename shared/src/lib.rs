@@ -4,7 +4,7 @@
 //! ([`agui`]), Tandem's WebSocket envelope around them ([`envelope`]), the REST bodies
 //! ([`api`], [`sharing`]), the human-input request vocabulary ([`input`]), the messages
 //! an AG-UI client's input brought to a run ([`run_input`]) and model-call usage
-//! ([`usage`]), the shared state's fold ([`state`]), the one limit on how deep JSON
+//! ([`usage`]), the shared state's fold ([`state`]), where a run's time went ([`timeline`]), the one limit on how deep JSON
 //! that is logged may nest ([`nesting`]) and the one rule for names and titles people
 //! read ([`text`]). It must stay free of
 //! runtime dependencies (no tokio, no sqlx) because it compiles to wasm32.
@@ -27,6 +27,7 @@ pub mod search;
 pub mod sharing;
 pub mod state;
 pub mod text;
+pub mod timeline;
 pub mod tools;
 pub mod usage;
 

@@ -28,6 +28,9 @@ pub struct CallUsage {
     pub cached_input_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Why the model stopped: `stop`, `tool_calls`, `length` or the provider's own word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
 }
 
 /// Usage summed over model calls (a run's, a session's or a conversation's).

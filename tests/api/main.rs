@@ -43,6 +43,7 @@ mod state;
 mod stop;
 mod storage;
 mod streaming;
+mod traces;
 mod usage;
 mod user_tools;
 mod webhooks;

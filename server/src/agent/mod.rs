@@ -87,6 +87,8 @@ pub struct RunDeps<S> {
     pub state_rules: Arc<shared_state::StateRules>,
     /// What each user may spend, and what a run past it does (`--budget-*`).
     pub budgets: budget::BudgetRules,
+    /// Where runs' spans go when they end (off unless an OTLP endpoint is set).
+    pub traces: crate::traces::Traces,
 }
 
 // By hand: a derived `Clone` would ask the store type to be `Clone` too.
@@ -114,6 +116,7 @@ impl<S> Clone for RunDeps<S> {
             fallbacks: self.fallbacks.clone(),
             state_rules: self.state_rules.clone(),
             budgets: self.budgets,
+            traces: self.traces.clone(),
         }
     }
 }

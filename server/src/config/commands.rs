@@ -1,4 +1,4 @@
-//! The commands `tandem` runs instead of serving (`users`, `feedback`), as the command line
+//! The commands `tandem` runs instead of serving (`users`, `feedback`, `traces`), as the command line
 //! gives them: plain values; each command runs where its work is (`auth::cli`,
 //! `feedback_cli`), which reads them from here.
 
@@ -14,6 +14,28 @@ pub enum Command {
     Users(UsersCommand),
     /// Lists everyone's ratings of answers, one JSON object a line, newest change first.
     Feedback(FeedbackCommand),
+    /// Rebuilds the spans of a past session from its log: `export --session ID`.
+    #[command(subcommand)]
+    Traces(TracesCommand),
+}
+
+/// What `tandem traces` does.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+pub enum TracesCommand {
+    /// Sends a session's spans (every run in it, with the times its log recorded) to an
+    /// OTLP collector (`--endpoint`, else the configured `OTEL_EXPORTER_OTLP_ENDPOINT`),
+    /// or writes them to a file as OTLP JSON (`--out`).
+    Export {
+        /// The session's id.
+        #[arg(long)]
+        session: String,
+        /// A collector's base URL (`http://localhost:4318`), with the configured protocol.
+        #[arg(long, conflicts_with = "out")]
+        endpoint: Option<String>,
+        /// A file to write the spans to instead, as OTLP JSON (`-` for standard output).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 /// What `tandem users` does.

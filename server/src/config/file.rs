@@ -153,6 +153,16 @@ fn settings(
                 // A receiver's URL may hold a secret (a token in its path or query).
                 let origins: Vec<String> = value.iter().map(|url| origin(url)).collect();
                 origins.join(",")
+            } else if id == "otel_headers" {
+                // `key=value` pairs whose values are often API keys: the keys only.
+                let names: Vec<String> = value
+                    .iter()
+                    .flat_map(|pairs| pairs.split(','))
+                    .map(|pair| {
+                        format!("{}=***", pair.split('=').next().unwrap_or_default().trim())
+                    })
+                    .collect();
+                names.join(",")
             } else if id == "extra_headers" {
                 // Header values may be credentials: show the names only.
                 let names: Vec<String> = value

@@ -11,6 +11,7 @@ mod limits;
 mod prices;
 mod provider;
 mod sandbox;
+mod traces;
 mod webhooks;
 
 use std::path::PathBuf;
@@ -19,13 +20,14 @@ use clap::{Parser, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError, AuthMode};
 pub use budgets::{BudgetArgs, BudgetOverrun};
-pub use commands::{parse_cap, Cap, Command, FeedbackCommand, UsersCommand};
+pub use commands::{parse_cap, Cap, Command, FeedbackCommand, TracesCommand, UsersCommand};
 pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
 pub use prices::{Price, PriceError, PriceTable};
 pub use provider::{ProviderArgs, ProviderError, ProviderSettings, RetryPolicy, OPENAI_URL};
 pub use sandbox::{PythonFiles, SandboxArgs, Toggle};
+pub use traces::{OtlpProtocol, TraceArgs};
 pub use webhooks::{WebhookArgs, WebhookEvent};
 
 /// Log writers on a database that takes several at once (`--log-writers`): two keep
@@ -237,6 +239,9 @@ pub struct Config {
     /// Webhooks when a session starts waiting for a person.
     #[command(flatten)]
     pub webhooks: WebhookArgs,
+    /// OpenTelemetry traces (off unless an OTLP endpoint is set).
+    #[command(flatten)]
+    pub traces: TraceArgs,
 
     #[command(flatten)]
     pub sandbox: SandboxArgs,

@@ -16,6 +16,7 @@ pub(super) const CALL_USAGE: &[&str] = &[
     "reasoningTokens",
     "cachedInputTokens",
     "costUsd",
+    "finishReason",
 ];
 
 /// A `CUSTOM` event's `name` and `value` as shown, or `None` when the viewer gets none
@@ -72,6 +73,8 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
                 _ => None,
             })
         }
+        // That the run was traced, never the owner's callers' trace ids.
+        name::TRACE_CONTEXT => scalars(fields, &[]),
         _ => return None,
     };
     let mut custom_fields = Object::new();

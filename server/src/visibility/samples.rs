@@ -173,7 +173,7 @@ fn custom_value(name: &str) -> Value {
         custom::RUN_QUEUED => json!({"runId": "shown_run", "position": 7006}),
         custom::USAGE => json!({"provider": "shown_openai", "model": "shown_gpt",
             "inputTokens": 7007, "outputTokens": 7008, "reasoningTokens": 7009,
-            "cachedInputTokens": 7010, "costUsd": 7011}),
+            "cachedInputTokens": 7010, "costUsd": 7011, "finishReason": "shown_stop"}),
         custom::CLIENT_TOOLS_PENDING => interrupts()[3].clone(),
         custom::CONTEXT_TRIMMED => json!({"firstUserMessage": 7012, "droppedMessages": 7013,
             "budgetTokens": 7014, "estimatedTokens": 7015}),
@@ -190,6 +190,9 @@ fn custom_value(name: &str) -> Value {
             "pastBudget": "shown_past"}),
         custom::CONTINUE => json!({"runId": "shown_run", "messageId": "shown_m1",
             "clientMessageId": "canary_request_id"}),
+        custom::TRACE_CONTEXT => {
+            json!({"traceparent": "canary_00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
+        }
         custom::INSTRUCTIONS => json!({"scope": "told_conversation", "text": "told_be_brief"}),
         custom::ATTACHMENTS => {
             json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [

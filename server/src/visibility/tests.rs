@@ -253,6 +253,7 @@ fn usage_fields_are_exactly_those_of_the_usage_types() {
         provider: Some("p".into()),
         model: Some("m".into()),
         cost_usd: Some(1.0),
+        finish_reason: Some("stop".into()),
         ..Default::default()
     };
     assert_eq!(

@@ -178,6 +178,8 @@ fn upgrade<S: Store>(
         outbox,
         stream,
     );
+    // Runs the socket starts join the trace its handshake came with.
+    let serve = crate::traces::with_parent(crate::traces::request_parent(), serve);
     actix_web::rt::spawn(tracing::Instrument::instrument(serve, span));
     Ok(response)
 }

@@ -5,6 +5,7 @@ pub mod child;
 mod database;
 pub mod list_stream;
 pub mod mcp;
+pub mod otlp;
 pub mod provider;
 pub mod socket;
 

@@ -108,6 +108,7 @@ fn estimated_usage(conversation: &[ChatMessage], turn: &Turn) -> CallUsage {
         reasoning_tokens: reasoning,
         cached_input_tokens: 0,
         cost_usd: Some(0.0),
+        finish_reason: None,
     }
 }
 

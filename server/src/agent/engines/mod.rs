@@ -40,6 +40,18 @@ pub enum FinishReason {
     Other(String),
 }
 
+impl FinishReason {
+    /// As OpenTelemetry's `gen_ai.response.finish_reasons` and the usage record spell it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Stop => "stop",
+            Self::ToolCalls => "tool_calls",
+            Self::Length => "length",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+
 /// One piece of a streamed model response.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {

@@ -115,6 +115,14 @@ impl Recorder {
         self.call_usage = Some(call);
     }
 
+    /// Notes why the current model call's model stopped, in its usage (when it reported
+    /// any).
+    pub fn finished_because(&mut self, reason: &str) {
+        if let Some(call) = self.call_usage.as_mut() {
+            call.finish_reason = Some(reason.to_string());
+        }
+    }
+
     /// The current model call's usage, as its provider reported it so far.
     pub fn call_usage(&self) -> Option<&CallUsage> {
         self.call_usage.as_ref()

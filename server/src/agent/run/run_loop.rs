@@ -328,7 +328,16 @@ async fn call_model<S: Store>(
         let spare = (!deps.fallbacks.is_empty()).then(|| request.clone());
         let started = std::time::Instant::now();
         let called = stream_model_call(deps, recorder, request, stops).await?;
-        METRICS.model_call(labels.clone(), started.elapsed(), recorder.call_usage());
+        let error = match &called {
+            Err(Halt::Failed { error, .. }) => Some(error.code),
+            _ => None,
+        };
+        METRICS.model_call(
+            labels.clone(),
+            started.elapsed(),
+            recorder.call_usage(),
+            error,
+        );
         let Err(Halt::Failed {
             error,
             before_output: true,
@@ -389,7 +398,11 @@ async fn stream_model_call<S: Store>(
             produced = true;
         }
         match item {
-            None | Some(Ok(EngineEvent::Finish(_))) => break,
+            Some(Ok(EngineEvent::Finish(reason))) => {
+                recorder.finished_because(reason.as_str());
+                break;
+            }
+            None => break,
             Some(Err(error)) => {
                 let before_output = !produced;
                 return Ok(Err(Halt::Failed {

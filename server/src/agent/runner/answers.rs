@@ -246,6 +246,7 @@ impl<S: Store> Answers<'_, S> {
         };
         let mut events = vec![started];
         events.extend(resolution);
+        events.extend(super::trace_context());
         events.push(finished);
         let guard = Guard::Resume {
             interrupt_id: row.id.clone(),
@@ -253,11 +254,15 @@ impl<S: Store> Answers<'_, S> {
             run_id: run_id.clone(),
         };
         match self.runner.submit(session, guard, events).await? {
-            Applied::Committed { .. } => Ok(RunAccepted {
-                run_id,
-                duplicate: false,
-                queued: None,
-            }),
+            Applied::Committed { .. } => {
+                // Its spans (and the wait it ended) go out now: no loop runs it.
+                self.runner.deps.traces.run_ended(session, &run_id);
+                Ok(RunAccepted {
+                    run_id,
+                    duplicate: false,
+                    queued: None,
+                })
+            }
             Applied::Rejected(rejection) => rejected(session, rejection),
         }
     }

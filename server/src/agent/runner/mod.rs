@@ -324,6 +324,7 @@ impl<S: Store> Runner<S> {
     ) -> Result<RunAccepted, Refusal> {
         // Registered before the commit so a stop that races the start still finds it.
         let cancel = self.register(session, &run_id);
+        let events: Vec<EventBody> = events.into_iter().chain(trace_context()).collect();
         match self.submit(session, guard, events).await {
             Ok(Applied::Committed { .. }) => {
                 self.spawn(session, owner, run_id.clone(), cancel);
@@ -389,6 +390,7 @@ impl<S: Store> Runner<S> {
             let started = std::time::Instant::now();
             run_loop::drive(deps, recorder, cancel, admission).await;
             runner.unregister(session, &run_id);
+            runner.deps.traces.run_ended(session, &run_id);
             // The messages that waited for this run's end take their turn.
             if let Err(error) = runner.start_next_queued(session).await {
                 tracing::warn!(%error, "could not start the next queued message");
@@ -498,4 +500,15 @@ impl<S: Store> RunControl for Runner<S> {
     fn take_over_released(&self) {
         self.deps.released_elsewhere.notify_one();
     }
+}
+
+/// The trace context of the request (or socket) that starts a run, when it came with one
+/// (`CUSTOM tandem.trace_context`, committed with the run's start): the run's spans join
+/// that trace, live and when exported later.
+pub(super) fn trace_context() -> Option<EventBody> {
+    let parent = crate::traces::request_parent()?;
+    Some(EventBody::Custom {
+        name: shared::custom::TRACE_CONTEXT.into(),
+        value: serde_json::json!({"traceparent": crate::traces::traceparent(&parent)}),
+    })
 }

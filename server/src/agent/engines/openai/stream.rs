@@ -195,6 +195,7 @@ impl ChunkDecoder {
                 .and_then(|details| details.cached_tokens)
                 .unwrap_or(0),
             cost_usd: None,
+            finish_reason: None,
         }
     }
 

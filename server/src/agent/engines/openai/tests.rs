@@ -309,6 +309,7 @@ fn the_last_usage_is_reported_before_the_finish() {
         reasoning_tokens: 2,
         cached_input_tokens: 4,
         cost_usd: None,
+        finish_reason: None,
     };
     assert_eq!(
         events,
