@@ -58,6 +58,15 @@ impl InProcess {
         Ok((app, store))
     }
 
+    /// The app on a fresh SQLite file with more flags (they win over the benchmark's).
+    pub fn on_sqlite_with(pace: Pace, extra: &[&str]) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
+        let runtime = app_runtime()?;
+        let store = runtime.block_on(SqliteStore::connect(&url, &StoreOptions::default()))?;
+        launch_with(runtime, dir, &url, pace, Arc::new(store), extra)
+    }
+
     /// The app on the PostgreSQL database at `url` (several may share one).
     pub fn on_postgres(pace: Pace, url: &str) -> anyhow::Result<(Self, Arc<PostgresStore>)> {
         let dir = tempfile::tempdir()?;
@@ -120,7 +129,18 @@ fn launch<S: Store>(
     pace: Pace,
     store: Arc<S>,
 ) -> anyhow::Result<InProcess> {
-    let config = config(url, &dir, pace);
+    launch_with(runtime, dir, url, pace, store, &[])
+}
+
+fn launch_with<S: Store>(
+    runtime: Runtime,
+    dir: tempfile::TempDir,
+    url: &str,
+    pace: Pace,
+    store: Arc<S>,
+    extra: &[&str],
+) -> anyhow::Result<InProcess> {
+    let config = config(url, &dir, pace, extra);
     tandem::startup::check(&config)?;
     let (address, handle) = runtime.block_on(async move {
         let app = Application::build_with(config, store).await?;
@@ -140,7 +160,7 @@ fn launch<S: Store>(
 /// The per-user limits the benchmark lifts: it plays thousands of sessions of one user.
 pub const UNLIMITED: &str = "10000000";
 
-fn config(url: &str, dir: &tempfile::TempDir, pace: Pace) -> Config {
+fn config(url: &str, dir: &tempfile::TempDir, pace: Pace, extra: &[&str]) -> Config {
     let workspace = dir.path().join("workspace");
     let tokens = pace.tokens.to_string();
     let delay = pace.delay_ms.to_string();
@@ -170,6 +190,8 @@ fn config(url: &str, dir: &tempfile::TempDir, pace: Pace) -> Config {
         UNLIMITED,
         "--max-queued-runs",
         UNLIMITED,
-    ])
+    ]
+    .into_iter()
+    .chain(extra.iter().copied()))
     .expect("the benchmark passes valid flags")
 }

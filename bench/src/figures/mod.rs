@@ -1,7 +1,7 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
 //! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
 //! viewer and a reconnect storm), issue 27 (15, branches), issue 28 (16, attachments)
-//! and issue 54 (17, the WebAssembly sandbox),
+//! issue 54 (17, the WebAssembly sandbox) and issue 55 (18, tracing's cost),
 //! each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
@@ -30,6 +30,7 @@ mod restart;
 mod resume;
 mod sandbox;
 mod streaming;
+mod traces;
 
 use std::time::Duration;
 
@@ -166,7 +167,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 19] = [
+pub const ALL: [Figure; 20] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -261,5 +262,10 @@ pub const ALL: [Figure; 19] = [
         key: "sandbox",
         title: "17. the WebAssembly sandbox",
         run: sandbox::run,
+    },
+    Figure {
+        key: "traces",
+        title: "18. token latency with traces exported",
+        run: traces::run,
     },
 ];
