@@ -22,6 +22,8 @@ BINARYEN_VERSION=132.0.0
 # The minifier of the page's JS (scripts/build.sh).
 TERSER_VERSION=5.51.4
 SCHEMATHESIS_VERSION=4.32.5
+GRPCIO_VERSION=1.85.3
+OTEL_PROTO_VERSION=1.45.2
 CARGO_FUZZ_VERSION=0.13.2
 NEXTEST_VERSION=0.9.143
 # The Python interpreter of the run_python tool: RustPython built for WASI preview 1, its
@@ -174,6 +176,13 @@ if $want_test; then
     say "installing schemathesis $SCHEMATHESIS_VERSION into $TOOLS_DIR/venv"
     python3 -m venv "$TOOLS_DIR/venv"
     "$TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  fi
+  # The OTLP/gRPC receiver of the trace tests (tests/support/otlp_grpc_receiver.py): gRPC's
+  # own Python server and the OpenTelemetry protocol's generated messages, pinned.
+  if ! "$TOOLS_DIR/venv/bin/python" -c "import grpc, opentelemetry.proto; assert grpc.__version__ == '$GRPCIO_VERSION'" 2>/dev/null; then
+    say "installing grpcio $GRPCIO_VERSION and opentelemetry-proto $OTEL_PROTO_VERSION into $TOOLS_DIR/venv"
+    "$TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check \
+      "grpcio==$GRPCIO_VERSION" "opentelemetry-proto==$OTEL_PROTO_VERSION"
   fi
 fi
 say "tools ready"

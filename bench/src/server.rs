@@ -164,34 +164,36 @@ fn config(url: &str, dir: &tempfile::TempDir, pace: Pace, extra: &[&str]) -> Con
     let workspace = dir.path().join("workspace");
     let tokens = pace.tokens.to_string();
     let delay = pace.delay_ms.to_string();
-    Config::try_parse_from([
-        "tandem",
-        "--bind",
-        "127.0.0.1:0",
-        "--database-url",
-        url,
-        "--engine",
-        "bench",
-        "--bench-tokens",
-        &tokens,
-        "--token-delay-ms",
-        &delay,
-        "--web-dir",
-        "/nonexistent",
-        "--workspace-dir",
-        workspace.to_str().unwrap_or("workspace"),
-        "--sessions-per-minute",
-        UNLIMITED,
-        "--messages-per-minute",
-        UNLIMITED,
-        "--sockets-per-user",
-        UNLIMITED,
-        "--max-concurrent-runs",
-        UNLIMITED,
-        "--max-queued-runs",
-        UNLIMITED,
-    ]
-    .into_iter()
-    .chain(extra.iter().copied()))
+    Config::try_parse_from(
+        [
+            "tandem",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            url,
+            "--engine",
+            "bench",
+            "--bench-tokens",
+            &tokens,
+            "--token-delay-ms",
+            &delay,
+            "--web-dir",
+            "/nonexistent",
+            "--workspace-dir",
+            workspace.to_str().unwrap_or("workspace"),
+            "--sessions-per-minute",
+            UNLIMITED,
+            "--messages-per-minute",
+            UNLIMITED,
+            "--sockets-per-user",
+            UNLIMITED,
+            "--max-concurrent-runs",
+            UNLIMITED,
+            "--max-queued-runs",
+            UNLIMITED,
+        ]
+        .into_iter()
+        .chain(extra.iter().copied()),
+    )
     .expect("the benchmark passes valid flags")
 }

@@ -405,3 +405,117 @@ async fn sigterm_sends_the_spans_still_held() {
     );
     drop(dir);
 }
+
+/// The gRPC receiver (`tests/support/otlp_grpc_receiver.py`), in the tools' Python; the
+/// spans it prints, one JSON object a line.
+struct GrpcReceiver {
+    child: std::process::Child,
+    port: u16,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl GrpcReceiver {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let tools = std::env::var("TANDEM_TOOLS_DIR").unwrap_or_else(|_| {
+            format!(
+                "{}/.cache/tandem-tools",
+                std::env::var("HOME").unwrap_or_default()
+            )
+        });
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/support/otlp_grpc_receiver.py"
+        );
+        let mut child = Command::new(format!("{tools}/venv/bin/python"))
+            .arg(script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tools' Python runs (scripts/setup.sh --test installs it)");
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = out.next().expect("it says where it listens").unwrap();
+        let port = first
+            .trim_start_matches("listening ")
+            .parse()
+            .expect(&first);
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.map_while(Result::ok) {
+                if send.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, port, lines }
+    }
+
+    /// Spans until one named `name` arrives (30 s at most).
+    fn until(&self, name: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            let Ok(span) = self.lines.recv_timeout(left) else {
+                break;
+            };
+            let found = span["name"] == name;
+            seen.push(span);
+            if found {
+                return seen;
+            }
+        }
+        panic!("no {name} within 30 s: {seen:?}");
+    }
+}
+
+impl Drop for GrpcReceiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_go_over_grpc_with_their_headers() {
+    let receiver = GrpcReceiver::start();
+    let (dir, url) = fresh_database();
+    let script_file = write_script(dir.path(), json!([{"text": "Hello there."}]));
+    let endpoint = format!("http://127.0.0.1:{}", receiver.port);
+    let flags = [
+        &[
+            "--otel-endpoint",
+            endpoint.as_str(),
+            "--otel-protocol",
+            "grpc",
+            "--otel-headers",
+            "x-team=blue",
+        ][..],
+        QUICK_EXPORT,
+    ]
+    .concat();
+    let app = start(test_config(&url, &script_file, &flags)).await;
+    let (session, mut socket) = app.open_session().await;
+    let run = app.say(&session, "hello").await;
+    socket.until_run_end().await;
+    let spans = tokio::task::spawn_blocking(move || {
+        let spans = receiver.until("invoke_agent tandem");
+        drop(receiver);
+        spans
+    })
+    .await
+    .unwrap();
+    let run_span = spans
+        .iter()
+        .find(|s| s["name"] == "invoke_agent tandem")
+        .unwrap();
+    assert_eq!(run_span["attributes"]["tandem.run.id"], run.as_str());
+    assert_eq!(
+        run_span["attributes"]["gen_ai.conversation.id"],
+        session.as_str()
+    );
+    assert_eq!(run_span["service"], "tandem");
+    assert_eq!(
+        run_span["team"], "blue",
+        "the headers travel as gRPC metadata"
+    );
+}

@@ -41,7 +41,12 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         .enable_all()
         .build()?;
     let endpoint = receiver.block_on(start_receiver(received.clone()))?;
-    let traced_flags = ["--otel-endpoint", endpoint.as_str(), "--otel-export-delay-ms", "200"];
+    let traced_flags = [
+        "--otel-endpoint",
+        endpoint.as_str(),
+        "--otel-export-delay-ms",
+        "200",
+    ];
     let measure = |flags: &[&str]| -> anyhow::Result<Live> {
         let app = InProcess::on_sqlite_with(pace, flags)?;
         let (tokens, warmup) = (ctx.scale.latency_tokens, ctx.scale.warmup_tokens);
@@ -76,8 +81,14 @@ fn median(mut values: Vec<u64>) -> u64 {
 
 fn row(sessions: usize, traced: &[Live], untraced: &[Live], requests: u64, bytes: u64) -> Row {
     let p = |runs: &[Live], pick: fn(&Live) -> u64| median(runs.iter().map(pick).collect());
-    let (t50, t99) = (p(traced, |l| l.latency.p50_ns), p(traced, |l| l.latency.p99_ns));
-    let (u50, u99) = (p(untraced, |l| l.latency.p50_ns), p(untraced, |l| l.latency.p99_ns));
+    let (t50, t99) = (
+        p(traced, |l| l.latency.p50_ns),
+        p(traced, |l| l.latency.p99_ns),
+    );
+    let (u50, u99) = (
+        p(untraced, |l| l.latency.p50_ns),
+        p(untraced, |l| l.latency.p99_ns),
+    );
     let ratio = t99 as f64 / u99.max(1) as f64;
     Row::new(format!(
         "18. latency, {sessions} live sessions, traces exported (median of {} runs, p50/p99)",
@@ -108,13 +119,17 @@ async fn start_receiver(received: Arc<Received>) -> anyhow::Result<String> {
             .app_data(web::PayloadConfig::new(64 << 20))
             .route(
                 "/v1/traces",
-                web::post().to(|body: web::Bytes, received: web::Data<Received>| async move {
-                    received.requests.fetch_add(1, Ordering::Relaxed);
-                    received.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
-                    HttpResponse::Ok()
-                        .content_type("application/x-protobuf")
-                        .finish()
-                }),
+                web::post().to(
+                    |body: web::Bytes, received: web::Data<Received>| async move {
+                        received.requests.fetch_add(1, Ordering::Relaxed);
+                        received
+                            .bytes
+                            .fetch_add(body.len() as u64, Ordering::Relaxed);
+                        HttpResponse::Ok()
+                            .content_type("application/x-protobuf")
+                            .finish()
+                    },
+                ),
             )
     })
     .workers(1)

@@ -266,7 +266,11 @@ impl Timeline {
         if let Some(interrupt) = self.wait_tools.remove(call_id) {
             if self.waits.contains_key(&interrupt) {
                 // A question's answer is its call's result; an approval's rejection too.
-                self.answer(&interrupt, status.unwrap_or("resolved"), at);
+                // A share link may hide the answer itself (`{"status": "hidden"}`).
+                let answer = status
+                    .filter(|status| matches!(*status, "cancelled" | "expired"))
+                    .unwrap_or("resolved");
+                self.answer(&interrupt, answer, at);
             }
         }
         if starting {

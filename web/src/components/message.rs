@@ -14,10 +14,12 @@ use leptos::prelude::*;
 use super::attach::AttachedFiles;
 use super::copy_code::{copy_text, COPIED_FOR};
 use super::rating::RateAnswer;
+use super::run_timeline::RunTimeline;
 use super::text_box::submit_keys;
 use crate::api::ConnState;
 use crate::markdown;
 use crate::state::keys::TextBox;
+use crate::state::transcript::USAGE_KEY;
 use crate::state::{usage, use_models, use_session, Item, ItemBody, Models, RunState};
 
 /// A message the person sent; above it, when the model's view begins here, a note saying
@@ -340,22 +342,34 @@ pub fn RunCancelled(item: Signal<Item>) -> impl IntoView {
     }
 }
 
-/// What a finished run's model calls used and cost: one quiet line under the run.
+/// What a finished run's model calls used and cost: one quiet line under the run, with
+/// the run's Timeline beside it.
 #[component]
 pub fn RunUsage(item: Signal<Item>) -> impl IntoView {
+    let session = use_session();
+    let run_id = item.with_untracked(|item| item.key.strip_prefix(USAGE_KEY).map(str::to_string));
+    let timeline = run_id
+        .filter(|id| session.run_timeline(id).is_some())
+        .map(|run_id| view! { <RunTimeline run_id /> });
     // A stopped run's usage moves to the run that continued its answer.
-    move || {
+    let line = move || {
         let totals = item.with(|item| match &item.body {
             ItemBody::Usage(totals) => *totals,
             _ => Default::default(),
         });
         (totals.calls > 0).then(|| {
             view! {
-                <div class="run-usage" data-testid="run-usage" title=usage::details(&totals)>
+                <span class="run-usage-text" data-testid="run-usage" title=usage::details(&totals)>
                     {usage::summary(&totals)}
-                </div>
+                </span>
             }
         })
+    };
+    view! {
+        <div class="run-usage">
+            {line}
+            {timeline}
+        </div>
     }
 }
 

@@ -26,6 +26,7 @@ pub mod python_run;
 pub mod queued_messages;
 pub mod rating;
 pub mod responder;
+pub mod run_timeline;
 pub mod session_title;
 pub mod share_dialog;
 pub mod shortcuts;

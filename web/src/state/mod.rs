@@ -25,6 +25,7 @@ pub mod session;
 pub mod sessions;
 pub mod shared_state;
 pub mod theme;
+pub mod timeline;
 pub mod transcript;
 pub mod usage;
 pub mod waiting;

@@ -304,6 +304,11 @@ impl Session {
             .with_value(|t| t.first_key_after(at).map(str::to_string))
     }
 
+    /// Where a run's time went, as the events applied so far say.
+    pub fn run_timeline(self, run_id: &str) -> Option<shared::timeline::RunTimeline> {
+        self.transcript.with_value(|t| t.run_timeline(run_id))
+    }
+
     /// The run an answer (by its row's key) belongs to.
     pub fn run_of(self, key: &str) -> Option<String> {
         self.transcript

@@ -15,6 +15,7 @@ use shared::attachments::MessageAttachments;
 
 use shared::run_input::{input_messages, InputMessage};
 use shared::state::SharedState;
+use shared::timeline::{RunTimeline, Timeline};
 use shared::usage::{CallUsage, UsageTotals};
 use shared::{Event, EventBody, TextRole};
 
@@ -22,10 +23,15 @@ use self::runs::ModelCall;
 use super::approval::TOOL_APPROVAL_EVENT;
 use super::item::{Item, ItemBody, RunState};
 
+/// The key of a run's usage row is this and the run's id.
+pub const USAGE_KEY: &str = "usage:";
+
 /// The folded history of one session.
 #[derive(Debug, Default)]
 pub struct Transcript {
     items: Vec<Item>,
+    /// Each run's model calls, tool calls and waits with their times (a run's Timeline).
+    timeline: Timeline,
     /// The seq of the event that created each item (parallel to `items`).
     born: Vec<u64>,
     index: HashMap<String, usize>,
@@ -94,6 +100,12 @@ impl Transcript {
     /// The items in order.
     pub fn items(&self) -> &[Item] {
         &self.items
+    }
+
+    /// Where a run's time went, as the log read so far says (`None` for a run not seen).
+    pub fn run_timeline(&self, run_id: &str) -> Option<RunTimeline> {
+        let runs = self.timeline.runs();
+        runs.iter().rev().find(|run| run.run_id == run_id).cloned()
     }
 
     /// The run the answer with this item key belongs to.
@@ -171,6 +183,7 @@ impl Transcript {
             return Vec::new();
         }
         self.last_seq = seq;
+        self.timeline.observe(seq, event);
         self.state.observe(seq, &event.body);
         self.queued = match &event.body {
             EventBody::Custom { name, value } if name == shared::custom::RUN_QUEUED => {
@@ -633,7 +646,12 @@ impl Transcript {
         }
         if self.run_usage.calls > 0 {
             let usage = std::mem::take(&mut self.run_usage);
-            open.push(self.push(format!("usage:{}", self.last_seq), ItemBody::Usage(usage)));
+            // Keyed by its run: the row's Timeline finds the run by it.
+            let key = match &self.run_id {
+                Some(run) => format!("{USAGE_KEY}{run}"),
+                None => format!("{USAGE_KEY}{}", self.last_seq),
+            };
+            open.push(self.push(key, ItemBody::Usage(usage)));
         }
         open
     }
