@@ -519,3 +519,115 @@ async fn spans_go_over_grpc_with_their_headers() {
         "the headers travel as gRPC metadata"
     );
 }
+
+/// The `traceparent` a run recorded, if any.
+fn recorded_context(log: &[(u64, shared::Event)], run: &str) -> Option<String> {
+    let start = log.iter().position(
+        |(_, event)| matches!(&event.body, EventBody::RunStarted { run_id, .. } if run_id == run),
+    )?;
+    log[start..]
+        .iter()
+        .find_map(|(_, event)| match &event.body {
+            EventBody::Custom { name, value } if name == shared::custom::TRACE_CONTEXT => {
+                value["traceparent"].as_str().map(str::to_string)
+            }
+            EventBody::RunFinished { .. } | EventBody::RunError { .. } => Some(String::new()),
+            _ => None,
+        })
+        .filter(|context| !context.is_empty())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_a_socket_or_an_agui_request_starts_keep_the_callers_context_with_tracing_off() {
+    let (dir, url) = fresh_database();
+    let turns = json!([{"text": "From the socket."}, {"text": "From AG-UI."}, {"text": "Plain."}]);
+    let script_file = write_script(dir.path(), turns);
+    let app = start(test_config(&url, &script_file, &[])).await;
+    let caller = format!("00-{CALLER_TRACE}-{CALLER_SPAN}-01");
+
+    let session = app.create_session().await;
+    let mut socket = app
+        .try_socket(&session, 0, &[("traceparent", caller.as_str())])
+        .await
+        .expect("the socket opens");
+    socket
+        .send(json!({"kind": "user_message", "text": "hello"}))
+        .await;
+    let ran = socket.until_run_end().await;
+    let EventBody::RunStarted {
+        run_id: by_socket, ..
+    } = &ran[0].1.body
+    else {
+        panic!("{ran:?}")
+    };
+
+    let thread = uuid::Uuid::new_v4().to_string();
+    let input = json!({"threadId": thread, "runId": uuid::Uuid::new_v4().to_string(), "state": {},
+        "messages": [{"id": "m1", "role": "user", "content": "hi"}], "tools": [], "context": [],
+        "forwardedProps": {}});
+    let response = app
+        .http
+        .post(app.url("/api/agui"))
+        .header("accept", "text/event-stream")
+        .header("traceparent", &caller)
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    let agui_session = response.headers()["tandem-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body = response.text().await.unwrap();
+    assert!(body.contains("RUN_FINISHED"), "{body}");
+
+    let plain = app.say(&session, "no context").await;
+    socket.until_run_end().await;
+
+    let log = app.log(&session).await;
+    assert_eq!(
+        recorded_context(&log, by_socket).as_deref(),
+        Some(caller.as_str()),
+        "the socket's handshake context"
+    );
+    let agui_log = app.log(&agui_session).await;
+    let agui_run = agui_log
+        .iter()
+        .find_map(|(_, event)| match &event.body {
+            EventBody::RunStarted { run_id, .. } => Some(run_id.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        recorded_context(&agui_log, &agui_run).as_deref(),
+        Some(caller.as_str()),
+        "the AG-UI request's"
+    );
+    assert_eq!(
+        recorded_context(&log, &plain),
+        None,
+        "a request with none records none"
+    );
+
+    // A later export joins the caller's trace.
+    app.stop().await;
+    let file = dir.path().join("spans.json");
+    export_command(&url, &session, &["--out", file.to_str().unwrap()]);
+    let request: opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let spans = otlp::flatten(request);
+    let socket_run = of_run(&spans, by_socket).expect("the socket's run");
+    assert_eq!(
+        (
+            socket_run.trace_id.as_str(),
+            socket_run.parent_span_id.as_str()
+        ),
+        (CALLER_TRACE, CALLER_SPAN)
+    );
+    let plain_run = of_run(&spans, &plain).expect("the plain run");
+    assert_ne!(plain_run.trace_id, CALLER_TRACE);
+    assert!(
+        plain_run.parent_span_id.is_empty(),
+        "a root span: {plain_run:?}"
+    );
+}
