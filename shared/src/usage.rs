@@ -31,6 +31,13 @@ pub struct CallUsage {
     /// Why the model stopped: `stop`, `tool_calls`, `length` or the provider's own word.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// Failed attempts the provider client retried before this call's answer began.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
 }
 
 /// Usage summed over model calls (a run's, a session's or a conversation's).

@@ -272,6 +272,9 @@ impl Spans {
             if let Some(cost) = usage.cost_usd {
                 attributes.push(KeyValue::new("tandem.cost_usd", cost));
             }
+            if usage.retries > 0 {
+                attributes.push(KeyValue::new("tandem.retries", i64::from(usage.retries)));
+            }
         }
         if let Some(first) = call.first_chunk_ms {
             let seconds = (first - start_ms).max(0) as f64 / 1000.0;

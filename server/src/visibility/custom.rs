@@ -17,6 +17,7 @@ pub(super) const CALL_USAGE: &[&str] = &[
     "cachedInputTokens",
     "costUsd",
     "finishReason",
+    "retries",
 ];
 
 /// A `CUSTOM` event's `name` and `value` as shown, or `None` when the viewer gets none

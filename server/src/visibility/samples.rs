@@ -173,7 +173,7 @@ fn custom_value(name: &str) -> Value {
         custom::RUN_QUEUED => json!({"runId": "shown_run", "position": 7006}),
         custom::USAGE => json!({"provider": "shown_openai", "model": "shown_gpt",
             "inputTokens": 7007, "outputTokens": 7008, "reasoningTokens": 7009,
-            "cachedInputTokens": 7010, "costUsd": 7011, "finishReason": "shown_stop"}),
+            "cachedInputTokens": 7010, "costUsd": 7011, "finishReason": "shown_stop", "retries": 7016}),
         custom::CLIENT_TOOLS_PENDING => interrupts()[3].clone(),
         custom::CONTEXT_TRIMMED => json!({"firstUserMessage": 7012, "droppedMessages": 7013,
             "budgetTokens": 7014, "estimatedTokens": 7015}),

@@ -254,6 +254,7 @@ fn usage_fields_are_exactly_those_of_the_usage_types() {
         model: Some("m".into()),
         cost_usd: Some(1.0),
         finish_reason: Some("stop".into()),
+        retries: 1,
         ..Default::default()
     };
     assert_eq!(

@@ -245,6 +245,17 @@ async fn e2e_a_429_and_a_500_are_retried_before_the_answer() {
     assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
     assert_eq!(server.requests().len(), 3);
     checked_log(&app, &session).await;
+    let usage = events.iter().find_map(|(_, event)| match &event.body {
+        shared::EventBody::Custom { name, value } if name == shared::custom::USAGE => {
+            Some(value.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(
+        usage.expect("the call's usage")["retries"],
+        2,
+        "the usage record counts the retries"
+    );
     // The registry is the process's, shared with other tests: at least these two.
     let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
     let text = metrics.text().await.unwrap();

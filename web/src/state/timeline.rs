@@ -109,6 +109,9 @@ fn model(call: &ModelCall, item: &TimelineItem, took: i64) -> (RowKind, String, 
         if let Some(cost) = usage.cost_usd {
             parts.push(dollars(cost));
         }
+        if usage.retries > 0 {
+            parts.push(format!("retried {}×", usage.retries));
+        }
     }
     if let Some(to) = &call.fallback_to {
         let why = call.error.as_deref().unwrap_or("failed");

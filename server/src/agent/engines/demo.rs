@@ -109,6 +109,7 @@ fn estimated_usage(conversation: &[ChatMessage], turn: &Turn) -> CallUsage {
         cached_input_tokens: 0,
         cost_usd: Some(0.0),
         finish_reason: None,
+        retries: 0,
     }
 }
 

@@ -4,6 +4,8 @@
 //! exponential backoff, full jitter and the provider's `retry-after`. Error messages
 //! name the status and the provider's own message, never a header or a key.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
@@ -38,6 +40,19 @@ pub fn client(settings: &ProviderSettings) -> Result<reqwest::Client, reqwest::E
         .build()
 }
 
+tokio::task_local! {
+    /// The retries of the model call the current task makes ([`counting_retries`]).
+    static RETRIES: Arc<AtomicU32>;
+}
+
+/// Runs `call` (a model call, streamed to its end) and says how many failed attempts
+/// [`send_with_retry`] retried inside it.
+pub async fn counting_retries<F: std::future::Future>(call: F) -> (F::Output, u32) {
+    let count = Arc::new(AtomicU32::new(0));
+    let output = RETRIES.scope(count.clone(), call).await;
+    (output, count.load(Ordering::Relaxed))
+}
+
 /// Sends the request `build` makes until a 2xx arrives or retrying stops making sense.
 /// Error messages pass through `scrubber` before they are logged or returned. `engine`
 /// (`openai`, `anthropic`) labels the retries in the metrics; `provider` names the
@@ -62,6 +77,7 @@ pub async fn send_with_retry(
             None => return Err(failure.error),
         };
         crate::metrics::METRICS.provider_retry(engine);
+        let _ = RETRIES.try_with(|count| count.fetch_add(1, Ordering::Relaxed));
         tracing::warn!(
             provider,
             attempt,

@@ -115,6 +115,14 @@ impl Recorder {
         self.call_usage = Some(call);
     }
 
+    /// Notes how many failed attempts the provider client retried before the current
+    /// model call's answer, in its usage (when it reported any).
+    pub fn retried(&mut self, retries: u32) {
+        if let Some(call) = self.call_usage.as_mut() {
+            call.retries = retries;
+        }
+    }
+
     /// Notes why the current model call's model stopped, in its usage (when it reported
     /// any).
     pub fn finished_because(&mut self, reason: &str) {

@@ -327,7 +327,10 @@ async fn call_model<S: Store>(
         // the conversation is not copied for every call.
         let spare = (!deps.fallbacks.is_empty()).then(|| request.clone());
         let started = std::time::Instant::now();
-        let called = stream_model_call(deps, recorder, request, stops).await?;
+        let streamed = stream_model_call(deps, recorder, request, stops);
+        let (called, retries) = crate::agent::engines::http::counting_retries(streamed).await;
+        let called = called?;
+        recorder.retried(retries);
         let error = match &called {
             Err(Halt::Failed { error, .. }) => Some(error.code),
             _ => None,

@@ -196,6 +196,7 @@ impl ChunkDecoder {
                 .unwrap_or(0),
             cost_usd: None,
             finish_reason: None,
+            retries: 0,
         }
     }
 

@@ -310,6 +310,7 @@ fn the_last_usage_is_reported_before_the_finish() {
         cached_input_tokens: 4,
         cost_usd: None,
         finish_reason: None,
+        retries: 0,
     };
     assert_eq!(
         events,
