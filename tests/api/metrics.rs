@@ -1,4 +1,5 @@
-//! `GET /metrics`: every family is `tandem_…`, and each value moves when its thing
+//! `GET /metrics`: every family is `tandem_…` (or the GenAI conventions' `gen_ai_client_…`),
+//! and each value moves when its thing
 //! happens (and the gauges come back down). The binary runs as a child process so its
 //! registry holds this test's work only.
 
@@ -29,7 +30,8 @@ async fn scrape(app: &TestApp) -> BTreeMap<String, f64> {
     let mut samples = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (name, value) = line.rsplit_once(' ').unwrap();
-        assert!(name.starts_with("tandem_"), "{line}");
+        let conventions = name.starts_with("gen_ai_client_");
+        assert!(name.starts_with("tandem_") || conventions, "{line}");
         samples.insert(name.to_string(), value.parse().unwrap());
     }
     samples
@@ -130,6 +132,13 @@ async fn every_family_moves_when_its_thing_happens() {
     let input =
         "tandem_model_tokens_total{provider=\"script\",model=\"script (3 turns)\",kind=\"input\"}";
     assert_eq!(get(&now, input), 200.0, "{now:?}");
+    // The GenAI conventions' histograms: one observation a call.
+    let call = r#"gen_ai_operation_name="chat",gen_ai_provider_name="script",gen_ai_request_model="script (3 turns)""#;
+    let durations =
+        format!(r#"gen_ai_client_operation_duration_seconds_count{{{call},error_type=""}}"#);
+    assert_eq!(get(&now, &durations), 2.0, "{now:?}");
+    let tokens = format!(r#"gen_ai_client_token_usage_sum{{{call},gen_ai_token_type="input"}}"#);
+    assert_eq!(get(&now, &tokens), 200.0, "{now:?}");
 
     // A viewer that stops reading falls behind the live feed and catches up from the log.
     let url = format!("ws://{}/api/sessions/{session}/ws?after=0", app.address);
