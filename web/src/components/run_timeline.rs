@@ -4,6 +4,7 @@
 //! until asked for; open, it follows the run as events arrive.
 
 use leptos::prelude::*;
+use shared::decimal::fixed;
 
 use crate::state::timeline::{rows, RowKind};
 use crate::state::use_session;
@@ -46,7 +47,10 @@ pub fn RunTimeline(run_id: String) -> impl IntoView {
                                 // Set through the CSSOM (`style:`): the page's policy refuses
                                 // `style` attributes.
                                 let left = row.left.min(99.5);
-                                let (left, width) = (format!("{left:.2}%"), format!("{:.2}%", row.width.min(100.0 - left)));
+                                // `fixed`, not `{:.2}`: float formatting would add its
+                                // code to the page.
+                                let width = row.width.min(100.0 - left);
+                                let (left, width) = (format!("{}%", fixed(left, 2)), format!("{}%", fixed(width, 2)));
                                 view! {
                                     <li class=format!("timeline-row {kind}") class:timeline-failed=row.failed>
                                         <span class="timeline-label">{row.label}</span>

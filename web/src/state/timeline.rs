@@ -43,7 +43,9 @@ pub fn rows(run: &RunTimeline, now_ms: i64) -> (Vec<TimelineRow>, String) {
         .unwrap_or(start)
         .max(start + 1);
     let scale = (end - start) as f64;
+    // Time and rows of each kind (a tool can take under a millisecond: it still counts).
     let mut spent = [0i64; 3];
+    let mut seen = [0usize; 3];
     let rows = run
         .items
         .iter()
@@ -65,6 +67,7 @@ pub fn rows(run: &RunTimeline, now_ms: i64) -> (Vec<TimelineRow>, String) {
                 }
             };
             spent[kind as usize] += took;
+            seen[kind as usize] += 1;
             TimelineRow {
                 kind,
                 label,
@@ -82,10 +85,10 @@ pub fn rows(run: &RunTimeline, now_ms: i64) -> (Vec<TimelineRow>, String) {
         format!("Run {whole}"),
         format!("models {}", duration(spent[0])),
     ];
-    if spent[1] > 0 {
+    if seen[1] > 0 {
         total.push(format!("tools {}", duration(spent[1])));
     }
-    if spent[2] > 0 {
+    if seen[2] > 0 {
         total.push(format!("waiting for you {}", duration(spent[2])));
     }
     (rows, total.join(" · "))
