@@ -100,8 +100,7 @@ async fn an_image_goes_in_and_comes_back_whole_by_range_and_by_etag() {
     let etag = format!("\"{sha}\"");
     let cached = download(&app, id, &[("if-none-match", &etag)]).await;
     assert_eq!(cached.status(), 304);
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
-    let metrics = metrics.text().await.unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics.contains("tandem_attachments_uploaded_total"),
         "counted"

@@ -241,15 +241,7 @@ async fn editing_a_message_or_regenerating_an_answer_runs_it_again_in_a_branch()
         "the model picked is recorded"
     );
     assert_eq!(app.log(&session).await, log, "the parent is untouched");
-    let metrics = app
-        .http
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     for how in ["edit", "regenerate"] {
         // The process's metrics are shared: that the family counted it is what is checked.
         let line = format!("tandem_branches_total{{how=\"{how}\"}} ");

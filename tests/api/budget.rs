@@ -125,8 +125,7 @@ async fn a_run_that_spends_its_daily_dollars_mid_run_fails_with_budget_exceeded(
     assert!(
         matches!(last(&log), EventBody::RunError { code: Some(code), .. } if code == "budget_exceeded")
     );
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
-    let metrics = metrics.text().await.unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics.contains("tandem_budget_stops_total{outcome=\"failed\"} 2"),
         "{metrics}"

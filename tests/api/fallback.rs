@@ -104,8 +104,7 @@ async fn an_anthropic_model_that_stays_overloaded_hands_the_call_to_the_next() {
         EventBody::RunFinished { .. }
     ));
     crate::helpers::assert_valid_session(&log, true);
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
-    let metrics = metrics.text().await.unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics
             .contains("tandem_model_fallbacks_total{from=\"claude-sonnet-4-5\",to=\"claude-b\"} 1"),

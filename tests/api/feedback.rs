@@ -95,8 +95,7 @@ async fn a_rating_is_logged_listed_counted_exported_and_changeable() {
     let (status, _) = app.get("/api/feedback?limit=0").await;
     assert_eq!(status, 400);
 
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
-    let metrics = metrics.text().await.unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics.contains("tandem_feedback{rating=\"down\"} 1"),
         "{metrics}"

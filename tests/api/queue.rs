@@ -156,15 +156,7 @@ async fn a_message_sent_during_a_run_waits_its_turn_then_runs_once() {
     );
     assert_eq!(queued_now(&app, &session).await, json!([]));
     assert_valid_session(&app.log(&session).await, true);
-    let metrics = app
-        .http
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics.contains("tandem_messages_while_running_total{mode=\"queue\"}"),
         "counted in /metrics"

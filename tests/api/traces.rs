@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use shared::{EventBody, Outcome};
 
 use crate::helpers::child::Tandem;
-use crate::helpers::otlp::{self, Receiver, Span};
+use crate::helpers::otlp::{self, GrpcReceiver, Receiver, Span};
 use crate::helpers::{fresh_database, start, test_config, write_script, TestApp};
 
 /// The caller's trace context.
@@ -237,15 +237,7 @@ async fn a_paused_and_answered_run_is_one_trace_by_the_genai_conventions() {
     );
 
     // The conventions' histograms, in Prometheus naming.
-    let metrics = app
-        .http
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     for line in [
         "gen_ai_client_operation_duration_seconds_count{gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"script\",gen_ai_request_model=",
         "gen_ai_client_token_usage_sum{gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"script\",gen_ai_request_model=",
@@ -404,75 +396,6 @@ async fn sigterm_sends_the_spans_still_held() {
         otlp::names(&spans)
     );
     drop(dir);
-}
-
-/// The gRPC receiver (`tests/support/otlp_grpc_receiver.py`), in the tools' Python; the
-/// spans it prints, one JSON object a line.
-struct GrpcReceiver {
-    child: std::process::Child,
-    port: u16,
-    lines: std::sync::mpsc::Receiver<Value>,
-}
-
-impl GrpcReceiver {
-    fn start() -> Self {
-        use std::io::BufRead;
-        let tools = std::env::var("TANDEM_TOOLS_DIR").unwrap_or_else(|_| {
-            format!(
-                "{}/.cache/tandem-tools",
-                std::env::var("HOME").unwrap_or_default()
-            )
-        });
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/support/otlp_grpc_receiver.py"
-        );
-        let mut child = Command::new(format!("{tools}/venv/bin/python"))
-            .arg(script)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("the tools' Python runs (scripts/setup.sh --test installs it)");
-        let mut out = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = out.next().expect("it says where it listens").unwrap();
-        let port = first
-            .trim_start_matches("listening ")
-            .parse()
-            .expect(&first);
-        let (send, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.map_while(Result::ok) {
-                if send.send(serde_json::from_str(&line).unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
-        Self { child, port, lines }
-    }
-
-    /// Spans until one named `name` arrives (30 s at most).
-    fn until(&self, name: &str) -> Vec<Value> {
-        let mut seen = Vec::new();
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
-            let Ok(span) = self.lines.recv_timeout(left) else {
-                break;
-            };
-            let found = span["name"] == name;
-            seen.push(span);
-            if found {
-                return seen;
-            }
-        }
-        panic!("no {name} within 30 s: {seen:?}");
-    }
-}
-
-impl Drop for GrpcReceiver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

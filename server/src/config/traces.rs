@@ -86,33 +86,15 @@ impl TraceArgs {
                 let (key, value) = pair
                     .split_once('=')
                     .ok_or_else(|| format!("`{}` is not key=value", pair.trim()))?;
-                Ok((key.trim().to_string(), percent_decoded(value.trim())))
+                // Values may be percent-encoded, as the specification allows.
+                let value = percent_encoding::percent_decode_str(value.trim());
+                Ok((
+                    key.trim().to_string(),
+                    value.decode_utf8_lossy().into_owned(),
+                ))
             })
             .collect()
     }
-}
-
-/// `%XX` escapes decoded (what the specification allows in header values).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -28,12 +28,9 @@ pub async fn request_span(
         .get("traceparent")
         .and_then(|value| value.to_str().ok())
         .and_then(parse_traceparent);
-    let spans = request.app_data::<web::Data<Traces>>().and_then(|traces| {
-        traces
-            .spans()
-            .map(|spans| (traces.get_ref().clone(), spans))
-    });
-    let Some((traces, spans)) = spans else {
+    // The app's (an `Arc`): it outlives the request, which the call below takes.
+    let traces = request.app_data::<web::Data<Traces>>().cloned();
+    let Some(traces) = traces.filter(|traces| traces.is_on()) else {
         return with_parent(caller, next.call(request)).await;
     };
     let ids = RandomIdGenerator::default();
@@ -80,7 +77,10 @@ pub async fn request_span(
     } else {
         Status::Unset
     };
-    traces.export(vec![spans.finished(Shape {
+    let Some(spans) = traces.spans() else {
+        return result;
+    };
+    let span = spans.finished(Shape {
         context,
         parent: caller.map(|caller| (caller.span_id(), true)),
         kind: SpanKind::Server,
@@ -90,6 +90,7 @@ pub async fn request_span(
         attributes,
         status,
         links: Vec::new(),
-    })]);
+    });
+    traces.export(vec![span]);
     result
 }

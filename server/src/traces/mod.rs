@@ -56,9 +56,8 @@ pub struct Traces(Option<Arc<Exporting>>);
 
 struct Exporting {
     processor: Processor,
-    scope: InstrumentationScope,
-    /// Present when spans carry message contents (`--otel-capture-content`).
-    content: Option<Scrubber>,
+    /// How this app makes spans (its scope, and its scrubber when they carry contents).
+    spans: Spans,
     /// Where live spans come from: runs' ends, read from the log by [`live`].
     live: live::Queue,
 }
@@ -123,8 +122,10 @@ impl Traces {
         tracing::info!(endpoint = crate::domain::origin(&endpoint), protocol = ?args.otel_protocol, "exporting traces over OTLP");
         Ok(Self(Some(Arc::new(Exporting {
             processor: Processor(Some(processor)),
-            scope: scope(),
-            content: args.otel_capture_content.then(|| Scrubber::new(secrets)),
+            spans: Spans::new(
+                scope(),
+                args.otel_capture_content.then(|| Scrubber::new(secrets)),
+            ),
             live: live::Queue::default(),
         }))))
     }
@@ -135,12 +136,8 @@ impl Traces {
     }
 
     /// The spans of runs, as this app makes them (content included if configured).
-    pub fn spans(&self) -> Option<Spans> {
-        let exporting = self.0.as_ref()?;
-        Some(Spans::new(
-            exporting.scope.clone(),
-            exporting.content.clone(),
-        ))
+    pub fn spans(&self) -> Option<&Spans> {
+        self.0.as_ref().map(|exporting| &exporting.spans)
     }
 
     /// Queues finished spans for export (never waits).
@@ -205,9 +202,7 @@ fn exporter(
     endpoint: &str,
     headers: Vec<(String, String)>,
 ) -> Result<opentelemetry_otlp::SpanExporter, String> {
-    // The exporter's HTTP client (reqwest 0.13, as rmcp's) brings rustls without a crypto
-    // provider: ring, the one the model clients use.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::agent::engines::http::install_crypto_provider();
     let builder = opentelemetry_otlp::SpanExporter::builder();
     let built = match protocol {
         OtlpProtocol::Grpc => {

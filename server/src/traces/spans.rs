@@ -104,26 +104,12 @@ impl Spans {
         spans
     }
 
-    /// Every span of a session's log: each run that ended, each wait that was answered.
+    /// Every span of a session's log: each run that ended, each wait that was answered
+    /// (each by the run its answer started).
     pub fn of_session(&self, source: SpanSource<'_>, runs: &[RunTimeline]) -> Vec<SpanData> {
-        let mut spans = Vec::new();
-        for run in runs {
-            if run.end == RunEnd::Running {
-                continue;
-            }
-            let place = place(source, run);
-            if !place.context.is_sampled() {
-                continue;
-            }
-            spans.push(self.run(source, run, runs, &place));
-            for item in &run.items {
-                spans.extend(self.item(source, run, &place, item));
-                if let (ItemDetail::Wait(_), Some(_)) = (&item.detail, item.end_ms) {
-                    spans.extend(self.wait(source, run, runs, item));
-                }
-            }
-        }
-        spans
+        (0..runs.len())
+            .flat_map(|index| self.of_run(source, runs, index))
+            .collect()
     }
 
     fn run(
@@ -149,14 +135,7 @@ impl Spans {
             attributes.extend(provider_and_model(call));
         }
         if usage.calls > 0 {
-            attributes.push(KeyValue::new(
-                semconv::GEN_AI_USAGE_INPUT_TOKENS,
-                usage.input_tokens as i64,
-            ));
-            attributes.push(KeyValue::new(
-                semconv::GEN_AI_USAGE_OUTPUT_TOKENS,
-                usage.output_tokens as i64,
-            ));
+            attributes.extend(tokens(usage.input_tokens, usage.output_tokens));
             attributes.push(KeyValue::new("tandem.cost_usd", usage.cost_usd));
         }
         if let (Some(scrubber), Some(text)) = (&self.content, &run.input_text) {
@@ -242,14 +221,7 @@ impl Spans {
             if let Some(model) = &usage.model {
                 attributes.push(KeyValue::new(semconv::GEN_AI_RESPONSE_MODEL, model.clone()));
             }
-            attributes.push(KeyValue::new(
-                semconv::GEN_AI_USAGE_INPUT_TOKENS,
-                usage.input_tokens as i64,
-            ));
-            attributes.push(KeyValue::new(
-                semconv::GEN_AI_USAGE_OUTPUT_TOKENS,
-                usage.output_tokens as i64,
-            ));
+            attributes.extend(tokens(usage.input_tokens, usage.output_tokens));
             if usage.cached_input_tokens > 0 {
                 attributes.push(KeyValue::new(
                     semconv::GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
@@ -504,6 +476,14 @@ fn provider_and_model(call: &ModelCall) -> Vec<KeyValue> {
         ));
     }
     attributes
+}
+
+/// `gen_ai.usage.input_tokens` and `gen_ai.usage.output_tokens`.
+fn tokens(input: u64, output: u64) -> [KeyValue; 2] {
+    [
+        KeyValue::new(semconv::GEN_AI_USAGE_INPUT_TOKENS, input as i64),
+        KeyValue::new(semconv::GEN_AI_USAGE_OUTPUT_TOKENS, output as i64),
+    ]
 }
 
 /// How a run ended, as `tandem.run.outcome` says it.

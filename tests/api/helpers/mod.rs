@@ -382,6 +382,12 @@ impl TestApp {
         Socket::connect_with(&url, &headers).await
     }
 
+    /// The text of `GET /metrics`.
+    pub async fn metrics(&self) -> String {
+        let response = self.http.get(self.url("/metrics")).send().await.unwrap();
+        response.text().await.unwrap()
+    }
+
     /// Stops the server (its runs stay in the test runtime; use paused sessions).
     pub async fn stop(&self) {
         if let Some(handle) = &self.handle {

@@ -1,5 +1,6 @@
-//! A local OTLP/HTTP trace receiver (`POST /v1/traces`, protobuf or JSON as the
-//! specification encodes them), holding the spans it was sent for the test to read.
+//! Local OTLP trace receivers: over HTTP (`POST /v1/traces`, protobuf or JSON as the
+//! specification encodes them), holding the spans it was sent for the test to read; and
+//! over gRPC (gRPC's own Python server, `tests/support/otlp_grpc_receiver.py`).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -238,5 +239,74 @@ fn any(value: AnyValue) -> Value {
                 .collect(),
         ),
         other => json!(format!("{other:?}")),
+    }
+}
+
+/// The gRPC receiver (`tests/support/otlp_grpc_receiver.py`), in the tools' Python; the
+/// spans it prints, one JSON object a line.
+pub struct GrpcReceiver {
+    child: std::process::Child,
+    pub port: u16,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl GrpcReceiver {
+    pub fn start() -> Self {
+        use std::io::BufRead;
+        let tools = std::env::var("TANDEM_TOOLS_DIR").unwrap_or_else(|_| {
+            format!(
+                "{}/.cache/tandem-tools",
+                std::env::var("HOME").unwrap_or_default()
+            )
+        });
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/support/otlp_grpc_receiver.py"
+        );
+        let mut child = std::process::Command::new(format!("{tools}/venv/bin/python"))
+            .arg(script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tools' Python runs (scripts/setup.sh --test installs it)");
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = out.next().expect("it says where it listens").unwrap();
+        let port = first
+            .trim_start_matches("listening ")
+            .parse()
+            .expect(&first);
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.map_while(Result::ok) {
+                if send.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, port, lines }
+    }
+
+    /// Spans until one named `name` arrives (30 s at most).
+    pub fn until(&self, name: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            let Ok(span) = self.lines.recv_timeout(left) else {
+                break;
+            };
+            let found = span["name"] == name;
+            seen.push(span);
+            if found {
+                return seen;
+            }
+        }
+        panic!("no {name} within 30 s: {seen:?}");
+    }
+}
+
+impl Drop for GrpcReceiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

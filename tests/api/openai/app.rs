@@ -257,8 +257,7 @@ async fn e2e_a_429_and_a_500_are_retried_before_the_answer() {
         "the usage record counts the retries"
     );
     // The registry is the process's, shared with other tests: at least these two.
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap();
-    let text = metrics.text().await.unwrap();
+    let text = app.metrics().await;
     let retries = text
         .lines()
         .find_map(|l| l.strip_prefix("tandem_provider_retries_total{provider=\"openai\"} "))

@@ -40,6 +40,13 @@ pub fn client(settings: &ProviderSettings) -> Result<reqwest::Client, reqwest::E
         .build()
 }
 
+/// Makes ring rustls's process-wide crypto provider, as the model clients use it: the
+/// clients on reqwest 0.13 (rmcp's, the OTLP exporter's) bring rustls without one. Once
+/// is enough; later calls change nothing.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 tokio::task_local! {
     /// The retries of the model call the current task makes ([`counting_retries`]).
     static RETRIES: Arc<AtomicU32>;
