@@ -298,6 +298,7 @@ mod tests {
             client_message_id: None,
             title: "t".into(),
             queued: None,
+            fire: None,
         };
         let first = command(id, guard.clone(), vec![start.clone(), start]);
         let applied = store.apply(&[first.clone(), first], 1).await.unwrap();

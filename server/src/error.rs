@@ -106,6 +106,15 @@ pub enum ApiError {
     UserToolsOff,
     #[error("{0}")]
     InvalidTool(String),
+    /// A schedule that cannot be kept as it is: the field and what is wrong with it.
+    #[error("{message}")]
+    InvalidSchedule {
+        field: &'static str,
+        message: String,
+    },
+    /// The request meets a state it cannot change (409).
+    #[error("{0}")]
+    Conflict(String),
     /// A change of the shared state that does not apply or breaks its rules; the details
     /// say where (`{operation?, path}`).
     #[error("the state was not changed: {message}")]
@@ -158,6 +167,8 @@ impl ApiError {
             Self::NotAnOperator => "not_an_operator",
             Self::UserToolsOff => "user_tools_off",
             Self::InvalidTool(_) => "invalid_tool",
+            Self::InvalidSchedule { .. } => "invalid_schedule",
+            Self::Conflict(_) => "conflict",
             Self::BudgetExceeded { .. } => "budget_exceeded",
         }
     }
@@ -172,6 +183,7 @@ impl ApiError {
             | Self::AttachmentQuota(state)
             | Self::InvalidState { details: state, .. }
             | Self::BudgetExceeded { details: state, .. } => Some(state.clone()),
+            Self::InvalidSchedule { field, .. } => Some(serde_json::json!({ "field": field })),
             _ => None,
         }
     }
@@ -243,6 +255,8 @@ impl From<Refusal> for ApiError {
             Refusal::QueuedStarted { run_id } => {
                 Self::AlreadyStarted(serde_json::json!({ "runId": run_id }))
             }
+            // A "run now" has a time of its own: only two in the same millisecond meet.
+            Refusal::AlreadyFired => Self::Conflict("this scheduled time already fired".into()),
             Refusal::Saturated => Self::Saturated,
             Refusal::TooManyQueuedRuns(queued) => Self::TooManyQueuedRuns(queued),
             Refusal::InvalidState(problem) => {
@@ -289,6 +303,7 @@ impl ResponseError for ApiError {
             | Self::NotAForkPoint(_)
             | Self::InvalidAttachment(_)
             | Self::InvalidTool(_)
+            | Self::InvalidSchedule { .. }
             | Self::InvalidState { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RunActive
@@ -299,7 +314,8 @@ impl ResponseError for ApiError {
             | Self::RunActiveOnThread(_)
             | Self::QueueFull(_)
             | Self::AlreadyStarted(_)
-            | Self::BudgetExceeded { .. } => StatusCode::CONFLICT,
+            | Self::BudgetExceeded { .. }
+            | Self::Conflict(_) => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::InterruptExpired(_) => StatusCode::GONE,

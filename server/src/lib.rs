@@ -40,6 +40,8 @@
 //!   turns the runner's and the store's refusals into HTTP).
 //! - [`webhooks`]: signed POSTs when a session waits for a person, delivered at least once.
 //! - [`retention`]: deleting finished sessions past a configured age.
+//! - [`schedules`]: runs nobody starts by hand, each scheduled time fired once (and
+//!   `tandem schedules`).
 //!
 //! **Who may do what**
 //! - [`auth`]: who a request acts for (tokens, sign-in cookies, `tandem users`), and the
@@ -87,6 +89,7 @@ pub mod relay;
 pub mod retention;
 pub mod routes;
 pub mod sandbox;
+pub mod schedules;
 pub mod scrub;
 pub mod session_list;
 pub mod standing;

@@ -1,6 +1,6 @@
 //! The `tandem` binary: read the configuration, start logging, serve until SIGTERM or
-//! Ctrl-C and stop cleanly (or run `tandem users …`, `tandem feedback` or `tandem traces
-//! export` and exit).
+//! Ctrl-C and stop cleanly (or run `tandem users …`, `tandem feedback`, `tandem traces
+//! export` or `tandem schedules …` and exit).
 
 use tandem::config::{Command, LoadError};
 use tandem::{telemetry, Application};
@@ -45,6 +45,18 @@ async fn main() -> anyhow::Result<()> {
         let settings = config.traces.clone();
         let export = tandem::traces::cli::TracesOn { command, settings };
         tandem::store::open(&config.database_url, &options, export).await??;
+        return Ok(());
+    }
+    if let Some(Command::Schedules(command)) = config.command.clone() {
+        let min_interval_seconds = config.min_schedule_interval_seconds;
+        let schedules = tandem::schedules::SchedulesOn {
+            command,
+            min_interval_seconds,
+        };
+        if let Err(error) = tandem::store::open(&config.database_url, &options, schedules).await? {
+            eprintln!("tandem: {error}");
+            std::process::exit(1);
+        }
         return Ok(());
     }
     let app = Application::build(config).await?;

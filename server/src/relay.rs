@@ -1,6 +1,6 @@
 //! The relay: brings this instance what other instances commit to a shared database. It
 //! stands above what it feeds (the event log's hub, the runs, the credentials' endings, the
-//! session lists), and none of them knows it.
+//! session lists, the scheduler), and none of them knows it.
 //!
 //! It reads the store's change feed ([`EventLog::changes`]). For a session watched here it
 //! reads the announced events from the log (once for all of this instance's viewers)
@@ -39,6 +39,8 @@ pub struct Targets {
     pub runs: Arc<dyn RunControl>,
     pub endings: Endings,
     pub lists: ListWatchers,
+    /// This instance's scheduler, told when a schedule changed anywhere.
+    pub schedules: crate::schedules::Wake,
 }
 
 /// What one round of changes asks for.
@@ -57,12 +59,6 @@ pub fn spawn<S: Store>(
     mut changes: UnboundedReceiver<Change>,
     lifecycle: &Lifecycle,
 ) {
-    let Targets {
-        hub,
-        runs,
-        endings,
-        lists,
-    } = targets;
     let shutdown = lifecycle.halting().clone();
     lifecycle.spawn(async move {
         let mut round = Vec::with_capacity(ROUND);
@@ -74,24 +70,25 @@ pub fn spawn<S: Store>(
             if received == 0 {
                 return;
             }
-            let sorted = sort(&hub, &*runs, &endings, &lists, round.drain(..));
+            let sorted = sort(&targets, round.drain(..));
             for (session, (first, last)) in sorted.wanted {
-                relay(&*store, &hub, session, first, last).await;
+                relay(&*store, &targets.hub, session, first, last).await;
             }
-            tell_lists(&*store, &lists, sorted.listed).await;
+            tell_lists(&*store, &targets.lists, sorted.listed).await;
         }
     });
 }
 
 /// Acts on stops, deletes and endings, and gathers, per watched session, the seqs to read
 /// and the sessions whose listed row changed.
-fn sort(
-    hub: &Hub,
-    runs: &dyn RunControl,
-    endings: &Endings,
-    lists: &ListWatchers,
-    round: impl Iterator<Item = Change>,
-) -> Round {
+fn sort(targets: &Targets, round: impl Iterator<Item = Change>) -> Round {
+    let Targets {
+        hub,
+        runs,
+        endings,
+        lists,
+        schedules,
+    } = targets;
     let mut sorted = Round::default();
     let Round { wanted, listed } = &mut sorted;
     for change in round {
@@ -121,8 +118,10 @@ fn sort(
             Change::Queued { session } => hub.queue_changed(session),
             Change::Ended(ending) => endings.announce(ending),
             Change::LeasesReleased => runs.take_over_released(),
+            Change::Schedules => schedules.wake(),
             Change::Missed => {
                 runs.take_over_released();
+                schedules.wake();
                 endings.recheck_all();
                 lists.reload_all();
                 for (session, last) in hub.watched() {

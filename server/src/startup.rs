@@ -200,18 +200,30 @@ impl Application {
         }
         let endings = Endings::default();
         let lists = ListWatchers::default();
+        let scheduler = crate::schedules::Scheduler::new(
+            store.clone(),
+            runner.clone(),
+            config.clock.clone(),
+            crate::schedules::Rules {
+                min_interval_seconds: config.min_schedule_interval_seconds,
+                models: runner.models().to_vec(),
+            },
+            config.run_lease_ms,
+        );
         if let Some(changes) = store.changes().await? {
             let targets = crate::relay::Targets {
                 hub: hub.clone(),
                 runs: Arc::new(runner.clone()),
                 endings: endings.clone(),
                 lists: lists.clone(),
+                schedules: scheduler.waker(),
             };
             crate::relay::spawn(store.clone(), targets, changes, &lifecycle);
         }
         let beat = Duration::from_millis(config.run_lease_ms / 3);
         crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);
         crate::agent::Expiry::spawn_sweeper(runner.clone());
+        scheduler.spawn(&lifecycle);
         let stalled_after = Duration::from_millis(config.limits.attachment_stall_ms);
         crate::attachments::spawn_purger(store.clone(), stalled_after, &lifecycle);
         if let Some(hours) = config.retention_hours {
@@ -276,6 +288,7 @@ impl Application {
             endings,
             lists,
             lifecycle: lifecycle.clone(),
+            scheduler,
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(

@@ -39,6 +39,8 @@ pub struct AppState<S> {
     pub lists: crate::session_list::ListWatchers,
     /// The process's stop: sockets and AG-UI streams end when it begins.
     pub lifecycle: crate::lifecycle::Lifecycle,
+    /// This instance's scheduler: schedules' rules and clock, "run now", its wake.
+    pub scheduler: crate::schedules::Scheduler<S>,
 }
 
 /// Sizes of what clients send.

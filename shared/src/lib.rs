@@ -23,6 +23,7 @@ pub mod instructions;
 pub mod nesting;
 pub mod queue;
 pub mod run_input;
+pub mod schedules;
 pub mod search;
 pub mod sharing;
 pub mod state;

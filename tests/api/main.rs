@@ -35,6 +35,7 @@ mod restart;
 mod retention;
 mod run_python;
 mod sandbox;
+mod schedules;
 mod secrets;
 mod session_list;
 mod sharing;

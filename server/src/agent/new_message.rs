@@ -32,6 +32,9 @@ pub struct NewMessage {
     pub message_id: Option<String>,
     /// The files and images it carries, checked ([`super::attached::resolve`]).
     pub attachments: Vec<Attachment>,
+    /// The schedule's fire it is: recorded in the transaction that starts (or queues) it,
+    /// and refused if its time already has a fire.
+    pub fire: Option<crate::store::FireClaim>,
 }
 
 impl NewMessage {

@@ -51,6 +51,9 @@ pub enum Refusal {
     /// The queued message has started its run (or joined the run it steered).
     #[error("the queued message already started run {run_id}")]
     QueuedStarted { run_id: String },
+    /// The schedule's time already has a fire (another instance's, or one before a crash).
+    #[error("this scheduled time already fired")]
+    AlreadyFired,
     /// The server's queue of runs waiting for a slot is full.
     #[error("the server's run queue is full")]
     Saturated,

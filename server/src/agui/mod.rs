@@ -162,6 +162,7 @@ pub async fn start<S: Store>(
                 while_running,
                 message_id: None,
                 attachments: binary::expected(&parts),
+                fire: None,
             };
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;

@@ -1,4 +1,4 @@
-//! The commands `tandem` runs instead of serving (`users`, `feedback`, `traces`), as the command line
+//! The commands `tandem` runs instead of serving (`users`, `feedback`, `traces`, `schedules`), as the command line
 //! gives them: plain values; each command runs where its work is (`auth::cli`,
 //! `feedback_cli`), which reads them from here.
 
@@ -17,6 +17,70 @@ pub enum Command {
     /// Rebuilds the spans of a past session from its log: `export --session ID`.
     #[command(subcommand)]
     Traces(TracesCommand),
+    /// Manages a user's schedules: `list`, `add --name … --message … (--cron … --timezone
+    /// … | --at … | --every-seconds …)`, `rm ID`.
+    #[command(subcommand)]
+    Schedules(SchedulesCommand),
+}
+
+/// What `tandem schedules` does, for one user (`--user`, `local` by default).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+pub enum SchedulesCommand {
+    /// Lists the user's schedules, one JSON object a line, as `GET /api/schedules` does.
+    List {
+        #[arg(long, default_value = "local")]
+        user: String,
+    },
+    /// Adds a schedule and prints it (its id and next time) as JSON.
+    Add {
+        #[arg(long, default_value = "local")]
+        user: String,
+        /// What the person calls it.
+        #[arg(long)]
+        name: String,
+        /// The message each fire sends.
+        #[arg(long)]
+        message: String,
+        /// A cron pattern (5 fields, or 6 with seconds first), with `--timezone`.
+        #[arg(long, requires = "timezone", conflicts_with_all = ["at", "every_seconds"])]
+        cron: Option<String>,
+        /// The IANA time zone of `--cron` (`Europe/Paris`).
+        #[arg(long)]
+        timezone: Option<String>,
+        /// One instant (RFC 3339).
+        #[arg(long, conflicts_with = "every_seconds")]
+        at: Option<String>,
+        /// Every this many seconds.
+        #[arg(long)]
+        every_seconds: Option<u64>,
+        /// One session every fire sends to (otherwise each fire starts a new one).
+        #[arg(long)]
+        session: Option<String>,
+        /// One of the server's models.
+        #[arg(long)]
+        model: Option<String>,
+        /// `skip`, `once` (default) or `all`.
+        #[arg(long, value_parser = misfire)]
+        misfire: Option<shared::schedules::Misfire>,
+        /// `skip` (default), `queue` or `cancel`.
+        #[arg(long, value_parser = overlap)]
+        overlap: Option<shared::schedules::Overlap>,
+    },
+    /// Deletes one of the user's schedules and its fires.
+    Rm {
+        #[arg(long, default_value = "local")]
+        user: String,
+        /// The schedule's id.
+        id: String,
+    },
+}
+
+fn misfire(text: &str) -> Result<shared::schedules::Misfire, String> {
+    serde_json::from_value(text.into()).map_err(|_| "`skip`, `once` or `all`".into())
+}
+
+fn overlap(text: &str) -> Result<shared::schedules::Overlap, String> {
+    serde_json::from_value(text.into()).map_err(|_| "`skip`, `queue` or `cancel`".into())
 }
 
 /// What `tandem traces` does.

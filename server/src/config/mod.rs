@@ -20,7 +20,9 @@ use clap::{Parser, ValueEnum};
 
 pub use access::{is_loopback, AccessArgs, AccessError, AuthMode};
 pub use budgets::{BudgetArgs, BudgetOverrun};
-pub use commands::{parse_cap, Cap, Command, FeedbackCommand, TracesCommand, UsersCommand};
+pub use commands::{
+    parse_cap, Cap, Command, FeedbackCommand, SchedulesCommand, TracesCommand, UsersCommand,
+};
 pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};
 pub use limits::LimitArgs;
@@ -149,6 +151,13 @@ pub struct Config {
     /// own `timeoutSeconds` wins.
     #[arg(long, env = "TANDEM_INPUT_TIMEOUT_SECS")]
     pub input_timeout_secs: Option<u64>,
+    /// The shortest interval a schedule's `everySeconds` may have, in seconds.
+    #[arg(long, env = "TANDEM_MIN_SCHEDULE_INTERVAL_SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub min_schedule_interval_seconds: u64,
+    /// The schedules' clock: the server's UTC (a test moves its own by hand).
+    #[arg(skip)]
+    pub clock: crate::domain::Clock,
     /// Delete finished (idle) sessions not updated for this many hours (off unless set).
     #[arg(long, env = "TANDEM_RETENTION_HOURS")]
     pub retention_hours: Option<u64>,

@@ -38,6 +38,14 @@ impl SessionId {
     pub fn of_thread(thread: SessionId, owner: UserId) -> Self {
         Self(Uuid::new_v5(&thread.0, owner.as_bytes()))
     }
+
+    /// The session a schedule's fire for one scheduled time starts: a UUIDv5 of the
+    /// schedule and the time, so an instance that fires it again after a crash (or two
+    /// instances racing) name the same session.
+    pub fn of_fire(schedule: &str, scheduled_for_ms: i64) -> Self {
+        let name = format!("tandem-schedule:{schedule}@{scheduled_for_ms}");
+        Self(Uuid::new_v5(&Uuid::NAMESPACE_URL, name.as_bytes()))
+    }
 }
 
 impl fmt::Display for SessionId {

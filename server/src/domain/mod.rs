@@ -2,6 +2,7 @@
 //!
 //! It must not know about HTTP, SQL or sockets.
 
+mod clock;
 mod ids;
 mod secret;
 mod time;
@@ -9,6 +10,7 @@ mod token_hash;
 mod urls;
 mod user;
 
+pub use clock::Clock;
 pub use ids::{new_id, IdError, SessionId};
 pub use secret::Secret;
 pub use time::{deadline_ms, now_ms, rfc3339_after};

@@ -29,6 +29,7 @@ mod page;
 mod query;
 mod queue;
 mod runs;
+mod schedules;
 mod sessions;
 mod shares;
 mod state;
@@ -131,6 +132,23 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
             .to(tools::put::<S>, tools::__path_put)
             .spending(&[ToolUploads]),
         route(DELETE, "/api/tools/{name}", User).to(tools::delete::<S>, tools::__path_delete),
+        route(POST, "/api/schedules", User).to(schedules::create::<S>, schedules::__path_create),
+        route(GET, "/api/schedules", User).to(schedules::list::<S>, schedules::__path_list),
+        route(GET, "/api/schedules/preview", User)
+            .to(schedules::preview::<S>, schedules::__path_preview)
+            .taking(&["cron", "timezone", "from", "count"]),
+        route(GET, "/api/schedules/{schedule}", User)
+            .to(schedules::get::<S>, schedules::__path_get),
+        route(PATCH, "/api/schedules/{schedule}", User)
+            .to(schedules::patch::<S>, schedules::__path_patch),
+        route(DELETE, "/api/schedules/{schedule}", User)
+            .to(schedules::delete::<S>, schedules::__path_delete),
+        route(POST, "/api/schedules/{schedule}/run", User)
+            .to(schedules::run_now::<S>, schedules::__path_run_now)
+            .spending(&[Messages]),
+        route(GET, "/api/schedules/{schedule}/fires", User)
+            .to(schedules::fires::<S>, schedules::__path_fires)
+            .taking(&["limit"]),
         route(GET, "/api/sessions/{id}/instructions", User).to(
             instructions::get_session::<S>,
             instructions::__path_get_session,

@@ -31,6 +31,9 @@ pub enum Change {
     /// An instance that stopped cleanly handed its run leases back: whoever can should
     /// take those runs over now rather than at its next lease check.
     LeasesReleased,
+    /// A schedule was added, changed or deleted: each instance's scheduler looks again
+    /// for its next time.
+    Schedules,
     /// The feed was interrupted (its connection dropped): changes may have been missed,
     /// so whatever is watched must be read again from the log.
     Missed,
@@ -57,6 +60,7 @@ impl Change {
             Self::Ended(Ending::SignedOut(cookie)) => format!("c {}", hex(cookie.as_bytes())),
             Self::Ended(Ending::ShareDeleted(share)) => format!("l {share}"),
             Self::LeasesReleased => "r".into(),
+            Self::Schedules => "k".into(),
             Self::Missed => "m".into(),
         }
     }
@@ -109,6 +113,7 @@ impl Change {
                 Self::Ended(Ending::ShareDeleted(share.to_string()))
             }
             ("r", None) => Self::LeasesReleased,
+            ("k", None) => Self::Schedules,
             ("m", None) => Self::Missed,
             _ => return None,
         };
@@ -170,6 +175,7 @@ mod tests {
             Change::Ended(Ending::SignedOut(TokenHash::of("cookie"))),
             Change::Ended(Ending::ShareDeleted("shr_1".into())),
             Change::LeasesReleased,
+            Change::Schedules,
             Change::Missed,
         ];
         for change in changes {

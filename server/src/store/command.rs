@@ -55,12 +55,17 @@ pub enum Guard {
         /// The queued message this run starts: it must be first in the queue, and leaves
         /// it in the same transaction.
         queued: Option<String>,
+        /// The schedule's fire this run is: recorded with it, refused if its time already
+        /// has a fire.
+        fire: Option<Box<super::FireClaim>>,
     },
     /// A person's message waits for its turn: a run is active, a question waits, or
     /// messages queued earlier wait. `first`: before the others (an interrupting message).
     Queue {
         message: Box<QueuedRow>,
         first: bool,
+        /// The schedule's fire this message is, as [`Guard::StartRun`]'s.
+        fire: Option<Box<super::FireClaim>>,
     },
     /// A queued message is withdrawn (`text: None`) or edited before its turn.
     ChangeQueued { id: String, text: Option<String> },
@@ -198,6 +203,8 @@ pub enum Rejection {
     /// The session's line grew past the seq a repair was computed from
     /// ([`Guard::Repair`]).
     LogMoved,
+    /// The schedule's time already has a fire (another instance's, or a crash's before).
+    AlreadyFired,
     /// The interrupt already has an answer (`same`: equal to the one offered).
     InterruptAnswered {
         interrupt_id: String,

@@ -71,6 +71,7 @@ fn start(session: SessionId, run: &str, client: Option<&str>) -> Command {
         client_message_id: client.map(str::to_string),
         title: "First words".into(),
         queued: None,
+        fire: None,
     };
     command(session, guard, vec![run_started(session, run)])
 }

@@ -9,7 +9,9 @@
 use serde_json::Value;
 use shared::api::SessionStatus;
 
-use super::{Command, Guard, InterruptState, QueuedRow, Rejection, StoreError, MAX_QUEUED};
+use super::{
+    Command, FireClaim, Guard, InterruptState, QueuedRow, Rejection, StoreError, MAX_QUEUED,
+};
 
 /// What a guard needs to know about the command's session.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +93,8 @@ pub struct Facts {
     pub queue_len: u64,
     /// For `ChangeQueued` and `TakeSteering`: those of the ids named that are queued.
     pub queued: Vec<String>,
+    /// For a `StartRun` or `Queue` that is a schedule's fire: its time already has one.
+    pub fire_taken: bool,
 }
 
 /// A write the guard owns, made in the same transaction as the command's events.
@@ -123,6 +127,8 @@ pub enum GuardWrite {
     EditQueued { id: String, text: String },
     /// Record (or change) a user's rating of a run, and owe its webhook.
     RecordFeedback(Box<super::FeedbackRow>),
+    /// Record a schedule's fire: it started (or queued the message of) this run.
+    RecordFire { claim: FireClaim, run_id: String },
 }
 
 /// What became of a command's guard.
@@ -161,6 +167,7 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
             client_message_id,
             title,
             queued,
+            fire,
         } => with_session(&|session| {
             let start = Start {
                 run_id,
@@ -168,11 +175,21 @@ pub fn decide(command: &Command, facts: &Facts) -> Verdict {
                 title,
                 queued: queued.as_deref(),
             };
-            start_run(session, facts, start)
+            as_fire(
+                fire.as_deref(),
+                run_id,
+                facts,
+                start_run(session, facts, start),
+            )
         }),
-        Guard::Queue { message, first } => {
-            with_session(&|session| queue(session, facts, message, *first))
-        }
+        Guard::Queue {
+            message,
+            first,
+            fire,
+        } => with_session(&|session| {
+            let verdict = queue(session, facts, message, *first);
+            as_fire(fire.as_deref(), &message.run_id, facts, verdict)
+        }),
         Guard::ChangeQueued { id, text } => with_session(&|_| {
             if !facts.queued.contains(id) {
                 return refuse_missing(facts);
@@ -308,6 +325,28 @@ fn queue(session: &SessionFacts, facts: &Facts, message: &QueuedRow, first: bool
     }])
 }
 
+/// A command that is a schedule's fire: refused if its time already has a fire (before
+/// anything else: the other fire's run may well be what makes this one busy), and
+/// otherwise recorded with the command.
+fn as_fire(fire: Option<&FireClaim>, run_id: &str, facts: &Facts, verdict: Verdict) -> Verdict {
+    let Some(claim) = fire else {
+        return verdict;
+    };
+    if facts.fire_taken {
+        return Verdict::Refuse(Rejection::AlreadyFired);
+    }
+    match verdict {
+        Verdict::Proceed(mut writes) => {
+            writes.push(GuardWrite::RecordFire {
+                claim: claim.clone(),
+                run_id: run_id.to_string(),
+            });
+            Verdict::Proceed(writes)
+        }
+        refused => refused,
+    }
+}
+
 /// A queued message that is not in the queue: it started a run, or there is none.
 fn refuse_missing(facts: &Facts) -> Verdict {
     Verdict::Refuse(match &facts.earlier_run {
@@ -387,7 +426,48 @@ mod tests {
             client_message_id: client.map(str::to_string),
             title: "Hello".into(),
             queued: None,
+            fire: None,
         })
+    }
+
+    #[test]
+    fn a_scheduled_time_fires_once_and_its_fire_is_written_with_the_run() {
+        let claim = FireClaim {
+            schedule_id: "s1".into(),
+            scheduled_for: 60_000,
+            fired_at: 60_100,
+            manual: false,
+        };
+        let fire = command(Guard::StartRun {
+            run_id: "r2".into(),
+            client_message_id: None,
+            title: String::new(),
+            queued: None,
+            fire: Some(Box::new(claim.clone())),
+        });
+        let mut idle = session(SessionStatus::Idle, None);
+        let Verdict::Proceed(writes) = decide(&fire, &idle) else {
+            panic!("the first fire starts its run")
+        };
+        assert_eq!(
+            writes.last(),
+            Some(&GuardWrite::RecordFire {
+                claim,
+                run_id: "r2".into()
+            })
+        );
+        idle.fire_taken = true;
+        assert_eq!(
+            decide(&fire, &idle),
+            Verdict::Refuse(Rejection::AlreadyFired)
+        );
+        let mut busy = session(SessionStatus::Running, Some("r1"));
+        busy.fire_taken = true;
+        assert_eq!(
+            decide(&fire, &busy),
+            Verdict::Refuse(Rejection::AlreadyFired),
+            "a time that fired is said to have fired, whatever the session does now"
+        );
     }
 
     #[test]

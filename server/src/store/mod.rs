@@ -50,6 +50,7 @@ mod options;
 mod postgres;
 mod queued;
 mod rows;
+mod schedules;
 mod sessions;
 mod shares;
 mod sql;
@@ -82,6 +83,7 @@ pub use options::{StoreOptions, DEFAULT_LOG_WRITERS};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use queued::{QueueReads, QueuedExtra, QueuedRow, MAX_QUEUED};
+pub use schedules::{FireClaim, FireRow, ScheduleChange, ScheduleRow, Schedules};
 pub use sessions::{Fork, Found, NewBranch, SessionRow, Sessions, DEFAULT_TITLE};
 pub use shares::{ShareRow, Shares};
 #[cfg(test)]
@@ -115,6 +117,7 @@ pub trait Records:
     + Budgets
     + Instructions
     + UserTools
+    + Schedules
 {
 }
 
@@ -130,5 +133,6 @@ impl<T> Records for T where
         + Budgets
         + Instructions
         + UserTools
+        + Schedules
 {
 }

@@ -50,6 +50,7 @@ async fn session_that<S: Store>(store: &S, run: &str, then: Vec<EventBody>) -> S
         client_message_id: None,
         title: "t".into(),
         queued: None,
+        fire: None,
     };
     let start = command(session, guard, vec![started(session, run)]);
     let append = command(session, Guard::Append, then);

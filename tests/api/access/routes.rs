@@ -101,6 +101,23 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/tools"), none()),
         (("PUT", "/api/tools/{name}"), body(json!({"manifest": {}}))),
         (("DELETE", "/api/tools/{name}"), none()),
+        (
+            ("POST", "/api/schedules"),
+            body(json!({"name": "n", "message": {"text": "hi"}, "everySeconds": 3600})),
+        ),
+        (("GET", "/api/schedules"), none()),
+        (
+            ("GET", "/api/schedules/preview"),
+            query("?cron=0%209%20*%20*%20*&timezone=UTC"),
+        ),
+        (("GET", "/api/schedules/{schedule}"), none()),
+        (
+            ("PATCH", "/api/schedules/{schedule}"),
+            body(json!({"enabled": false})),
+        ),
+        (("DELETE", "/api/schedules/{schedule}"), none()),
+        (("POST", "/api/schedules/{schedule}/run"), none()),
+        (("GET", "/api/schedules/{schedule}/fires"), none()),
         (("GET", "/api/instructions"), none()),
         (
             ("PUT", "/api/instructions"),
@@ -198,6 +215,8 @@ struct Params<'a> {
     attachment: &'a str,
     /// One of the person's own tools.
     tool: &'a str,
+    /// One of the person's schedules.
+    schedule: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -211,6 +230,7 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{queued}", params.queued)
         .replace("{attachment}", params.attachment)
         .replace("{name}", params.tool)
+        .replace("{schedule}", params.schedule)
 }
 
 /// A tool `owner` uploads as their own (a WASI command that does nothing); its name.
@@ -243,6 +263,14 @@ async fn attached_to(owner: &TestApp, session: &str) -> String {
         .header("content-type", "text/plain")
         .body("hello");
     let (status, body) = crate::helpers::status_and_json(request).await;
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// A schedule of `owner`'s (hourly); its id.
+async fn schedule_of(owner: &TestApp) -> String {
+    let schedule = json!({"name": "Hourly", "message": {"text": "hi"}, "everySeconds": 3600});
+    let (status, body) = owner.post("/api/schedules", schedule).await;
     assert_eq!(status, 201, "{body}");
     body["id"].as_str().unwrap().to_string()
 }
@@ -304,6 +332,7 @@ async fn every_route_authenticates_and_isolates_users() {
         let queued = queued_in(&alice, &session).await;
         let attachment = attached_to(&alice, &session).await;
         let tool = own_tool(&alice).await;
+        let schedule = schedule_of(&alice).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -314,6 +343,7 @@ async fn every_route_authenticates_and_isolates_users() {
             queued: &queued,
             attachment: &attachment,
             tool: &tool,
+            schedule: &schedule,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -441,6 +471,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let queued = queued_in(&alice, &session).await;
     let attachment = attached_to(&alice, &session).await;
     let tool = own_tool(&alice).await;
+    let schedule = schedule_of(&alice).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -451,6 +482,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         queued: &queued,
         attachment: &attachment,
         tool: &tool,
+        schedule: &schedule,
     };
     for route in routes() {
         let case = &cases[&(route.method, route.path)];

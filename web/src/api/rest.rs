@@ -1,7 +1,7 @@
 //! The REST calls the page makes: signing in and out, server info, listing (and
 //! searching), reading, creating, renaming and deleting sessions, a new conversation's
-//! first message, branches, Continue, instructions, share links, and the tools the model
-//! may call (the person's own uploaded and deleted).
+//! first message, branches, Continue, instructions, share links, the tools the model
+//! may call (the person's own uploaded and deleted), and schedules.
 //!
 //! Every call returns the decoded body or an [`ApiError`] read from the server's error body.
 //! A call answered `401 unauthorized` (the sign-in expired or was revoked) also tells the
@@ -403,6 +403,32 @@ pub async fn delete_tool(name: &str) -> Result<(), ApiError> {
     );
     send(Request::delete(&url).build()).await?;
     Ok(())
+}
+
+/// A request of the schedules dialog on its way: its reply's JSON (`null` for none).
+pub type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, ApiError>>>>;
+
+/// `GET url`: its JSON (the schedules dialog's reads).
+pub async fn get_json(url: &str) -> Result<Value, ApiError> {
+    json(send(Request::get(url).build()).await?).await
+}
+
+/// `POST url` with `body`; its reply's JSON.
+pub fn post_json(url: String, body: Value) -> Pending {
+    Box::pin(async move { json(send(Request::post(&url).json(&body)).await?).await })
+}
+
+/// `PATCH url` with `body`; its reply's JSON.
+pub fn patch_json(url: String, body: Value) -> Pending {
+    Box::pin(async move { json(send(Request::patch(&url).json(&body)).await?).await })
+}
+
+/// `DELETE url`.
+pub fn delete_path(url: String) -> Pending {
+    Box::pin(async move {
+        send(Request::delete(&url).build()).await?;
+        Ok(Value::Null)
+    })
 }
 
 /// `DELETE /api/sessions/{id}`: removes a session, stopping its run first.

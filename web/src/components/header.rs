@@ -22,6 +22,7 @@ use super::header_items::{self, HeaderData, HeaderDialogs, Item};
 use super::info_dialog::InfoDialogHost;
 use super::instructions_dialog::InstructionsDialogHost;
 use super::more_menu::MoreMenu;
+use super::schedules_dialog::SchedulesDialogHost;
 use super::session_title::SessionTitle;
 use super::share_dialog::ShareDialogHost;
 use super::tools_dialog::ToolsDialogHost;
@@ -50,6 +51,7 @@ pub fn Header() -> impl IntoView {
             info: RwSignal::new(false),
             instructions: RwSignal::new(false),
             tools: RwSignal::new(false),
+            schedules: RwSignal::new(false),
         },
         session,
         auth: use_auth(),
@@ -92,6 +94,7 @@ pub fn Header() -> impl IntoView {
         <ShareDialogHost open=data.dialogs.share />
         <InstructionsDialogHost open=data.dialogs.instructions />
         <ToolsDialogHost open=data.dialogs.tools />
+        <SchedulesDialogHost open=data.dialogs.schedules />
         {move || info.get().map(|info| view! { <InfoDialogHost info open=data.dialogs.info /> })}
     }
 }

@@ -70,6 +70,8 @@ pub struct HeaderDialogs {
     pub instructions: RwSignal<bool>,
     /// The tools dialog is open.
     pub tools: RwSignal<bool>,
+    /// The schedules dialog is open.
+    pub schedules: RwSignal<bool>,
 }
 
 /// What the header's items read besides the session: the server's details and what the

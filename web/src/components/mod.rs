@@ -27,6 +27,7 @@ pub mod queued_messages;
 pub mod rating;
 pub mod responder;
 pub mod run_timeline;
+pub mod schedules_dialog;
 pub mod session_title;
 pub mod share_dialog;
 pub mod shortcuts;

@@ -17,6 +17,7 @@ use wasm_split_helpers::wasm_split;
 use super::header_items::{self, HeaderData, Item};
 use super::instructions_dialog::preload_instructions_dialog;
 use super::on_first_use::{on_first_use, warm, Loaded};
+use super::schedules_dialog::preload_schedules_dialog;
 use super::theme_picker::ThemePicker;
 use super::tools_dialog::preload_tools_dialog;
 use crate::state::{use_auth, use_layout, AuthState};
@@ -125,6 +126,20 @@ fn Entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details>) ->
             on:focus=move |_| warm(preload_tools_dialog)
         >
             "Tools…"
+        </button>
+        <button
+            type="button"
+            class="more-item"
+            data-testid="schedules-button"
+            aria-haspopup="dialog"
+            on:click=move |_| {
+                close();
+                data.dialogs.schedules.set(true);
+            }
+            on:pointerenter=move |_| warm(preload_schedules_dialog)
+            on:focus=move |_| warm(preload_schedules_dialog)
+        >
+            "Schedules…"
         </button>
         <label class="more-row">
             <span>"Theme"</span>

@@ -52,6 +52,7 @@ impl<S: Store> Runner<S> {
             client_message_id,
             title: String::new(),
             queued: None,
+            fire: None,
         };
         self.start(session, owner, new_run, guard, events).await
     }

@@ -91,6 +91,8 @@ impl<S: Store> Runner<S> {
             while_running: None,
             message_id: Some(queued.id.clone()),
             attachments: queued.extra.attachments,
+            // Its fire was recorded when it was queued.
+            fire: None,
         };
         self.start_message(session, owner, &message, &queued.run_id, Some(queued.id))
             .await
@@ -111,6 +113,7 @@ impl<S: Store> Runner<S> {
             client_message_id: message.client_message_id.clone(),
             title: message.title(),
             queued,
+            fire: message.fire.clone().map(Box::new),
         };
         let events = message.clone().start_events(started);
         self.start(session, owner, run_id.to_string(), guard, events)
@@ -247,6 +250,30 @@ impl<S: Store> Runner<S> {
     /// Creates the session of `owner`'s AG-UI thread, with the id `agui` gives it.
     pub async fn create_thread(&self, owner: UserId, id: SessionId) -> Result<SessionRow, Refusal> {
         self.create(owner, id, None).await
+    }
+
+    /// Creates `owner`'s session `id` titled `title`, or finds it if it exists (a
+    /// schedule's fire names its session, so a fire made again names the same one).
+    pub async fn create_or_find(
+        &self,
+        owner: UserId,
+        id: SessionId,
+        title: &str,
+    ) -> Result<SessionRow, Refusal> {
+        if let Some(row) = self.deps.store.session(id).await? {
+            return match row.owner == owner {
+                true => Ok(row),
+                false => Err(Refusal::SessionNotFound(id)),
+            };
+        }
+        match self.create(owner, id, Some(title)).await {
+            Ok(row) => Ok(row),
+            // Another instance made it first.
+            Err(error) => match self.deps.store.session(id).await? {
+                Some(row) if row.owner == owner => Ok(row),
+                _ => Err(error),
+            },
+        }
     }
 
     async fn create(
@@ -456,6 +483,7 @@ pub(super) fn rejected(session: SessionId, rejection: Rejection) -> Result<RunAc
         Rejection::QueuedStarted { run_id } => Refusal::QueuedStarted { run_id },
         Rejection::InterruptMissing => Refusal::InterruptNotFound(String::new()),
         Rejection::RunEnded => Refusal::Idle,
+        Rejection::AlreadyFired => Refusal::AlreadyFired,
         // Only run appends carry this guard; a person's command never meets it.
         Rejection::LeaseLost => Refusal::Internal("a person's command met a run lease"),
         // Only state changes carry a state read, and they make theirs again.

@@ -64,6 +64,7 @@ impl<S: Store> Queue<'_, S> {
         let guard = Guard::Queue {
             message: Box::new(row),
             first: mode == WhileRunning::Interrupt,
+            fire: message.fire.clone().map(Box::new),
         };
         match self.runner.submit(session, guard, Vec::new()).await? {
             Applied::Committed { .. } => {}

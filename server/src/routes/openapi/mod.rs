@@ -17,6 +17,10 @@ use shared::attachments::Attachment;
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 use shared::instructions::Instructions;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
+use shared::schedules::{
+    Fire, FireList, FireStatus, Misfire, Overlap, Schedule, ScheduleInput, ScheduleList,
+    SchedulePreview, ScheduledMessage,
+};
 use shared::sharing::{CreateShare, CreatedShare, RenameSession, Share, ShareList, SharedSession};
 use shared::state::{PatchOperation, StateBody};
 use shared::tools::{ToolInfo, ToolList, ToolSource};
@@ -50,7 +54,8 @@ pub use annotation::{Annotated, Annotation};
         CreatedShare, Share, ShareList, SharedSession, QueuedList, QueuedMessage, WhileRunning,
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
         FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions,
-        ToolList, ToolInfo, ToolSource
+        ToolList, ToolInfo, ToolSource, Schedule, ScheduleInput, ScheduledMessage, ScheduleList,
+        Fire, FireList, FireStatus, SchedulePreview, Misfire, Overlap
     )),
     modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
@@ -61,6 +66,7 @@ pub use annotation::{Annotated, Annotation};
         (name = "agui", description = "AG-UI's HTTP transport: a `RunAgentInput` in, the run's events out as Server-Sent Events"),
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
         (name = "tools", description = "What the person's model may call, and the person's own WebAssembly tools"),
+        (name = "schedules", description = "Runs nobody starts by hand: schedules (cron in a time zone, one instant, an interval), each scheduled time fired once, and what became of each"),
         (name = "instructions", description = "What the person tells the model: their own instructions, for all their conversations, and each conversation's"),
         (name = "server", description = "Health and facts about this server"),
     )

@@ -38,7 +38,15 @@ pub async fn queued_messages_run_once_in_order<S: Store>(store: &S) {
         .await
         .unwrap();
     let put = |message: Box<crate::store::QueuedRow>, first: bool| {
-        command(session, Guard::Queue { message, first }, Vec::new())
+        command(
+            session,
+            Guard::Queue {
+                message,
+                first,
+                fire: None,
+            },
+            Vec::new(),
+        )
     };
     assert_eq!(
         store
@@ -95,6 +103,7 @@ pub async fn queued_messages_run_once_in_order<S: Store>(store: &S) {
             client_message_id: None,
             title: "t".into(),
             queued: Some(id.into()),
+            fire: None,
         };
         command(
             session,

@@ -55,6 +55,16 @@ pub(crate) const ANSWER_INTERRUPT: &str =
     "UPDATE interrupts SET status = $1, response = $2, resumed_run_id = $3, resolved_at = $4 \
      WHERE id = $5 AND session_id = $6";
 
+/// Whether a schedule's time has a fire (as text, like every guard read): schedule, time.
+pub(crate) const FIRE_TAKEN: &str =
+    "SELECT status FROM schedule_fires WHERE schedule_id = $1 AND scheduled_for = $2";
+/// Records a schedule's fire that starts (or queues the message of) a run: schedule,
+/// time, time fired, session, run, manual (0 or 1). (SQLite numbers `$N` placeholders in
+/// the order they first appear: every statement here names them in order.)
+pub(crate) const RECORD_FIRE: &str = "INSERT INTO schedule_fires \
+     (schedule_id, scheduled_for, status, fired_at, session_id, run_id, manual) \
+     VALUES ($1, $2, 'fired', $3, $4, $5, $6 = 1)";
+
 /// The first queued message of a session.
 pub(crate) const QUEUE_HEAD: &str =
     "SELECT id FROM queued_messages WHERE session_id = $1 ORDER BY position LIMIT 1";
@@ -160,14 +170,18 @@ async fn read_facts<R: GuardRows>(
     };
     match &command.guard {
         Guard::StartRun {
-            client_message_id, ..
+            client_message_id,
+            fire,
+            ..
         } => {
             if let Some(client_id) = client_message_id {
                 facts.earlier_run = rows.text_row(EARLIER_RUN, &of(session, client_id)).await?;
             }
             facts.queue_head = rows.text_row(QUEUE_HEAD, &[Param::Text(session)]).await?;
+            facts.fire_taken = fire_taken(rows, fire.as_deref()).await?;
         }
-        Guard::Queue { message, .. } => {
+        Guard::Queue { message, fire, .. } => {
+            facts.fire_taken = fire_taken(rows, fire.as_deref()).await?;
             if let Some(client_id) = message.client_message_id.as_deref() {
                 facts.earlier_run =
                     match rows.text_row(EARLIER_RUN, &of(session, client_id)).await? {
@@ -221,6 +235,21 @@ async fn read_facts<R: GuardRows>(
         _ => {}
     }
     Ok(facts)
+}
+
+/// Whether the schedule's time a command fires already has a fire.
+async fn fire_taken<R: GuardRows>(
+    rows: &mut R,
+    fire: Option<&crate::store::FireClaim>,
+) -> Result<bool, StoreError> {
+    let Some(claim) = fire else {
+        return Ok(false);
+    };
+    let params = [
+        Param::Text(&claim.schedule_id),
+        Param::Int(claim.scheduled_for),
+    ];
+    Ok(rows.text_row(FIRE_TAKEN, &params).await?.is_some())
 }
 
 /// Whether the state a change was made from is still the session's, given its
@@ -315,6 +344,17 @@ async fn apply_write<R: GuardRows>(
         GuardWrite::EditQueued { id, text } => {
             let params = [Param::Text(&text), Param::Text(session), Param::Text(&id)];
             rows.execute(EDIT_QUEUED, &params).await
+        }
+        GuardWrite::RecordFire { claim, run_id } => {
+            let params = [
+                Param::Text(&claim.schedule_id),
+                Param::Int(claim.scheduled_for),
+                Param::Int(claim.fired_at),
+                Param::Text(session),
+                Param::Text(&run_id),
+                Param::Int(i64::from(claim.manual)),
+            ];
+            rows.execute(RECORD_FIRE, &params).await
         }
         GuardWrite::RecordFeedback(row) => {
             let user = row.user.to_string();

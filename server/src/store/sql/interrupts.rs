@@ -75,6 +75,13 @@ macro_rules! interrupts_on {
                     .bind(now_ms)
                     .execute(&mut *conn)
                     .await?;
+                // A schedule's fire that started the run learns how it ended.
+                sqlx::query(crate::store::sql::schedules::FIRE_OUTCOME)
+                    .bind(end.outcome)
+                    .bind(session)
+                    .bind(end.run_id.as_deref())
+                    .execute(&mut *conn)
+                    .await?;
             }
             Ok(())
         }

@@ -1,6 +1,6 @@
 //! Every record job's SQL implemented for one backend's store in one expansion: users,
 //! share links, interrupts and queued messages as read, the webhook outbox, attachments,
-//! feedback, budgets, instructions and a person's own tools (each job's macro is in its own module here).
+//! feedback, budgets, instructions, a person's own tools and schedules (each job's macro is in its own module here).
 
 /// Implements every record job's trait for a backend's store (the arguments [`super`]
 /// describes, then the backend's own parts, each named: `pool`, its pool type;
@@ -44,6 +44,9 @@ macro_rules! records_on {
         );
         crate::store::sql::user_tools::user_tools_on!(
             [$($generics)*] $store, $keeper, $writes, $reads
+        );
+        crate::store::sql::schedules::schedules_on!(
+            [$($generics)*] $store, $keeper, $writes, $reads, $announce, $skip_locked
         );
     };
 }

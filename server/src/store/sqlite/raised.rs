@@ -51,6 +51,9 @@ pub(super) fn insert_run_ends(
             end.error.as_ref().map(|e| e.to_string()),
             now_ms,
         ])?;
+        // A schedule's fire that started the run learns how it ended.
+        conn.prepare_cached(crate::store::sql::schedules::FIRE_OUTCOME)?
+            .execute(params![end.outcome, session, end.run_id])?;
     }
     Ok(())
 }
