@@ -66,7 +66,7 @@ describe('the schedules dialog', () => {
     await row.getByText(/Every day at 09:30/).waitFor();
     await row.getByText(/^Next: /).waitFor();
 
-    await row.getByRole('button', { name: 'Run Release check now' }).click();
+    await row.getByRole('button', { name: 'Run now: Release check' }).click();
     await dialog.getByText('Ran Release check.').waitFor();
     await row.getByText(/Last: .*\(run now\)/).waitFor();
     await row.getByText('Fires').click();

@@ -1,7 +1,8 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
 //! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
 //! viewer and a reconnect storm), issue 27 (15, branches), issue 28 (16, attachments)
-//! issue 54 (17, the WebAssembly sandbox) and issue 55 (18, tracing's cost),
+//! issue 54 (17, the WebAssembly sandbox), issue 55 (18, tracing's cost) and issue 56
+//! (19, schedules due at once),
 //! each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
@@ -29,6 +30,7 @@ mod postgres;
 mod restart;
 mod resume;
 mod sandbox;
+mod schedules;
 mod streaming;
 mod traces;
 
@@ -167,7 +169,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 20] = [
+pub const ALL: [Figure; 21] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -267,5 +269,10 @@ pub const ALL: [Figure; 20] = [
         key: "traces",
         title: "18. token latency with traces exported",
         run: traces::run,
+    },
+    Figure {
+        key: "schedules",
+        title: "19. schedules due at once",
+        run: schedules::run,
     },
 ];

@@ -170,7 +170,7 @@ fn SchedulesDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
         }
         let rows = all
             .into_iter()
-            .map(|schedule| view! { <ScheduleRow schedule act /> })
+            .map(|schedule| view! { <ScheduleRow schedule act open /> })
             .collect_view();
         Some(view! { <ul class="schedule-list">{rows}</ul> }.into_any())
     };
@@ -203,6 +203,8 @@ fn SchedulesDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
 fn ScheduleRow(
     schedule: Value,
     act: impl Fn(String, rest::Pending) + Copy + 'static,
+    /// The dialog's: a fire's link closes it as it opens the fire's session.
+    open: RwSignal<bool>,
 ) -> impl IntoView {
     let id = schedule["id"].as_str().unwrap_or_default().to_string();
     let name = schedule["name"].as_str().unwrap_or_default().to_string();
@@ -249,7 +251,8 @@ fn ScheduleRow(
                 match fire["sessionId"].as_str() {
                     Some(session) => {
                         let href = crate::state::route::hash_for(session);
-                        view! { <li><a href=href>{line}</a></li> }.into_any()
+                        view! { <li><a href=href on:click=move |_| open.set(false)>{line}</a></li> }
+                            .into_any()
                     }
                     None => view! {
                         <li>{line}{reason.map(|why| view! { <span class="schedule-reason">{format!(" — {why}")}</span> })}</li>
@@ -279,7 +282,7 @@ fn ScheduleRow(
                     }>
                     {if enabled { "Pause" } else { "Resume" }}
                 </button>
-                <button class="btn btn-quiet" aria-label=format!("Run {name} now")
+                <button class="btn btn-quiet" aria-label=format!("Run now: {name}")
                     on:click=move |_| act(format!("Ran {run_name}."), rest::post_json(run_path.clone(), json!({})))>
                     "Run now"
                 </button>
