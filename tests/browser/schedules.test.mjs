@@ -3,7 +3,8 @@
 // Schedules… shows "every day at 09:00" in the browser's time zone with the next five
 // times before saving; saved, the schedule lists its next time; "Run now" fires it, its
 // fire appears under Fires and links to its session, where the run waits for an answer;
-// answered, the run finishes. Pause and delete work from the same row. Driven by roles and
+// answered, the run finishes. Pause, edit (the form fills with the schedule) and delete
+// work from the same row. Driven by roles and
 // visible text; axe-core checks both colour schemes. Screenshots:
 // target/browser/104-*-<light|dark>-<desktop|phone>.png.
 
@@ -90,6 +91,15 @@ describe('the schedules dialog', () => {
     await listed.getByRole('button', { name: 'Pause Release check' }).click();
     await again.getByText('Paused Release check.').waitFor();
     await listed.getByText('Paused', { exact: true }).waitFor();
+    await listed.getByRole('button', { name: 'Edit Release check' }).click();
+    await again.getByRole('heading', { name: 'Edit schedule' }).waitFor();
+    assert.equal(await again.getByRole('textbox', { name: 'Message' }).inputValue(), 'Is the release ready?');
+    await again.getByLabel('Time').fill('10:15');
+    await again.getByRole('list').filter({ hasText: '10:15' }).last().waitFor();
+    await again.getByRole('button', { name: 'Save schedule' }).click();
+    await again.getByText('Saved Release check.').waitFor();
+    await listed.getByText(/Every day at 10:15/).waitFor();
+    await again.getByRole('heading', { name: 'New schedule' }).waitFor();
     await listed.getByRole('button', { name: 'Delete Release check' }).click();
     await again.getByText('Deleted Release check.').waitFor();
     await again.getByText('No schedules yet.').waitFor();

@@ -1,7 +1,8 @@
 //! The person's schedules, from the page: each with when it fires next and how its last
 //! fire went; pause, resume, run now, delete; its fires, each linking to its session; and
-//! a new one, "every day at 09:00" in the browser's time zone or a cron pattern, with its
-//! next five times shown (as the server computes them) before it is saved. Its code is
+//! a new one (or one edited), "every day at 09:00" in the browser's time zone or a cron
+//! pattern, with its next five times shown (as the server computes them) before it is
+//! saved. Its code is
 //! fetched the first time it opens ([`super::on_first_use`]).
 
 use leptos::prelude::*;
@@ -138,6 +139,8 @@ fn SchedulesDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
         back.restore();
     };
     let schedules = RwSignal::new(None::<Vec<Value>>);
+    // The schedule the form changes, if one.
+    let editing = RwSignal::new(None::<Value>);
     let error = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
     let reload = move || {
@@ -170,7 +173,7 @@ fn SchedulesDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
         }
         let rows = all
             .into_iter()
-            .map(|schedule| view! { <ScheduleRow schedule act open /> })
+            .map(|schedule| view! { <ScheduleRow schedule act open editing /> })
             .collect_view();
         Some(view! { <ul class="schedule-list">{rows}</ul> }.into_any())
     };
@@ -189,7 +192,7 @@ fn SchedulesDialog(open: RwSignal<bool>, back: FocusReturn) -> impl IntoView {
                 <p class="dialog-help">"Messages the agent gets at set times, each in a conversation of its own. A scheduled run can ask you and wait."</p>
                 {move || schedules.with(Option::is_none).then(|| view! { <p class="dialog-help" role="status">"Loading…"</p> })}
                 {rows}
-                <NewSchedule error status reload />
+                <ScheduleForm editing error status reload />
                 <p class="tools-status" role="status">{move || status.get()}</p>
                 {move || error.get().map(|why| view! { <p class="form-error" role="alert">{why}</p> })}
                 <button class="btn" on:click=move |_| close()>"Close"</button>
@@ -205,6 +208,8 @@ fn ScheduleRow(
     act: impl Fn(String, rest::Pending) + Copy + 'static,
     /// The dialog's: a fire's link closes it as it opens the fire's session.
     open: RwSignal<bool>,
+    /// The form's: Edit puts this schedule in it.
+    editing: RwSignal<Option<Value>>,
 ) -> impl IntoView {
     let id = schedule["id"].as_str().unwrap_or_default().to_string();
     let name = schedule["name"].as_str().unwrap_or_default().to_string();
@@ -226,6 +231,7 @@ fn ScheduleRow(
         format!("{path}/fires?limit=20"),
     );
     let (paused_name, run_name, deleted_name) = (name.clone(), name.clone(), name.clone());
+    let edited = schedule.clone();
     let load_fires = move |ev: web_sys::Event| {
         let opened = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
         if !opened || fires.with_untracked(Option::is_some) {
@@ -282,6 +288,10 @@ fn ScheduleRow(
                     }>
                     {if enabled { "Pause" } else { "Resume" }}
                 </button>
+                <button class="btn btn-quiet" aria-label=format!("Edit {name}")
+                    on:click=move |_| editing.set(Some(edited.clone()))>
+                    "Edit"
+                </button>
                 <button class="btn btn-quiet" aria-label=format!("Run now: {name}")
                     on:click=move |_| act(format!("Ran {run_name}."), rest::post_json(run_path.clone(), json!({})))>
                     "Run now"
@@ -299,36 +309,74 @@ fn ScheduleRow(
     }
 }
 
-/// Making a schedule: its name and message, and when (every day at a time in the
-/// browser's zone, or a cron pattern), with its next five times before it is saved.
+/// Making a schedule (or changing one, `editing`): its name and message, and when (every
+/// day at a time, or a cron pattern, in the browser's zone or the edited schedule's own),
+/// with its next five times before it is saved. A schedule of an interval or an instant
+/// keeps its times when edited here: only its name and message change.
 #[component]
-fn NewSchedule(
+fn ScheduleForm(
+    editing: RwSignal<Option<Value>>,
     error: RwSignal<Option<String>>,
     status: RwSignal<Option<String>>,
     reload: impl Fn() + Copy + 'static,
 ) -> impl IntoView {
-    let zone = browser_zone();
+    // The browser's zone, for the form's note (a `StoredValue`: the note is made anew).
+    let browser = StoredValue::new(browser_zone());
+    let zone = RwSignal::new(browser.get_value());
     let name = RwSignal::new(String::new());
     let message = RwSignal::new(String::new());
     let daily = RwSignal::new(true);
     let time = RwSignal::new("09:00".to_string());
     let cron = RwSignal::new("0 9 * * 1-5".to_string());
+    // Whether the form says when it fires (not for an interval's or an instant's edit).
+    let timed = RwSignal::new(true);
     let times = RwSignal::new(Vec::<String>::new());
     let preview_error = RwSignal::new(None::<String>);
+    // Editing fills the form with the schedule as it is; done, it empties again.
+    Effect::new(move |_| match editing.get() {
+        Some(schedule) => {
+            name.set(schedule["name"].as_str().unwrap_or_default().to_string());
+            message.set(
+                schedule["message"]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+            let pattern = schedule["cron"].as_str().map(str::to_string);
+            timed.set(pattern.is_some());
+            if let Some(pattern) = pattern {
+                zone.set(schedule["timezone"].as_str().unwrap_or("UTC").to_string());
+                match daily_time(&pattern) {
+                    Some(at) => {
+                        daily.set(true);
+                        time.set(at);
+                    }
+                    None => {
+                        daily.set(false);
+                        cron.set(pattern);
+                    }
+                }
+            }
+        }
+        None => {
+            name.set(String::new());
+            message.set(String::new());
+            timed.set(true);
+        }
+    });
     let pattern = move || match daily.get() {
         true => daily_cron(&time.get()),
         false => Some(cron.get().trim().to_string()),
     };
-    let preview_zone = zone.clone();
     Effect::new(move |_| {
-        let Some(pattern) = pattern() else {
+        let Some(pattern) = pattern().filter(|_| timed.get()) else {
             times.set(Vec::new());
             return;
         };
         let url = format!(
             "/api/schedules/preview?cron={}&timezone={}&count=5",
             String::from(js_sys::encode_uri_component(&pattern)),
-            String::from(js_sys::encode_uri_component(&preview_zone)),
+            String::from(js_sys::encode_uri_component(&zone.get())),
         );
         spawn_local(async move {
             match rest::get_json(&url).await {
@@ -344,37 +392,50 @@ fn NewSchedule(
             }
         });
     });
-    let save_zone = zone.clone();
     let save = move || {
-        let Some(pattern) = pattern() else {
-            error.set(Some("Give a time like 09:00.".into()));
-            return;
-        };
-        let body = json!({
+        let mut body = json!({
             "name": name.get_untracked().trim(),
             "message": {"text": message.get_untracked()},
-            "cron": pattern,
-            "timezone": save_zone,
         });
+        if timed.get_untracked() {
+            let Some(pattern) = pattern() else {
+                error.set(Some("Give a time like 09:00.".into()));
+                return;
+            };
+            body["cron"] = json!(pattern);
+            body["timezone"] = json!(zone.get_untracked());
+        }
+        let edited = editing.get_untracked();
+        let request = match &edited {
+            Some(schedule) => {
+                let id = schedule["id"].as_str().unwrap_or_default();
+                rest::patch_json(format!("/api/schedules/{id}"), body)
+            }
+            None => rest::post_json("/api/schedules".to_string(), body),
+        };
         error.set(None);
         spawn_local(async move {
-            match rest::post_json("/api/schedules".to_string(), body).await {
-                Ok(made) => {
+            match request.await {
+                Ok(saved) => {
                     status.set(Some(format!(
                         "Saved {}.",
-                        made["name"].as_str().unwrap_or("the schedule")
+                        saved["name"].as_str().unwrap_or("the schedule")
                     )));
-                    name.set(String::new());
-                    message.set(String::new());
+                    editing.set(None);
+                    zone.set(browser_zone());
                     reload();
                 }
                 Err(why) => error.set(Some(why.message)),
             }
         });
     };
+    let heading = move || match editing.with(Option::is_some) {
+        true => "Edit schedule",
+        false => "New schedule",
+    };
     view! {
-        <section class="tool-upload" aria-labelledby="new-schedule-title">
-            <h3 class="dialog-subtitle" id="new-schedule-title">"New schedule"</h3>
+        <section class="tool-upload" aria-labelledby="schedule-form-title">
+            <h3 class="dialog-subtitle" id="schedule-form-title">{heading}</h3>
             <label class="field">
                 <span>"Name"</span>
                 <input class="input" type="text" placeholder="Morning summary" autocomplete="off"
@@ -385,41 +446,51 @@ fn NewSchedule(
                 <textarea class="input" rows="3" placeholder="Summarise what changed since yesterday."
                     prop:value=move || message.get() on:input=move |ev| message.set(event_target_value(&ev)) />
             </label>
-            <fieldset class="schedule-kind">
-                <legend>"When"</legend>
-                <label class="choice">
-                    <input type="radio" name="schedule-kind" prop:checked=move || daily.get()
-                        on:change=move |_| daily.set(true) />
-                    <span>"Every day at"</span>
-                </label>
-                <label class="choice">
-                    <input type="radio" name="schedule-kind" prop:checked=move || !daily.get()
-                        on:change=move |_| daily.set(false) />
-                    <span>"A cron pattern"</span>
-                </label>
-            </fieldset>
-            <Show when=move || daily.get() fallback=move || view! {
-                <label class="field">
-                    <span>"Cron pattern (minute hour day month weekday)"</span>
-                    <input class="input" type="text" autocomplete="off" spellcheck="false"
-                        prop:value=move || cron.get() on:input=move |ev| cron.set(event_target_value(&ev)) />
-                </label>
-            }>
-                <label class="field">
-                    <span>"Time"</span>
-                    <input class="input" type="time" prop:value=move || time.get()
-                        on:input=move |ev| time.set(event_target_value(&ev)) />
-                </label>
+            <Show when=move || timed.get()>
+                <fieldset class="schedule-kind">
+                    <legend>"When"</legend>
+                    <label class="choice">
+                        <input type="radio" name="schedule-kind" prop:checked=move || daily.get()
+                            on:change=move |_| daily.set(true) />
+                        <span>"Every day at"</span>
+                    </label>
+                    <label class="choice">
+                        <input type="radio" name="schedule-kind" prop:checked=move || !daily.get()
+                            on:change=move |_| daily.set(false) />
+                        <span>"A cron pattern"</span>
+                    </label>
+                </fieldset>
+                <Show when=move || daily.get() fallback=move || view! {
+                    <label class="field">
+                        <span>"Cron pattern (minute hour day month weekday)"</span>
+                        <input class="input" type="text" autocomplete="off" spellcheck="false"
+                            prop:value=move || cron.get() on:input=move |ev| cron.set(event_target_value(&ev)) />
+                    </label>
+                }>
+                    <label class="field">
+                        <span>"Time"</span>
+                        <input class="input" type="time" prop:value=move || time.get()
+                            on:input=move |ev| time.set(event_target_value(&ev)) />
+                    </label>
+                </Show>
+                <p class="dialog-help">{move || match browser.with_value(|home| zone.get() == *home) {
+                    true => format!("In your time zone, {}.", zone.get()),
+                    false => format!("In {}, the schedule's time zone.", zone.get()),
+                }}</p>
+                <div class="schedule-preview" aria-live="polite">
+                    <h4 class="dialog-subtitle">"Next five times"</h4>
+                    {move || preview_error.get().map(|why| view! { <p class="form-error">{why}</p> })}
+                    <ol class="schedule-preview-list">
+                        {move || times.get().into_iter().map(|time| view! { <li>{time}</li> }).collect_view()}
+                    </ol>
+                </div>
             </Show>
-            <p class="dialog-help">{format!("In your time zone, {zone}.")}</p>
-            <div class="schedule-preview" aria-live="polite">
-                <h4 class="dialog-subtitle">"Next five times"</h4>
-                {move || preview_error.get().map(|why| view! { <p class="form-error">{why}</p> })}
-                <ol class="schedule-preview-list">
-                    {move || times.get().into_iter().map(|time| view! { <li>{time}</li> }).collect_view()}
-                </ol>
+            <div class="tool-row-actions">
+                <button class="btn btn-primary" on:click=move |_| save()>"Save schedule"</button>
+                <Show when=move || editing.with(Option::is_some)>
+                    <button class="btn" on:click=move |_| editing.set(None)>"Cancel editing"</button>
+                </Show>
             </div>
-            <button class="btn btn-primary" on:click=move |_| save()>"Save schedule"</button>
         </section>
     }
 }
