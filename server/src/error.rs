@@ -234,6 +234,15 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<crate::schedules::spec::FieldError> for ApiError {
+    fn from(error: crate::schedules::spec::FieldError) -> Self {
+        Self::InvalidSchedule {
+            field: error.field,
+            message: error.to_string(),
+        }
+    }
+}
+
 impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> Self {
         match refusal {

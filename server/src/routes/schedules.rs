@@ -12,7 +12,6 @@ use super::JsonBody;
 use crate::access::owned_session;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::schedules::spec::FieldError;
 use crate::schedules::{fire_view, schedule_view};
 use crate::state::AppState;
 use crate::store::{ScheduleRow, Store};
@@ -21,15 +20,6 @@ use crate::store::{ScheduleRow, Store};
 pub const MAX_SCHEDULES_PER_USER: usize = 200;
 /// The most fires one page lists.
 const MAX_FIRES: i64 = 1_000;
-
-impl From<FieldError> for ApiError {
-    fn from(error: FieldError) -> Self {
-        ApiError::InvalidSchedule {
-            field: error.field,
-            message: error.to_string(),
-        }
-    }
-}
 
 /// The caller's schedule named in the path, else 404 (another's too).
 async fn own_schedule<S: Store>(
