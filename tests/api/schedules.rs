@@ -1,18 +1,21 @@
 //! Schedules: each kind fires at its times, once; missed times after downtime by each
 //! policy; overlap; a scheduled run that asks and is answered a day later; time zones
 //! across daylight saving; isolation; bad input; and exactly once with instances killed
-//! with SIGKILL. Time is the scheduler's injected clock, moved by hand, never slept.
+//! with SIGKILL (`crash.rs`); the shell's commands (`shell.rs`). Time is the scheduler's
+//! injected clock, moved by hand: no test sleeps a scheduled time away. What the scheduler
+//! records of a missed or skipped time reaches no viewer, so [`until_fires`] reads the
+//! fires list until it shows what the test waits for.
 
-use std::collections::{BTreeMap, HashSet};
+mod crash;
+mod shell;
+
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tandem::domain::Clock;
 
-use crate::helpers::child::Tandem;
 use crate::helpers::{
-    add_users, count_in_database, fresh_database, on_postgres, start, test_config, write_script,
-    TestApp, TestDir,
+    add_users, count_in_database, fresh_database, start, test_config, TestApp, TestDir,
 };
 
 const SECOND: i64 = 1_000;
@@ -569,203 +572,4 @@ async fn a_persons_schedules_are_theirs_alone_and_stop_when_they_are_revoked() {
         0,
         "a revoked owner's schedule fired"
     );
-}
-
-/// The fires recorded in the database at `url`: per schedule, each scheduled time and its
-/// fire's session.
-async fn recorded(url: &str) -> BTreeMap<String, Vec<(i64, String, Option<String>)>> {
-    use sqlx::Connection;
-    let query = "SELECT schedule_id, scheduled_for, status, session_id FROM schedule_fires \
-                 ORDER BY schedule_id, scheduled_for";
-    let rows: Vec<(String, i64, String, Option<String>)> = match url.strip_prefix("sqlite://") {
-        Some(file) => {
-            let options = sqlx::sqlite::SqliteConnectOptions::new().filename(file);
-            let mut connection = sqlx::ConnectOptions::connect(&options).await.unwrap();
-            sqlx::query_as(query)
-                .fetch_all(&mut connection)
-                .await
-                .unwrap()
-        }
-        None => {
-            let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
-            sqlx::query_as(query)
-                .fetch_all(&mut connection)
-                .await
-                .unwrap()
-        }
-    };
-    let mut by_schedule: BTreeMap<String, Vec<(i64, String, Option<String>)>> = BTreeMap::new();
-    for (schedule, time, status, session) in rows {
-        by_schedule
-            .entry(schedule)
-            .or_default()
-            .push((time, status, session));
-    }
-    by_schedule
-}
-
-/// Twenty schedules every second, on two instances of one PostgreSQL database (on
-/// SQLite, one instance and its restart), one killed with SIGKILL while they fire: no
-/// scheduled time fires twice (each fire's session holds one run), and none is lost (each
-/// schedule's times form an unbroken run of seconds, each fired, missed or skipped).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_time_fires_once_while_an_instance_is_killed_mid_way() {
-    let (dir, url) = fresh_database();
-    let script = write_script(dir.path(), json!([{"text": "Done."}]));
-    let flags = [
-        "--min-schedule-interval-seconds",
-        "1",
-        "--token-delay-ms",
-        "0",
-    ];
-    let mut first = Tandem::spawn_with(&url, &script, &flags);
-    let second = on_postgres().then(|| Tandem::spawn_with(&url, &script, &flags));
-    let client = first.client();
-    for n in 0..20 {
-        schedule(
-            &client,
-            json!({"name": format!("s{n}"), "message": {"text": "tick"},
-                                  "everySeconds": 1, "misfire": "all"}),
-        )
-        .await;
-    }
-    assert!(
-        first.logged_times("a schedule fired", 15, WAIT).await,
-        "the first fires"
-    );
-    first.kill();
-    let (survivor, client) = match second {
-        Some(second) => {
-            let client = second.client();
-            (second, client)
-        }
-        None => {
-            let restarted = Tandem::spawn_with(&url, &script, &flags);
-            let client = restarted.client();
-            (restarted, client)
-        }
-    };
-    let fired_before = count_in_database(&url, "SELECT COUNT(*) FROM schedule_fires").await;
-    assert!(
-        survivor.logged_times("a schedule fired", 40, WAIT).await,
-        "the survivor fires ({fired_before} recorded before)"
-    );
-    // Stop the schedules, then read what was recorded.
-    let (_, listed) = client.get("/api/schedules").await;
-    for schedule in listed["schedules"].as_array().unwrap() {
-        let path = format!("/api/schedules/{}", schedule["id"].as_str().unwrap());
-        assert_eq!(client.patch(&path, json!({"enabled": false})).await.0, 200);
-    }
-    let recorded = recorded(&url).await;
-    assert_eq!(recorded.len(), 20, "every schedule fired");
-    let mut sessions: HashSet<Option<String>> = HashSet::new();
-    for (schedule, times) in &recorded {
-        for pair in times.windows(2) {
-            assert_eq!(
-                pair[1].0 - pair[0].0,
-                SECOND,
-                "{schedule}: a time lost: {times:?}"
-            );
-        }
-        for (_, status, session) in times {
-            if status == "fired" {
-                assert!(sessions.insert(session.clone()), "a session fired twice");
-            }
-        }
-    }
-    // Each fire's session holds its one message and the one run it started (a crash
-    // repaired it, or it ran to its end).
-    for session in &sessions {
-        let log = client.log(session.as_deref().unwrap()).await;
-        let started = crate::helpers::types(&log)
-            .into_iter()
-            .filter(|kind| *kind == "RUN_STARTED")
-            .count();
-        assert_eq!(user_texts(&log), ["tick"], "{session:?}");
-        assert!(started <= 2, "{session:?}: a run and at most its repair's");
-    }
-    drop(survivor);
-    let recorded_at_stop = count_in_database(&url, "SELECT COUNT(*) FROM schedule_fires").await;
-    assert!(
-        recorded_at_stop > fired_before,
-        "the survivor recorded fires of its own"
-    );
-}
-
-/// `tandem schedules …` as the shell runs it, its output captured.
-struct Shell(tandem::schedules::SchedulesOn);
-
-impl tandem::store::UseStore for Shell {
-    type Output = anyhow::Result<String>;
-
-    async fn with<S: tandem::store::Store>(self, store: std::sync::Arc<S>) -> Self::Output {
-        let mut out = Vec::new();
-        tandem::schedules::run_command(&*store, self.0, &mut out).await?;
-        Ok(String::from_utf8(out)?)
-    }
-}
-
-async fn shell(url: &str, command: tandem::config::SchedulesCommand) -> anyhow::Result<String> {
-    let job = Shell(tandem::schedules::SchedulesOn {
-        command,
-        min_interval_seconds: 60,
-    });
-    tandem::store::open(url, &Default::default(), job).await?
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn schedules_are_made_listed_and_deleted_from_the_shell_and_the_server_fires_them() {
-    use tandem::config::SchedulesCommand;
-    let (app, clock, _dir, url) = scheduled_app(json!([{"text": "Done."}])).await;
-    let add = |every_seconds: u64| SchedulesCommand::Add {
-        user: "local".into(),
-        name: "From the shell".into(),
-        message: "hello".into(),
-        cron: None,
-        timezone: None,
-        at: None,
-        every_seconds: Some(every_seconds),
-        session: None,
-        model: None,
-        misfire: None,
-        overlap: None,
-    };
-    let refused = shell(&url, add(5)).await.unwrap_err().to_string();
-    assert!(refused.contains("everySeconds"), "{refused}");
-    let added: Value = serde_json::from_str(shell(&url, add(3600)).await.unwrap().trim()).unwrap();
-    let id = added["id"].as_str().unwrap().to_string();
-    let listed = shell(
-        &url,
-        SchedulesCommand::List {
-            user: "local".into(),
-        },
-    )
-    .await
-    .unwrap();
-    assert_eq!(listed.lines().count(), 1, "{listed}");
-    assert!(listed.contains(&id));
-    // The server sees it (on PostgreSQL at once, by the change feed; on SQLite within its
-    // minute; here its clock, days ahead of the shell's, is moved on): one of its times fires,
-    // the older ones are missed (and one due while that run runs is skipped).
-    clock.advance(60 * MINUTE);
-    until_fires(&app, &id, "the shell's schedule to fire", |f| {
-        f.iter().any(|fire| fire["status"] == "fired") && finished(f)
-    })
-    .await;
-    let unknown = SchedulesCommand::Rm {
-        user: "nobody".into(),
-        id: id.clone(),
-    };
-    assert!(shell(&url, unknown).await.is_err(), "no such user");
-    shell(
-        &url,
-        SchedulesCommand::Rm {
-            user: "local".into(),
-            id: id.clone(),
-        },
-    )
-    .await
-    .unwrap();
-    let (status, _) = app.get(&format!("/api/schedules/{id}")).await;
-    assert_eq!(status, 404);
 }

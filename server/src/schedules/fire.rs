@@ -95,10 +95,12 @@ impl<'a, S: Store> Fire<'a, S> {
             (true, Overlap::Queue) => WhileRunning::Queue,
             (true, Overlap::Cancel) if self.spec.session.is_some() => WhileRunning::Interrupt,
             (true, Overlap::Cancel) => {
-                let previous = previous.expect("a busy previous fire has a session");
-                match runner.cancel(previous).await {
-                    Ok(()) | Err(Refusal::Idle) => {}
-                    Err(error) => return Err(error),
+                // Busy means a previous session was read: it is the one stopped.
+                if let Some(previous) = previous {
+                    match runner.cancel(previous).await {
+                        Ok(()) | Err(Refusal::Idle) => {}
+                        Err(error) => return Err(error),
+                    }
                 }
                 WhileRunning::Reject
             }
