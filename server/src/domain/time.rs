@@ -7,6 +7,13 @@ pub fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }
 
+/// `ms` since the epoch as RFC 3339 UTC, to the millisecond.
+pub fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
 /// The RFC 3339 instant `seconds` from now (UTC, millisecond precision, so a deadline
 /// is never rounded earlier than asked).
 pub fn rfc3339_after(seconds: u64) -> String {

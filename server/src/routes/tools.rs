@@ -9,6 +9,7 @@ use shared::api::ErrorBody;
 use shared::tools::{ToolInfo, ToolList, ToolSource};
 
 use crate::auth::Caller;
+use crate::domain::rfc3339;
 use crate::error::ApiError;
 use crate::sandbox::manifest::{Approval, Manifest, MAX_MANIFEST_BYTES};
 use crate::sandbox::user_tools::UploadError;
@@ -224,10 +225,4 @@ async fn read_upload(
             "the upload has no `module` part".into(),
         )),
     }
-}
-
-fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }

@@ -4,7 +4,7 @@
 
 use std::str::FromStr;
 
-use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use croner::Cron;
 use shared::schedules::{Misfire, Overlap, ScheduleInput};
@@ -328,13 +328,7 @@ impl Spec {
     }
 }
 
-/// `ms` as RFC 3339 UTC, to the millisecond.
-pub fn rfc3339(ms: i64) -> String {
-    Utc.timestamp_millis_opt(ms)
-        .single()
-        .unwrap_or_default()
-        .to_rfc3339_opts(SecondsFormat::Millis, true)
-}
+pub use crate::domain::rfc3339;
 
 #[cfg(test)]
 mod tests {
