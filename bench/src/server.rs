@@ -58,13 +58,16 @@ impl InProcess {
         Ok((app, store))
     }
 
-    /// The app on a fresh SQLite file with more flags (they win over the benchmark's).
-    pub fn on_sqlite_with(pace: Pace, extra: &[&str]) -> anyhow::Result<Self> {
+    /// The app on a fresh SQLite file with more flags (they win over the benchmark's);
+    /// also returns the store.
+    pub fn on_sqlite_with(pace: Pace, extra: &[&str]) -> anyhow::Result<(Self, Arc<SqliteStore>)> {
         let dir = tempfile::tempdir()?;
         let url = format!("sqlite://{}", dir.path().join("tandem.db").display());
         let runtime = app_runtime()?;
         let store = runtime.block_on(SqliteStore::connect(&url, &StoreOptions::default()))?;
-        launch_with(runtime, dir, &url, pace, Arc::new(store), extra)
+        let store = Arc::new(store);
+        let app = launch_with(runtime, dir, &url, pace, store.clone(), extra)?;
+        Ok((app, store))
     }
 
     /// The app on the PostgreSQL database at `url` (several may share one).

@@ -112,6 +112,12 @@ pub enum ApiError {
         field: &'static str,
         message: String,
     },
+    /// A replay that cannot be made as asked: the field and what is wrong with it.
+    #[error("{message}")]
+    InvalidReplay {
+        field: &'static str,
+        message: String,
+    },
     /// The request meets a state it cannot change (409).
     #[error("{0}")]
     Conflict(String),
@@ -168,6 +174,7 @@ impl ApiError {
             Self::UserToolsOff => "user_tools_off",
             Self::InvalidTool(_) => "invalid_tool",
             Self::InvalidSchedule { .. } => "invalid_schedule",
+            Self::InvalidReplay { .. } => "invalid_replay",
             Self::Conflict(_) => "conflict",
             Self::BudgetExceeded { .. } => "budget_exceeded",
         }
@@ -183,7 +190,9 @@ impl ApiError {
             | Self::AttachmentQuota(state)
             | Self::InvalidState { details: state, .. }
             | Self::BudgetExceeded { details: state, .. } => Some(state.clone()),
-            Self::InvalidSchedule { field, .. } => Some(serde_json::json!({ "field": field })),
+            Self::InvalidSchedule { field, .. } | Self::InvalidReplay { field, .. } => {
+                Some(serde_json::json!({ "field": field }))
+            }
             _ => None,
         }
     }
@@ -231,6 +240,15 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         tracing::error!(%error, "storage failure");
         Self::Storage(error.to_string())
+    }
+}
+
+impl From<crate::replays::spec::FieldError> for ApiError {
+    fn from(error: crate::replays::spec::FieldError) -> Self {
+        Self::InvalidReplay {
+            field: error.field,
+            message: error.message,
+        }
     }
 }
 
@@ -313,6 +331,7 @@ impl ResponseError for ApiError {
             | Self::InvalidAttachment(_)
             | Self::InvalidTool(_)
             | Self::InvalidSchedule { .. }
+            | Self::InvalidReplay { .. }
             | Self::InvalidState { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::RunActive

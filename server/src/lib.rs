@@ -42,6 +42,8 @@
 //! - [`retention`]: deleting finished sessions past a configured age.
 //! - [`schedules`]: runs nobody starts by hand, each scheduled time fired once (and
 //!   `tandem schedules`).
+//! - [`replays`]: a recorded run sent again k times per variant, its side effects never
+//!   run again, each trial scored (pass^k).
 //!
 //! **Who may do what**
 //! - [`auth`]: who a request acts for (tokens, sign-in cookies, `tandem users`), and the
@@ -86,6 +88,7 @@ pub mod limits;
 pub mod mcp;
 pub mod metrics;
 pub mod relay;
+pub mod replays;
 pub mod retention;
 pub mod routes;
 pub mod sandbox;

@@ -224,6 +224,16 @@ impl Application {
         crate::agent::Recovery::spawn_lease_keeper(runner.clone(), beat);
         crate::agent::Expiry::spawn_sweeper(runner.clone());
         scheduler.spawn(&lifecycle);
+        let replays = crate::replays::Replayer::new(
+            (store.clone(), runner.clone(), hub.clone()),
+            &lifecycle,
+            usize::from(config.replay_concurrency),
+            config.run_lease_ms,
+        );
+        let resumed = replays.resume_all().await?;
+        if resumed > 0 {
+            tracing::info!(resumed, "took up replays no instance held");
+        }
         let stalled_after = Duration::from_millis(config.limits.attachment_stall_ms);
         crate::attachments::spawn_purger(store.clone(), stalled_after, &lifecycle);
         if let Some(hours) = config.retention_hours {
@@ -289,6 +299,7 @@ impl Application {
             lists,
             lifecycle: lifecycle.clone(),
             scheduler,
+            replays,
         });
         let listener = TcpListener::bind(&config.bind).map_err(|e| {
             anyhow::anyhow!(

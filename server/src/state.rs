@@ -41,6 +41,8 @@ pub struct AppState<S> {
     pub lifecycle: crate::lifecycle::Lifecycle,
     /// This instance's scheduler: schedules' rules and clock, "run now", its wake.
     pub scheduler: crate::schedules::Scheduler<S>,
+    /// This instance's driver of replays' trials.
+    pub replays: crate::replays::Replayer<S>,
 }
 
 /// Sizes of what clients send.

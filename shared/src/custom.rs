@@ -111,6 +111,20 @@ pub const INSTRUCTIONS: &str = "tandem.instructions";
 /// when exported later from the log. A share viewer never gets it.
 pub const TRACE_CONTEXT: &str = "tandem.trace_context";
 
+/// A replay's trial starts (committed with its `RUN_STARTED`): the value is a
+/// [`crate::replays::ReplayMark`] (which replay, variant and trial, where its record is,
+/// the system prompt and temperature it runs with). Its tool calls and questions are
+/// served from the record from here on.
+pub const REPLAY: &str = "tandem.replay";
+
+/// A replay's trial made a call or asked a question that differs from the record at its
+/// place (a [`crate::replays::Diverged`]), right after that call's events.
+pub const REPLAY_DIVERGED: &str = "tandem.replay_diverged";
+
+/// A judge's verdict on a replay's trial (a [`crate::replays::Verdict`]), a note after
+/// the trial's last run, followed by the judge call's `tandem.usage`.
+pub const REPLAY_VERDICT: &str = "tandem.replay_verdict";
+
 /// Every name above, once. A name added to this file belongs here too (a test counts
 /// them), so that whatever must decide about each name (a share link's filter) meets it.
 pub const ALL: &[&str] = &[
@@ -131,6 +145,9 @@ pub const ALL: &[&str] = &[
     CONTINUE,
     INSTRUCTIONS,
     TRACE_CONTEXT,
+    REPLAY,
+    REPLAY_DIVERGED,
+    REPLAY_VERDICT,
 ];
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod input;
 pub mod instructions;
 pub mod nesting;
 pub mod queue;
+pub mod replays;
 pub mod run_input;
 pub mod schedules;
 pub mod search;

@@ -50,6 +50,7 @@ pub fn settings(url: &str) -> ProviderSettings {
 /// A request with these messages and the `request_input` tool.
 pub fn request(conversation: Vec<ChatMessage>) -> ModelRequest {
     ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,

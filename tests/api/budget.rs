@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 use shared::{Event, EventBody, Outcome};
 
 use crate::helpers::socket::interrupt_id;
-use crate::helpers::{fresh_database, fresh_postgres, start, test_config, write_script, TestApp};
+use crate::helpers::{
+    customs, fresh_database, fresh_postgres, start, test_config, write_script, TestApp,
+};
 
 /// A model turn that calls the calculator and reports `tokens` input tokens.
 fn calculating(tokens: u64) -> Value {
@@ -36,15 +38,6 @@ fn tokens_logged(log: &[(u64, Event)]) -> u64 {
 
 fn usage(log: &[(u64, Event)]) -> Vec<Value> {
     customs(log, "tandem.usage")
-}
-
-fn customs(log: &[(u64, Event)], wanted: &str) -> Vec<Value> {
-    log.iter()
-        .filter_map(|(_, event)| match &event.body {
-            EventBody::Custom { name, value } if name == wanted => Some(value.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The app on a database whose URL the test keeps (to set budgets as the shell would).

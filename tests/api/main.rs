@@ -30,6 +30,7 @@ mod names;
 mod openai;
 mod queue;
 mod replay;
+mod replays;
 mod rest;
 mod restart;
 mod retention;

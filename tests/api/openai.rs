@@ -54,6 +54,7 @@ pub(super) fn settings(server: &ProviderServer) -> ProviderSettings {
 
 pub(super) fn hello() -> ModelRequest {
     ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,

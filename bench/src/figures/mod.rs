@@ -1,8 +1,8 @@
 //! The figures of issue 5 (1–8), issue 11 (9–10, PostgreSQL and several instances) and
 //! issue 12 (11, bursts; 12, long sessions; 13, CPU per event; 14, latency under a slow
 //! viewer and a reconnect storm), issue 27 (15, branches), issue 28 (16, attachments)
-//! issue 54 (17, the WebAssembly sandbox), issue 55 (18, tracing's cost) and issue 56
-//! (19, schedules due at once),
+//! issue 54 (17, the WebAssembly sandbox), issue 55 (18, tracing's cost), issue 56
+//! (19, schedules due at once) and issue 57 (20, replays),
 //! each measured next to its baseline in the same run.
 //!
 //! A figure returns its table rows, or an error when it could not run or saw a
@@ -27,6 +27,7 @@ mod page;
 mod pairs;
 mod persistence;
 mod postgres;
+mod replays;
 mod restart;
 mod resume;
 mod sandbox;
@@ -169,7 +170,7 @@ pub struct Figure {
 }
 
 /// Every figure, in the issue's order.
-pub const ALL: [Figure; 21] = [
+pub const ALL: [Figure; 22] = [
     Figure {
         key: "streaming",
         title: "1. streaming throughput",
@@ -274,5 +275,10 @@ pub const ALL: [Figure; 21] = [
         key: "schedules",
         title: "19. schedules due at once",
         run: schedules::run,
+    },
+    Figure {
+        key: "replays",
+        title: "20. replays",
+        run: replays::run,
     },
 ];

@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         "200",
     ];
     let measure = |flags: &[&str]| -> anyhow::Result<Live> {
-        let app = InProcess::on_sqlite_with(pace, flags)?;
+        let (app, _) = InProcess::on_sqlite_with(pace, flags)?;
         let (tokens, warmup) = (ctx.scale.latency_tokens, ctx.scale.warmup_tokens);
         let live = ctx
             .client

@@ -24,17 +24,18 @@ pub async fn fork<S: Store>(
     at_seq: u64,
     title: Option<&str>,
 ) -> Result<SessionRow, Refusal> {
-    let branch = part(store, parent, at_seq, title).await?;
+    let branch = part(store, parent, at_seq, title, SessionId::generate()).await?;
     METRICS.branched("fork");
     Ok(branch)
 }
 
-/// A branch of `parent` after its event `at_seq`, if a branch may part there.
+/// A branch `id` of `parent` after its event `at_seq`, if a branch may part there.
 async fn part<S: Store>(
     store: &S,
     parent: &SessionRow,
     at_seq: u64,
     title: Option<&str>,
+    id: SessionId,
 ) -> Result<SessionRow, Refusal> {
     if at_seq > parent.last_seq {
         return Err(Refusal::SessionNotFound(parent.id));
@@ -72,7 +73,7 @@ async fn part<S: Store>(
         .fork_session(NewBranch {
             waiting: waiting.as_deref(),
             title,
-            ..NewBranch::new(SessionId::generate(), fork, now_ms())
+            ..NewBranch::new(id, fork, now_ms())
         })
         .await?;
     branch.ok_or(Refusal::SessionNotFound(parent.id))
@@ -181,10 +182,105 @@ impl Redo {
         store: &S,
         parent: &SessionRow,
     ) -> Result<SessionRow, Refusal> {
-        let branch = part(store, parent, self.at_seq, None).await?;
+        let branch = part(store, parent, self.at_seq, None, SessionId::generate()).await?;
         METRICS.branched(self.how);
         Ok(branch)
     }
+
+    /// Makes the branch `id`, titled `title`, of `parent` this redo parts into (a replay's
+    /// trial, whose id its row holds before the branch exists).
+    pub async fn branch_as<S: Store>(
+        &self,
+        store: &S,
+        parent: &SessionRow,
+        id: SessionId,
+        title: &str,
+    ) -> Result<SessionRow, Refusal> {
+        let branch = part(store, parent, self.at_seq, Some(title), id).await?;
+        METRICS.branched(self.how);
+        Ok(branch)
+    }
+
+    /// A replay's redo: the message `text` with `attachments` sent again in a branch
+    /// that parts after `at_seq` (as [`recorded_run`] found it).
+    pub fn for_replay(at_seq: u64, text: String, attachments: Vec<Attachment>) -> Self {
+        Self {
+            at_seq,
+            text,
+            attachments,
+            how: "replay",
+        }
+    }
+
+    /// Where the branch parts: the seq of the last event it shares.
+    pub fn at_seq(&self) -> u64 {
+        self.at_seq
+    }
+}
+
+/// A run a replay sends again: the redo that parts just before it, and where what it
+/// recorded lies in its session's log.
+pub struct RecordedRun {
+    pub redo: Redo,
+    pub run_id: String,
+    /// Its `RUN_STARTED`.
+    pub from_seq: u64,
+    /// The last event before the next run a message of the person's started (its runs
+    /// after answers are part of it), or the log's last.
+    pub to_seq: u64,
+}
+
+/// The run `run_id` of `parent` (the last one a message of the person's started when
+/// `None`) as a replay sends it again. Refused while it goes on, and for a run no message
+/// of the person's started.
+pub async fn recorded_run<S: Store>(
+    store: &S,
+    parent: &SessionRow,
+    run_id: Option<&str>,
+) -> Result<RecordedRun, Refusal> {
+    let (runs, _) = runs_of(store, parent.id).await?;
+    let at = match run_id {
+        Some(run_id) => runs
+            .iter()
+            .position(|run| run.run_id == run_id)
+            .ok_or_else(|| Refusal::NotFound(format!("no run {} in this session", cut(run_id))))?,
+        None => runs
+            .iter()
+            .rposition(|run| run.message.is_some())
+            .ok_or_else(|| {
+                Refusal::InvalidMessage("this session has no run a message of yours started".into())
+            })?,
+    };
+    let run = &runs[at];
+    let Some((_, text)) = run.message.clone() else {
+        return Err(Refusal::InvalidMessage(format!(
+            "run {} was not started by a message of yours (it continued after an answer)",
+            cut(&run.run_id)
+        )));
+    };
+    let next = runs[at + 1..].iter().find(|later| later.message.is_some());
+    let to_seq = next.map_or(parent.last_seq, |later| later.started_at - 1);
+    let last = runs[at..]
+        .iter()
+        .take_while(|later| next.is_none_or(|n| later.started_at < n.started_at))
+        .last();
+    if last.is_some_and(|last| !last.ended) {
+        return Err(Refusal::InvalidMessage(format!(
+            "run {} is still going: stop it or wait for it to end",
+            cut(&run.run_id)
+        )));
+    }
+    Ok(RecordedRun {
+        redo: Redo {
+            at_seq: run.started_at - 1,
+            text,
+            attachments: run.attachments.clone(),
+            how: "replay",
+        },
+        run_id: run.run_id.clone(),
+        from_seq: run.started_at,
+        to_seq,
+    })
 }
 
 /// Editing the person's message `message_id` of `parent` to `text` with `attachments`

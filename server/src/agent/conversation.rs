@@ -62,6 +62,19 @@ pub struct History {
     /// Whether the person let the current run go on past its budget (only [`Folded`]
     /// knows; [`rebuild`] leaves it false).
     pub budget_overrun: bool,
+    /// The replay trial this line is, if it is one (`CUSTOM tandem.replay`), with what it
+    /// called since.
+    pub replay: Option<ReplayTrial>,
+}
+
+/// A replay's trial as its log says: its mark, the ids of the tool calls it made since
+/// (in order: a call's place is matched with the record's), and whether one already
+/// differed from the record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayTrial {
+    pub mark: shared::replays::ReplayMark,
+    pub calls: Vec<String>,
+    pub diverged: bool,
 }
 
 /// A recorded summary of the conversation before the person's `first_user`-th message.
@@ -243,6 +256,21 @@ impl Fold {
             EventBody::Custom { name, value } if name == shared::custom::INSTRUCTIONS => {
                 self.history.instructions.observe(value)
             }
+            EventBody::Custom { name, value } if name == shared::custom::REPLAY => {
+                self.history.replay =
+                    serde_json::from_value(value.clone())
+                        .ok()
+                        .map(|mark| ReplayTrial {
+                            mark,
+                            calls: Vec::new(),
+                            diverged: false,
+                        });
+            }
+            EventBody::Custom { name, .. } if name == shared::custom::REPLAY_DIVERGED => {
+                if let Some(trial) = &mut self.history.replay {
+                    trial.diverged = true;
+                }
+            }
             EventBody::Custom { name, .. } if name == shared::custom::CONTINUE => {
                 self.finish_assistant();
                 self.history.messages.push(ChatMessage::Continue);
@@ -307,6 +335,8 @@ impl Fold {
 
     /// A person's message, known by `id` for the attachments recorded after it.
     fn push_user(&mut self, id: String, text: String) {
+        // A person writing in a trial's line makes the rest of it their own conversation.
+        self.history.replay = None;
         self.user_messages.insert(id, self.history.messages.len());
         self.history.messages.push(ChatMessage::User {
             text,
@@ -341,6 +371,9 @@ impl Fold {
         {
             self.tool_names
                 .insert(tool_call_id.clone(), tool_call_name.clone());
+            if let Some(trial) = &mut self.history.replay {
+                trial.calls.push(tool_call_id.clone());
+            }
         }
         let Some(turn) = &mut self.assistant else {
             return;

@@ -35,6 +35,8 @@ pub struct NewMessage {
     /// The schedule's fire it is: recorded in the transaction that starts (or queues) it,
     /// and refused if its time already has a fire.
     pub fire: Option<crate::store::FireClaim>,
+    /// The replay trial it starts (`CUSTOM tandem.replay`, after the message).
+    pub replay: Option<shared::replays::ReplayMark>,
 }
 
 impl NewMessage {
@@ -97,6 +99,12 @@ impl NewMessage {
                 let message_id = self.client_message_id.unwrap_or_default();
                 events.extend(attached::event(&message_id, &self.attachments));
             }
+        }
+        if let Some(mark) = self.replay {
+            events.push(EventBody::Custom {
+                name: shared::custom::REPLAY.into(),
+                value: serde_json::to_value(&mark).expect("a replay mark serialises"),
+            });
         }
         events
     }

@@ -163,6 +163,7 @@ pub async fn start<S: Store>(
                 message_id: None,
                 attachments: binary::expected(&parts),
                 fire: None,
+                replay: None,
             };
             state.runner.check_message(&message, owner)?;
             cost.take(state, caller)?;

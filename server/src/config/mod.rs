@@ -155,6 +155,10 @@ pub struct Config {
     #[arg(long, env = "TANDEM_MIN_SCHEDULE_INTERVAL_SECONDS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub min_schedule_interval_seconds: u64,
+    /// How many trials of one replay run at once.
+    #[arg(long, env = "TANDEM_REPLAY_CONCURRENCY", default_value_t = 2,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub replay_concurrency: u16,
     /// The schedules' clock: the server's UTC (a test moves its own by hand).
     #[arg(skip)]
     pub clock: crate::domain::Clock,

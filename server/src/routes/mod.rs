@@ -28,6 +28,7 @@ mod owned;
 mod page;
 mod query;
 mod queue;
+mod replays;
 mod runs;
 mod schedules;
 mod sessions;
@@ -146,6 +147,13 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(POST, "/api/schedules/{schedule}/run", User)
             .to(schedules::run_now::<S>, schedules::__path_run_now)
             .spending(&[Messages]),
+        route(POST, "/api/sessions/{id}/replays", User)
+            .to(replays::create::<S>, replays::__path_create)
+            .spending(&[Sessions, Messages]),
+        route(GET, "/api/sessions/{id}/replays", User).to(replays::list::<S>, replays::__path_list),
+        route(GET, "/api/replays/{replay}", User).to(replays::get::<S>, replays::__path_get),
+        route(DELETE, "/api/replays/{replay}", User)
+            .to(replays::cancel::<S>, replays::__path_cancel),
         route(GET, "/api/schedules/{schedule}/fires", User)
             .to(schedules::fires::<S>, schedules::__path_fires)
             .taking(&["limit"]),

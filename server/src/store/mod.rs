@@ -49,6 +49,7 @@ mod open;
 mod options;
 mod postgres;
 mod queued;
+mod replays;
 mod rows;
 mod schedules;
 mod sessions;
@@ -83,6 +84,7 @@ pub use options::{StoreOptions, DEFAULT_LOG_WRITERS};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use queued::{QueueReads, QueuedExtra, QueuedRow, MAX_QUEUED};
+pub use replays::{ReplayRow, Replays, TrialRow};
 pub use schedules::{FireClaim, FireRow, ScheduleChange, ScheduleRow, Schedules};
 pub use sessions::{Fork, Found, NewBranch, SessionRow, Sessions, DEFAULT_TITLE};
 pub use shares::{ShareRow, Shares};
@@ -118,6 +120,7 @@ pub trait Records:
     + Instructions
     + UserTools
     + Schedules
+    + Replays
 {
 }
 
@@ -134,5 +137,6 @@ impl<T> Records for T where
         + Instructions
         + UserTools
         + Schedules
+        + Replays
 {
 }

@@ -76,6 +76,14 @@ pub(super) fn custom(event: &Object, visibility: &Visibility) -> Option<Object> 
         }
         // That the run was traced, never the owner's callers' trace ids.
         name::TRACE_CONTEXT => scalars(fields, &[]),
+        // Which trial of which replay; never the prompt it was given or where its record is.
+        name::REPLAY => scalars(fields, &["replayId", "variant", "trial"]),
+        name::REPLAY_DIVERGED => scalars(fields, &["toolCallId", "toolCallName", "recordedName"]),
+        // The judge's reason may retell what a link hides.
+        name::REPLAY_VERDICT if visibility.hides_nothing() => {
+            scalars(fields, &["model", "passed", "reason"])
+        }
+        name::REPLAY_VERDICT => scalars(fields, &["model", "passed"]),
         _ => return None,
     };
     let mut custom_fields = Object::new();

@@ -194,6 +194,13 @@ fn custom_value(name: &str) -> Value {
             json!({"traceparent": "canary_00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
         }
         custom::INSTRUCTIONS => json!({"scope": "told_conversation", "text": "told_be_brief"}),
+        custom::REPLAY => json!({"replayId": "shown_rp1", "variant": "shown_label", "trial": 7001,
+            "sourceSessionId": "canary_source", "fromSeq": 9002, "toSeq": 9003,
+            "systemPrompt": "canary_prompt", "temperature": 0.5}),
+        custom::REPLAY_DIVERGED => json!({"toolCallId": "shown_c1",
+            "toolCallName": "shown_tool", "recordedName": "shown_other"}),
+        custom::REPLAY_VERDICT => json!({"model": "shown_judge", "passed": true,
+            "reason": "recap_it_says"}),
         custom::ATTACHMENTS => {
             json!({"messageId": "files_m1", "toolCallId": "files_c1", "attachments": [
             {"id": "files_a1", "name": "files_cat.png", "mediaType": "files_image/png",

@@ -118,6 +118,13 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("DELETE", "/api/schedules/{schedule}"), none()),
         (("POST", "/api/schedules/{schedule}/run"), none()),
         (("GET", "/api/schedules/{schedule}/fires"), none()),
+        (
+            ("POST", "/api/sessions/{id}/replays"),
+            body(json!({"variants": [{"label": "again"}], "k": 1})),
+        ),
+        (("GET", "/api/sessions/{id}/replays"), none()),
+        (("GET", "/api/replays/{replay}"), none()),
+        (("DELETE", "/api/replays/{replay}"), none()),
         (("GET", "/api/instructions"), none()),
         (
             ("PUT", "/api/instructions"),
@@ -217,6 +224,8 @@ struct Params<'a> {
     tool: &'a str,
     /// One of the person's schedules.
     schedule: &'a str,
+    /// A replay of the person's session.
+    replay: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -231,6 +240,7 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{attachment}", params.attachment)
         .replace("{name}", params.tool)
         .replace("{schedule}", params.schedule)
+        .replace("{replay}", params.replay)
 }
 
 /// A tool `owner` uploads as their own (a WASI command that does nothing); its name.
@@ -272,6 +282,15 @@ async fn schedule_of(owner: &TestApp) -> String {
     let schedule = json!({"name": "Hourly", "message": {"text": "hi"}, "everySeconds": 3600});
     let (status, body) = owner.post("/api/schedules", schedule).await;
     assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// A replay of `owner`'s `session` (one trial); its id.
+async fn replay_of(owner: &TestApp, session: &str) -> String {
+    let replay = json!({"variants": [{"label": "again"}], "k": 1});
+    let path = format!("/api/sessions/{session}/replays");
+    let (status, body) = owner.post(&path, replay).await;
+    assert_eq!(status, 202, "{body}");
     body["id"].as_str().unwrap().to_string()
 }
 
@@ -333,6 +352,7 @@ async fn every_route_authenticates_and_isolates_users() {
         let attachment = attached_to(&alice, &session).await;
         let tool = own_tool(&alice).await;
         let schedule = schedule_of(&alice).await;
+        let replay = replay_of(&alice, &session).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -344,6 +364,7 @@ async fn every_route_authenticates_and_isolates_users() {
             attachment: &attachment,
             tool: &tool,
             schedule: &schedule,
+            replay: &replay,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -472,6 +493,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let attachment = attached_to(&alice, &session).await;
     let tool = own_tool(&alice).await;
     let schedule = schedule_of(&alice).await;
+    let replay = replay_of(&alice, &session).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -483,6 +505,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         attachment: &attachment,
         tool: &tool,
         schedule: &schedule,
+        replay: &replay,
     };
     for route in routes() {
         let case = &cases[&(route.method, route.path)];

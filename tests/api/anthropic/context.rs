@@ -4,11 +4,10 @@
 //! summary of the rest as a second `system` block.
 
 use serde_json::{json, Value};
-use shared::{Event, EventBody};
 
 use super::{assert_well_formed, KEY};
 use crate::helpers::provider::{ProviderServer, Reply};
-use crate::helpers::{key_file, spawn_app_with, TestApp};
+use crate::helpers::{customs, key_file, spawn_app_with, TestApp};
 
 async fn app_for(server: &ProviderServer, extra: &[&str]) -> TestApp {
     let key = key_file(KEY);
@@ -22,15 +21,6 @@ async fn app_for(server: &ProviderServer, extra: &[&str]) -> TestApp {
     ];
     flags.extend_from_slice(extra);
     spawn_app_with(json!([]), &flags).await
-}
-
-fn customs(log: &[(u64, Event)], name: &str) -> Vec<Value> {
-    log.iter()
-        .filter_map(|(_, e)| match &e.body {
-            EventBody::Custom { name: n, value } if n == name => Some(value.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -125,6 +125,16 @@ pub fn tool_results(events: &[(u64, Event)]) -> Vec<Value> {
         .collect()
 }
 
+/// The values of a log's `CUSTOM` events named `name`, in order.
+pub fn customs(log: &[(u64, Event)], name: &str) -> Vec<Value> {
+    log.iter()
+        .filter_map(|(_, event)| match &event.body {
+            EventBody::Custom { name: named, value } if named == name => Some(value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The text the assistant streamed in `events`, its pieces joined.
 pub fn streamed_text(events: &[(u64, Event)]) -> String {
     events
@@ -296,6 +306,13 @@ impl TestApp {
     /// GETs JSON and returns status and body.
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let response = self.http.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// DELETEs `path` and returns status and body.
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        let response = self.http.delete(self.url(path)).send().await.unwrap();
         let status = response.status().as_u16();
         (status, response.json().await.unwrap_or(Value::Null))
     }

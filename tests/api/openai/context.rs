@@ -4,6 +4,7 @@
 
 use super::app::app_with;
 use super::*;
+use crate::helpers::customs;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_past_its_budget_sends_its_newest_whole_turns() {
@@ -63,16 +64,6 @@ async fn a_session_past_its_budget_sends_its_newest_whole_turns() {
         })
         .collect();
     assert!(texts.contains(&"Hi there"), "the log keeps everything");
-}
-
-/// The `tandem.<name>` custom events of a log, their values in order.
-fn customs(log: &[(u64, Event)], name: &str) -> Vec<Value> {
-    log.iter()
-        .filter_map(|(_, e)| match &e.body {
-            EventBody::Custom { name: n, value } if n == name => Some(value.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -78,6 +78,7 @@ impl SummaryRequest {
     /// prompt, the transcript as the one user message, no tools.
     pub fn model_request(&self) -> ModelRequest {
         ModelRequest {
+            temperature: None,
             conversation: vec![ChatMessage::user(self.transcript())],
             tools: Vec::new(),
             model_call_index: 0,

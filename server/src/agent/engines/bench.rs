@@ -121,6 +121,7 @@ mod tests {
 
     fn request(texts: &[&str]) -> ModelRequest {
         ModelRequest {
+            temperature: None,
             system: None,
             model: None,
             summary: None,

@@ -191,6 +191,7 @@ pub(super) fn turn(reasoning: &str, text: &str, call: Option<(&str, Value)>) -> 
             .collect(),
         panic: None,
         usage: None,
+        by_model: Default::default(),
     }
 }
 

@@ -19,4 +19,6 @@ pub struct ModelRequest {
     /// A summary of the turns left out of `conversation` (`--context-strategy
     /// summarise`), sent ahead of them in each provider's system shape.
     pub summary: Option<String>,
+    /// The sampling temperature instead of the provider's setting (a replay's variant).
+    pub temperature: Option<f32>,
 }

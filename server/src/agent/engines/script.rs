@@ -4,7 +4,8 @@
 //! "usage":{"model":"…","inputTokens":…}}]}` (every part optional; `usage` is reported as
 //! the call's token counts).
 //! The turn taken is the session's count of model calls so far, so the position survives
-//! restarts. Past the last turn the call fails with `script_exhausted`.
+//! restarts; a turn's `byModel` holds the turn a call naming one of those models gets
+//! instead. Past the last turn the call fails with `script_exhausted`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -74,7 +75,10 @@ impl Engine for ScriptEngine {
     fn stream(&self, request: ModelRequest) -> EngineStream {
         let index = request.model_call_index as usize;
         match self.turns.get(index) {
-            Some(turn) => stream_turn(turn.clone(), self.delay),
+            Some(turn) => {
+                let picked = request.model.as_ref().and_then(|m| turn.by_model.get(m));
+                stream_turn(picked.unwrap_or(turn).clone(), self.delay)
+            }
             None => {
                 let error = EngineError {
                     code: "script_exhausted",

@@ -32,6 +32,10 @@ pub struct Turn {
     /// The call's usage, reported before it finishes (the demo engine estimates one).
     #[serde(default)]
     pub usage: Option<CallUsage>,
+    /// The turn instead of this one when the call names one of these models (the script
+    /// engine's stand-in for models that answer differently).
+    #[serde(default)]
+    pub by_model: std::collections::BTreeMap<String, Turn>,
 }
 
 /// A tool call in a turn.
@@ -155,6 +159,7 @@ mod tests {
             }],
             panic: None,
             usage: None,
+            by_model: Default::default(),
         };
         let events: Vec<EngineEvent> = stream_turn(turn, Duration::ZERO)
             .map(Result::unwrap)

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::client_tools;
 use super::halt::{Halt, STOPPED};
 use super::recorder::{Recorder, RunAbort};
+use super::replayed::Recording;
 use super::run_setup::{take_slot, tool_context};
 use super::tool_phase::{self, Pause};
 use super::view;
@@ -156,6 +157,8 @@ async fn run<S: Store>(
     let mut folded = conversation::Folded::default();
     // The attachments model calls send, read and prepared once per run.
     let mut attachments = attached::Loader::default();
+    // A replay trial's record, read once a run at its first tool phase.
+    let mut recording: Option<Recording> = None;
     loop {
         if cancel.is_cancelled() {
             return finish_cancelled(recorder).await;
@@ -168,7 +171,13 @@ async fn run<S: Store>(
             continue;
         }
         if !history.pending.is_empty() {
-            match tool_phase::run_tools(deps, recorder, &history, &context, cancel).await? {
+            if let (Some(trial), None) = (&history.replay, &recording) {
+                let read = Recording::load(&*deps.store, &trial.mark).await;
+                recording = Some(read.map_err(|e| RunAbort::Write(e.into()))?);
+            }
+            let recorded = recording.as_ref().filter(|_| history.replay.is_some());
+            let phase = tool_phase::run_tools(deps, recorder, &history, &context, cancel, recorded);
+            match phase.await? {
                 Ok(None) => continue,
                 Ok(Some(Pause::Person(interrupt))) => {
                     let interrupts = vec![interrupt];
@@ -176,6 +185,9 @@ async fn run<S: Store>(
                 }
                 Ok(Some(Pause::ClientTools(interrupt))) => {
                     return finish_for_client(recorder, interrupt).await
+                }
+                Ok(Some(Pause::ReplayStopped(why))) => {
+                    return fail(recorder, "replay_stopped", &why).await
                 }
                 Err(_) => return finish_cancelled(recorder).await,
             }
@@ -225,8 +237,14 @@ async fn run<S: Store>(
         model_calls += 1;
         let mut tools = deps.tools.specs();
         tools.extend(history.client_tools.clone());
+        let replay = history.replay.as_ref().map(|trial| &trial.mark);
+        let configured = match replay.and_then(|mark| mark.system_prompt.as_deref()) {
+            Some(prompt) => Some(prompt),
+            None => deps.system_prompt.as_deref(),
+        };
+        let temperature = replay.and_then(|mark| mark.temperature);
         let system = prompt::for_call(
-            deps.system_prompt.as_deref(),
+            configured,
             &history.instructions,
             history.client_context.as_ref(),
             history.state.document(),
@@ -263,6 +281,7 @@ async fn run<S: Store>(
             tools,
             model_call_index: history.model_calls,
             summary: view.summary,
+            temperature,
         };
         recorder.begin_model_call(MODEL_CALL_STEP).await?;
         let labels = ModelLabels {

@@ -19,8 +19,9 @@ use super::approval;
 use super::client_tools;
 use super::halt::{Halt, STOPPED};
 use super::recorder::{Recorder, RunAbort};
+use super::replayed::{self, CallKind, Recording, Served, TrialCall};
 use crate::agent::attached::{self, from_tools::Keeper};
-use crate::agent::conversation::{History, ToolCallRecord};
+use crate::agent::conversation::{History, ReplayTrial, ToolCallRecord};
 use crate::agent::progress::{self, Activity};
 use crate::agent::shared_state;
 use crate::agent::tools::{self, request_input, update_state, ToolContext};
@@ -35,6 +36,9 @@ pub(super) enum Pause {
     /// Calls of the client's tools: the run ends successfully with them pending, waiting
     /// on this interrupt.
     ClientTools(Interrupt),
+    /// A replay's trial made a call it may not make (`super::replayed`): the run ends
+    /// with `RUN_ERROR replay_stopped`, for this reason.
+    ReplayStopped(String),
 }
 
 /// Runs the last turn's pending calls in order; returns why to pause when a call asks a
@@ -45,8 +49,10 @@ pub(super) async fn run_tools<S: Store>(
     history: &History,
     context: &ToolContext,
     cancel: &CancellationToken,
+    recording: Option<&Recording>,
 ) -> Result<Result<Option<Pause>, Halt>, RunAbort> {
     let mut for_client = Vec::new();
+    let mut diverged = history.replay.as_ref().is_some_and(|trial| trial.diverged);
     let first_question = history
         .turn_calls
         .iter()
@@ -56,6 +62,22 @@ pub(super) async fn run_tools<S: Store>(
         if is_client_tool(deps, history, &call.name) {
             for_client.push(call);
             continue;
+        }
+        if let (Some(trial), Some(recording)) = (&history.replay, recording) {
+            match replay_decision(deps, trial, recording, call, &mut diverged) {
+                (Served::AsUsual, event) => recorder.emit_all(event.into_iter().collect()).await?,
+                (Served::Recorded(content), event) => {
+                    recorder.emit_all(event.into_iter().collect()).await?;
+                    record_result(deps, recorder, call, content).await?;
+                    continue;
+                }
+                (Served::Stop(why), event) => {
+                    recorder.emit_all(event.into_iter().collect()).await?;
+                    let content = error_content(&format!("not run: {why}"));
+                    record_result(deps, recorder, call, content).await?;
+                    return Ok(Ok(Some(Pause::ReplayStopped(why))));
+                }
+            }
         }
         let content = if call.name == request_input::NAME {
             if first_question != Some(call.id.as_str()) {
@@ -175,6 +197,42 @@ async fn sleep_until(at: Option<Instant>) {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
     }
+}
+
+/// What a replay trial's call gets (see `super::replayed`), and the divergence event to
+/// record first if it is the trial's first call that differs from the record. The shared
+/// state's own tool is not met with the record: it changes only the trial's own line.
+fn replay_decision<S: Store>(
+    deps: &RunDeps<S>,
+    trial: &ReplayTrial,
+    recording: &Recording,
+    call: &ToolCallRecord,
+    diverged: &mut bool,
+) -> (Served, Option<EventBody>) {
+    if call.name == update_state::NAME {
+        return (Served::AsUsual, None);
+    }
+    let kind = if call.name == request_input::NAME {
+        CallKind::Question
+    } else if deps.tools.needs_approval(&call.name) || !deps.tools.idempotent(&call.name) {
+        CallKind::ChangesThings
+    } else {
+        CallKind::ReadOnly
+    };
+    let arguments = replayed::arguments_of(&call.arguments);
+    let place = trial.calls.iter().position(|id| *id == call.id);
+    let asked = TrialCall {
+        id: &call.id,
+        name: &call.name,
+        arguments: &arguments,
+        // A call the fold did not count (it cannot happen) matches nothing.
+        place: place.unwrap_or(usize::MAX),
+        kind,
+    };
+    let decision = replayed::decide(recording, &trial.mark, &asked, *diverged);
+    let event = decision.diverged.as_ref().map(replayed::diverged_event);
+    *diverged |= event.is_some();
+    (decision.served, event)
 }
 
 /// Whether a call names a tool the run's client declared (the server's own tools and

@@ -8,6 +8,7 @@ pub(super) mod answers;
 pub(super) mod continuing;
 pub(super) mod expiry;
 pub(super) mod feedback;
+pub(super) mod judging;
 pub(super) mod posting;
 pub(super) mod queue;
 pub(super) mod recovery;
@@ -93,6 +94,7 @@ impl<S: Store> Runner<S> {
             attachments: queued.extra.attachments,
             // Its fire was recorded when it was queued.
             fire: None,
+            replay: None,
         };
         self.start_message(session, owner, &message, &queued.run_id, Some(queued.id))
             .await

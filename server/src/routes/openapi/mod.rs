@@ -17,6 +17,10 @@ use shared::attachments::Attachment;
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 use shared::instructions::Instructions;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
+use shared::replays::{
+    AnswersMode, Expect, Judge, Replay, ReplayInput, ReplayList, ReplayStatus, ToolsMode, Trial,
+    TrialStatus, TrialUsage, Variant, VariantResult, Verdict,
+};
 use shared::schedules::{
     Fire, FireList, FireStatus, Misfire, Overlap, Schedule, ScheduleInput, ScheduleList,
     SchedulePreview, ScheduledMessage,
@@ -55,7 +59,9 @@ pub use annotation::{Annotated, Annotation};
         SessionUsage, UsageTotals, Attachment, StateBody, PatchOperation, GiveFeedback,
         FeedbackEvent, FeedbackList, ListedFeedback, Rating, Instructions,
         ToolList, ToolInfo, ToolSource, Schedule, ScheduleInput, ScheduledMessage, ScheduleList,
-        Fire, FireList, FireStatus, SchedulePreview, Misfire, Overlap
+        Fire, FireList, FireStatus, SchedulePreview, Misfire, Overlap, ReplayInput, Variant,
+        Expect, Judge, ToolsMode, AnswersMode, Replay, ReplayList, ReplayStatus, VariantResult,
+        Trial, TrialStatus, TrialUsage, Verdict
     )),
     modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
@@ -67,6 +73,7 @@ pub use annotation::{Annotated, Annotation};
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
         (name = "tools", description = "What the person's model may call, and the person's own WebAssembly tools"),
         (name = "schedules", description = "Runs nobody starts by hand: schedules (cron in a time zone, one instant, an interval), each scheduled time fired once, and what became of each"),
+        (name = "replays", description = "A conversation's recorded run sent again on other models, prompts or temperatures, k times each, its tool results and answers served from the record (nothing with a side effect runs again), each trial scored: pass@1 and pass^k"),
         (name = "instructions", description = "What the person tells the model: their own instructions, for all their conversations, and each conversation's"),
         (name = "server", description = "Health and facts about this server"),
     )

@@ -24,6 +24,7 @@ pub(crate) mod interrupts;
 pub(crate) mod leases;
 pub(crate) mod queue_reads;
 pub(crate) mod records;
+pub(crate) mod replays;
 pub(crate) mod schedules;
 pub(crate) mod sessions;
 pub(crate) mod shares;

@@ -1,6 +1,6 @@
 //! Every record job's SQL implemented for one backend's store in one expansion: users,
 //! share links, interrupts and queued messages as read, the webhook outbox, attachments,
-//! feedback, budgets, instructions, a person's own tools and schedules (each job's macro is in its own module here).
+//! feedback, budgets, instructions, a person's own tools, schedules and replays (each job's macro is in its own module here).
 
 /// Implements every record job's trait for a backend's store (the arguments [`super`]
 /// describes, then the backend's own parts, each named: `pool`, its pool type;
@@ -48,6 +48,7 @@ macro_rules! records_on {
         crate::store::sql::schedules::schedules_on!(
             [$($generics)*] $store, $keeper, $writes, $reads, $announce, $skip_locked
         );
+        crate::store::sql::replays::replays_on!([$($generics)*] $store, $keeper, $writes, $reads);
     };
 }
 

@@ -35,7 +35,10 @@ pub fn body(settings: &ProviderSettings, request: &ModelRequest) -> Value {
     if !request.tools.is_empty() {
         body.insert("tools".into(), tools(&request.tools));
     }
-    match (settings.thinking_budget, settings.temperature) {
+    match (
+        settings.thinking_budget,
+        request.temperature.or(settings.temperature),
+    ) {
         (Some(budget), _) => {
             // The API refuses `temperature` together with extended thinking.
             let thinking = json!({"type": "enabled", "budget_tokens": budget});

@@ -75,6 +75,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
         parameters: json!({"type": "object"}),
     };
     let request = ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,
@@ -95,6 +96,7 @@ fn the_body_carries_model_tools_and_thinking_but_no_temperature_with_thinking() 
 
     settings.thinking_budget = Some(2048);
     let request = ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,

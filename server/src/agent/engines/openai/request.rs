@@ -34,7 +34,8 @@ pub fn body(request: &ModelRequest, settings: &ProviderSettings) -> Value {
         "stream_options": {"include_usage": true},
     });
     body[limit] = json!(settings.max_tokens);
-    if let Some(temperature) = settings.temperature.and_then(temperature_value) {
+    let temperature = request.temperature.or(settings.temperature);
+    if let Some(temperature) = temperature.and_then(temperature_value) {
         body["temperature"] = temperature;
     }
     if !request.tools.is_empty() {

@@ -119,6 +119,7 @@ fn model_request() -> ModelRequest {
         parameters: json!({"type": "object"}),
     };
     ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,
@@ -156,6 +157,7 @@ fn the_body_has_the_documented_shape() {
 #[test]
 fn tools_and_temperature_are_left_out_when_unset() {
     let bare = ModelRequest {
+        temperature: None,
         system: None,
         model: None,
         summary: None,
