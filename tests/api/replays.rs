@@ -372,3 +372,59 @@ async fn a_replay_is_its_owners_alone_bad_requests_name_the_field_and_a_cancel_s
     let (_, again) = ada.get(&replay_path).await;
     assert_eq!(again["status"], "cancelled");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trials_spend_their_owners_budget_and_stop_starting_at_the_replays_cap() {
+    // Each call costs $0.10 (1,000 input tokens at $100 a million).
+    let turns = json!([{"text": "Priced.", "usage": {"model": "gpt-test-1", "inputTokens": 1000}}]);
+    let prices = crate::usage::price_file(json!({"gpt-test*": {"input": 100, "output": 0}}));
+    let one_at_a_time = ["--prices", &prices, "--replay-concurrency", "1"];
+
+    // The owner's budget of $0.25 a day: the run and two trials fit, the third is refused.
+    let flags = [&one_at_a_time[..], &["--budget-daily-usd", "0.25"]].concat();
+    let app = spawn_app_with(turns.clone(), &flags).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "price it").await;
+    socket.until_run_end().await;
+    let body = json!({"variants": [{"label": "a"}], "k": 3});
+    let (_, started) = app
+        .post(&format!("/api/sessions/{session}/replays"), body)
+        .await;
+    let replay = until_done(&app, started["id"].as_str().unwrap()).await;
+    let trials = replay["variants"][0]["trials"].as_array().unwrap();
+    let statuses: Vec<&str> = trials
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["finished", "finished", "stopped"], "{replay:#}");
+    assert!(trials[2]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("budget_exceeded"));
+    assert_eq!(trials[0]["costUsd"], 0.1);
+    assert_eq!(replay["variants"][0]["passHatK"], 0.0);
+
+    // The replay's own cap: no trial starts once the ended ones cost $0.15.
+    let app = spawn_app_with(turns, &one_at_a_time).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "price it").await;
+    socket.until_run_end().await;
+    let body = json!({"variants": [{"label": "a"}], "k": 3, "maxCostUsd": 0.15});
+    let (_, started) = app
+        .post(&format!("/api/sessions/{session}/replays"), body)
+        .await;
+    let replay = until_done(&app, started["id"].as_str().unwrap()).await;
+    let trials = replay["variants"][0]["trials"].as_array().unwrap();
+    let statuses: Vec<&str> = trials
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["finished", "finished", "skipped"], "{replay:#}");
+    assert!(trials[2]["reason"].as_str().unwrap().contains("maxCostUsd"));
+    assert!(
+        trials[2].get("sessionId").is_none(),
+        "a skipped trial made no branch"
+    );
+    let (_, branches) = app.get(&format!("/api/sessions/{session}/branches")).await;
+    assert_eq!(branches["branches"].as_array().unwrap().len(), 3);
+}

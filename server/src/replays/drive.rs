@@ -103,9 +103,10 @@ impl<S: Store> Replayer<S> {
                             .or_insert_with(|| self.hub.subscribe(session));
                     }
                     match self.settle(row, &spec, &record, trial_row).await? {
-                        TrialStatus::Running => running += 1,
-                        TrialStatus::Waiting => waiting += 1,
-                        _ => {
+                        (TrialStatus::Running, _) => running += 1,
+                        (TrialStatus::Waiting, _) => waiting += 1,
+                        (_, cost) => {
+                            spent += cost;
                             if let Some(session) = session_of(trial_row) {
                                 watching.remove(&session);
                             }
@@ -166,14 +167,14 @@ impl<S: Store> Replayer<S> {
     }
 
     /// Reads a started trial; if its runs ended, scores it (asking the judge first, if the
-    /// replay has one) and keeps it. Its status.
+    /// replay has one) and keeps it. Its status, and what it cost once it ended.
     async fn settle(
         &self,
         row: &ReplayRow,
         spec: &ReplayInput,
         record: &Record,
         trial_row: &TrialRow,
-    ) -> Result<TrialStatus, Refusal> {
+    ) -> Result<(TrialStatus, f64), Refusal> {
         let Some((mut reading, status)) = self.read_trial(trial_row, record.at_seq).await? else {
             let mut gone = skipped(trial_row.trial, "its branch is gone");
             gone.status = TrialStatus::Stopped;
@@ -182,13 +183,13 @@ impl<S: Store> Replayer<S> {
             self.store
                 .end_trial(&row.id, number(trial_row), "ended", &result)
                 .await?;
-            return Ok(TrialStatus::Stopped);
+            return Ok((TrialStatus::Stopped, 0.0));
         };
         if !matches!(
             status,
             TrialStatus::Finished | TrialStatus::Stopped | TrialStatus::Cancelled
         ) {
-            return Ok(status);
+            return Ok((status, 0.0));
         }
         let mut scored = score::passed(&reading, spec.expect.as_ref());
         if scored.is_none() {
@@ -205,7 +206,7 @@ impl<S: Store> Replayer<S> {
         self.store
             .end_trial(&row.id, number(trial_row), "ended", &result_json(&trial))
             .await?;
-        Ok(status)
+        Ok((status, trial.cost_usd.unwrap_or(0.0)))
     }
 
     /// Asks the replay's judge about a finished trial and records its verdict, and what
