@@ -186,6 +186,11 @@ async fn recorded_results_are_served_divergence_stops_side_effects_and_pass_hat_
     assert_eq!(listed["replays"][0]["id"], id);
     let (_, branches) = app.get(&format!("/api/sessions/{session}/branches")).await;
     assert_eq!(branches["branches"].as_array().unwrap().len(), 1 + 9);
+    // The list still shows the conversation by the person's own line, not a trial's.
+    let (_, listed) = app.get("/api/sessions").await;
+    let rows = listed["sessions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{listed}");
+    assert_eq!(rows[0]["id"], session.as_str());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

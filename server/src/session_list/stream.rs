@@ -137,6 +137,11 @@ impl<S: Store> ListStream<S> {
         match notice {
             ListNotice::Reload => self.reload = true,
             ListNotice::Changed(id) => match self.state.store.session(id).await? {
+                // A replay's trial changes nothing of its conversation's row.
+                Some(row)
+                    if row.owner == self.owner
+                        && !self.listed.contains_key(&id)
+                        && self.state.store.is_trial(&id.to_string()).await? => {}
                 Some(row) if row.owner == self.owner => {
                     let session = summary(row);
                     if self.listed.get(&id) != Some(&session) {

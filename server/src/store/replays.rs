@@ -73,6 +73,10 @@ pub trait Replays: Send + Sync + 'static {
         limit: u32,
     ) -> impl Future<Output = Result<Vec<ReplayRow>, StoreError>> + Send;
 
+    /// Whether `session` is a replay's trial (a branch the session list does not show as
+    /// its conversation's line).
+    fn is_trial(&self, session: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
     /// A replay's trials, by variant and trial.
     fn trials(
         &self,

@@ -150,6 +150,15 @@ macro_rules! replays_on {
                 )
             }
 
+            async fn is_trial(&self, session: &str) -> Result<bool, crate::store::StoreError> {
+                let found: Option<(i32,)> =
+                    sqlx::query_as("SELECT 1 FROM replay_trials WHERE session_id = $1 LIMIT 1")
+                        .bind(session)
+                        .fetch_optional(&$keeper(self).$writes)
+                        .await?;
+                Ok(found.is_some())
+            }
+
             async fn trials(
                 &self,
                 replay: &str,

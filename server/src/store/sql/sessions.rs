@@ -154,11 +154,13 @@ pub(crate) const PURGE_HIDDEN: &str = "DELETE FROM sessions WHERE deleted \
 /// Marks a visible session deleted (hidden everywhere), before [`PURGE_HIDDEN`].
 pub(crate) const HIDE: &str = "UPDATE sessions SET deleted = TRUE WHERE id = $1 AND NOT deleted";
 
-/// Numbers each conversation's lines, most recently updated first (`line`): a list that
-/// keeps [`ONE_LINE`] shows each conversation once.
+/// Numbers each conversation's lines, most recently updated first (`line`), a replay's
+/// trials after every line of the person's own: a list that keeps [`ONE_LINE`] shows each
+/// conversation once, by the line its person last worked in.
 pub(crate) const ONCE_PER_CONVERSATION: &str = "ROW_NUMBER() OVER (PARTITION BY \
-     coalesce(root_id, id) ORDER BY updated_at DESC, id DESC) AS line";
-/// Keeps each conversation's most recently updated line.
+     coalesce(root_id, id) ORDER BY CASE WHEN EXISTS (SELECT 1 FROM replay_trials r \
+       WHERE r.session_id = sessions.id) THEN 1 ELSE 0 END, updated_at DESC, id DESC) AS line";
+/// Keeps each conversation's line the list shows.
 pub(crate) const ONE_LINE: &str = "line = 1";
 
 /// The first text of each session among `(session id, text)` rows, newest first: each
