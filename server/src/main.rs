@@ -1,6 +1,6 @@
 //! The `tandem` binary: read the configuration, start logging, serve until SIGTERM or
 //! Ctrl-C and stop cleanly (or run `tandem users …`, `tandem feedback`, `tandem traces
-//! export` or `tandem schedules …` and exit).
+//! export` or `tandem schedules …` and exit, or `tandem eval …` against a running server).
 
 use tandem::config::{Command, LoadError};
 use tandem::{telemetry, Application};
@@ -20,6 +20,19 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let config = loaded.config;
+    if let Some(Command::Eval(command)) = &config.command {
+        // A client of a running server: it opens no database.
+        match tandem::replays::evals_cli::run(command).await {
+            Ok(outcome) => {
+                print!("{}", outcome.table);
+                std::process::exit(if outcome.passed { 0 } else { 1 });
+            }
+            Err(error) => {
+                eprintln!("tandem eval: {error}");
+                std::process::exit(2);
+            }
+        }
+    }
     telemetry::init_with("info", config.log_format);
     if let Err(error) = tandem::startup::check(&config) {
         eprintln!("tandem: {error}");

@@ -16,6 +16,7 @@ pub mod budget;
 pub mod custom;
 pub mod decimal;
 pub mod envelope;
+pub mod evals;
 pub mod feedback;
 mod fields;
 pub mod input;

@@ -13,6 +13,7 @@ mod branches;
 mod budget;
 mod clean_stop;
 mod continuing;
+mod evals;
 mod expiry;
 mod fallback;
 mod faults;

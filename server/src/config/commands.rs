@@ -1,4 +1,5 @@
-//! The commands `tandem` runs instead of serving (`users`, `feedback`, `traces`, `schedules`), as the command line
+//! The commands `tandem` runs instead of serving (`users`, `feedback`, `traces`, `schedules`,
+//! `eval`), as the command line
 //! gives them: plain values; each command runs where its work is (`auth::cli`,
 //! `feedback_cli`), which reads them from here.
 
@@ -6,7 +7,7 @@ use clap::Subcommand;
 use shared::feedback::Rating;
 
 /// What `tandem` does besides serving.
-#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+#[derive(Debug, Clone, PartialEq, Subcommand)]
 pub enum Command {
     /// Manages the users of `--auth token`: `add NAME` (prints their token once), `list`,
     /// `revoke NAME`.
@@ -21,6 +22,51 @@ pub enum Command {
     /// … | --at … | --every-seconds …)`, `rm ID`.
     #[command(subcommand)]
     Schedules(SchedulesCommand),
+    /// Replays recorded conversations on a running server (`--server`) and prints each
+    /// variant's pass^k; exits 1 when one is below `--min-pass-hat-k` (a gate for CI).
+    Eval(EvalCommand),
+}
+
+/// What `tandem eval` asks a running server for, and the bar it gates on.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct EvalCommand {
+    /// The server's address (`http://127.0.0.1:8080`).
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// A file holding the API token to call it with (not needed with `--auth none`).
+    #[arg(long)]
+    pub token_file: Option<std::path::PathBuf>,
+    /// The conversations to replay (session ids, comma-separated).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["feedback", "title_contains", "since"])]
+    pub sessions: Vec<String>,
+    /// Conversations whose answer was rated so (`up` or `down`).
+    #[arg(long, value_parser = rating)]
+    pub feedback: Option<Rating>,
+    /// Conversations whose title contains this.
+    #[arg(long)]
+    pub title_contains: Option<String>,
+    /// Conversations updated since this instant (RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// A variant, `label=model` (`label=` for the model each run used); repeat for more.
+    #[arg(long = "variant", required = true)]
+    pub variants: Vec<String>,
+    /// Trials per variant and conversation.
+    #[arg(long, default_value_t = 3)]
+    pub k: u32,
+    /// Text every passing answer contains (repeat for more); without any, a judge
+    /// compares each answer with the recorded one.
+    #[arg(long = "expect-contains")]
+    pub contains: Vec<String>,
+    /// The lowest pass^k a variant may have (0 to 1).
+    #[arg(long, default_value_t = 1.0)]
+    pub min_pass_hat_k: f64,
+    /// Where to write the eval as JSON.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// How long to wait for the eval to end, in seconds.
+    #[arg(long, default_value_t = 3600)]
+    pub timeout_seconds: u64,
 }
 
 /// What `tandem schedules` does, for one user (`--user`, `local` by default).

@@ -21,7 +21,8 @@ use clap::{Parser, ValueEnum};
 pub use access::{is_loopback, AccessArgs, AccessError, AuthMode};
 pub use budgets::{BudgetArgs, BudgetOverrun};
 pub use commands::{
-    parse_cap, Cap, Command, FeedbackCommand, SchedulesCommand, TracesCommand, UsersCommand,
+    parse_cap, Cap, Command, EvalCommand, FeedbackCommand, SchedulesCommand, TracesCommand,
+    UsersCommand,
 };
 pub use context::ContextArgs;
 pub use file::{load, render, LoadError, Loaded, Setting};

@@ -11,9 +11,13 @@
 //! that ends is read from its log (`trial.rs`), scored (`score.rs`, a judge's verdict
 //! recorded in the trial's log) and kept; `shape.rs` shows a replay as the API does.
 //! A replay's row is claimed by the instance that drives it; another takes it over when
-//! the claim lapses (a GET, or the start of an instance, looks for such replays).
+//! the claim lapses (a GET, or the start of an instance, looks for such replays). An eval
+//! (`evals.rs`) is one replay per conversation it matches, shown as one table;
+//! `evals_cli.rs` is `tandem eval`, a client of a running server that gates on pass^k.
 
 mod drive;
+mod evals;
+pub mod evals_cli;
 mod score;
 mod shape;
 pub mod spec;
@@ -134,6 +138,19 @@ impl<S: Store> Replayer<S> {
         input: ReplayInput,
     ) -> Result<Replay, ApiError> {
         spec::check(&input, self.runner.models(), MAX_PROMPT_BYTES)?;
+        let row = self.start_replay(owner, session, input, None).await?;
+        Ok(self.view(&row).await?)
+    }
+
+    /// Keeps a checked replay of `session`'s run (one conversation of eval `eval_id`, if
+    /// given) and starts driving its trials.
+    async fn start_replay(
+        &self,
+        owner: UserId,
+        session: &SessionRow,
+        input: ReplayInput,
+        eval_id: Option<&str>,
+    ) -> Result<ReplayRow, Refusal> {
         let recorded =
             branches::recorded_run(&*self.store, session, input.run_id.as_deref()).await?;
         let rows = self.store.events_after(session.id, 0, u32::MAX).await?;
@@ -174,6 +191,7 @@ impl<S: Store> Replayer<S> {
             owner,
             session_id: session.id.to_string(),
             run_id: recorded.run_id,
+            eval_id: eval_id.map(str::to_string),
             spec: serde_json::to_string(&input).expect("a replay request serialises"),
             record: serde_json::to_string(&record).expect("a record serialises"),
             status: "running".into(),
@@ -183,7 +201,7 @@ impl<S: Store> Replayer<S> {
         let variants = input.variants.len() as u32;
         self.store.add_replay(&row, variants, input.k).await?;
         self.resume(row.id.clone());
-        Ok(self.view(&row).await?)
+        Ok(row)
     }
 
     /// `owner`'s replay `id` as the API shows it (another's is none).

@@ -154,6 +154,13 @@ pub fn table<S: Store>() -> Vec<Endpoint> {
         route(GET, "/api/replays/{replay}", User).to(replays::get::<S>, replays::__path_get),
         route(DELETE, "/api/replays/{replay}", User)
             .to(replays::cancel::<S>, replays::__path_cancel),
+        route(POST, "/api/evals", User)
+            .to(replays::create_eval::<S>, replays::__path_create_eval)
+            .spending(&[Sessions, Messages]),
+        route(GET, "/api/evals", User).to(replays::list_evals::<S>, replays::__path_list_evals),
+        route(GET, "/api/evals/{eval}", User).to(replays::get_eval::<S>, replays::__path_get_eval),
+        route(DELETE, "/api/evals/{eval}", User)
+            .to(replays::cancel_eval::<S>, replays::__path_cancel_eval),
         route(GET, "/api/schedules/{schedule}/fires", User)
             .to(schedules::fires::<S>, schedules::__path_fires)
             .taking(&["limit"]),

@@ -1,9 +1,11 @@
-//! Replays from HTTP: sending a conversation's recorded run again on other variants, k
-//! times each, reading how the trials did, and cancelling. A replay is its owner's alone
-//! (another's answers 404). The work is `replays`'.
+//! Replays and evals from HTTP: sending a conversation's recorded run again on other
+//! variants, k times each, or many conversations' at once (an eval), reading how the
+//! trials did, and cancelling. Both are their owner's alone (another's answers 404). The
+//! work is `replays`'.
 
 use actix_web::{web, HttpResponse};
 use shared::api::ErrorBody;
+use shared::evals::{Eval, EvalInput, EvalList};
 use shared::replays::{Replay, ReplayInput, ReplayList};
 
 use super::{JsonBody, Owned};
@@ -84,6 +86,78 @@ pub async fn cancel<S: Store>(
     replay
         .map(web::Json)
         .ok_or_else(|| ApiError::NotFound(format!("no replay {}", cut(&id))))
+}
+
+/// `POST /api/evals` → 202 with the eval: a replay of each conversation it names or its
+/// filter matches.
+#[utoipa::path(post, path = "/api/evals", tag = "replays",
+    request_body = EvalInput,
+    responses(
+        (status = 202, description = "Each conversation's last run a message of the person's started is replayed with the variants (a conversation that cannot be is listed with why); read it again with `GET /api/evals/{eval}`", body = Eval),
+        (status = 422, description = "`invalid_replay`: as for a replay, or `sessions`/`filter` (not exactly one given, a session not the caller's, nothing matches, more than 50 match, `filter.since` not RFC 3339); `details.field` names the field", body = ErrorBody),
+    )
+)]
+pub async fn create_eval<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<HttpResponse, ApiError> {
+    let input: EvalInput = body.read(state.limits.max_body_bytes).await?;
+    state.rates.create_session(caller.user)?;
+    state.rates.send_message(caller.user)?;
+    let eval = state.replays.create_eval(caller.user, input).await?;
+    Ok(HttpResponse::Accepted().json(eval))
+}
+
+/// `GET /api/evals` → the caller's evals, newest first.
+#[utoipa::path(get, path = "/api/evals", tag = "replays",
+    responses(
+        (status = 200, description = "The caller's evals, newest first (at most 50)", body = EvalList),
+    )
+)]
+pub async fn list_evals<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+) -> Result<web::Json<EvalList>, ApiError> {
+    let evals = state.replays.evals(caller.user).await?;
+    Ok(web::Json(EvalList { evals }))
+}
+
+/// `GET /api/evals/{eval}` → the eval's table.
+#[utoipa::path(get, path = "/api/evals/{eval}", tag = "replays",
+    params(("eval" = String, Path, description = "The eval's id")),
+    responses(
+        (status = 200, description = "Per variant: the mean pass^k over conversations, pass@1 over trials, tokens, cost, latency p50; per conversation: each variant's score and its replay", body = Eval),
+        (status = 404, description = "`not_found`: the caller has no such eval", body = ErrorBody),
+    )
+)]
+pub async fn get_eval<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    id: web::Path<String>,
+) -> Result<web::Json<Eval>, ApiError> {
+    let eval = state.replays.eval(caller.user, &id).await?;
+    eval.map(web::Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no eval {}", cut(&id))))
+}
+
+/// `DELETE /api/evals/{eval}` → the eval, cancelled: each of its replays as a replay's
+/// cancel leaves it.
+#[utoipa::path(delete, path = "/api/evals/{eval}", tag = "replays",
+    params(("eval" = String, Path, description = "The eval's id")),
+    responses(
+        (status = 200, description = "Cancelled: no more trials start, running ones stop", body = Eval),
+        (status = 404, description = "`not_found`: the caller has no such eval", body = ErrorBody),
+    )
+)]
+pub async fn cancel_eval<S: Store>(
+    state: web::Data<AppState<S>>,
+    caller: Caller,
+    id: web::Path<String>,
+) -> Result<web::Json<Eval>, ApiError> {
+    let eval = state.replays.cancel_eval(caller.user, &id).await?;
+    eval.map(web::Json)
+        .ok_or_else(|| ApiError::NotFound(format!("no eval {}", cut(&id))))
 }
 
 /// An id from the caller, cut short for an error message.

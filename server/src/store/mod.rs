@@ -84,7 +84,7 @@ pub use options::{StoreOptions, DEFAULT_LOG_WRITERS};
 pub use postgres::scratch::ScratchDatabase;
 pub use postgres::{PostgresStore, LISTENER_NAME};
 pub use queued::{QueueReads, QueuedExtra, QueuedRow, MAX_QUEUED};
-pub use replays::{ReplayRow, Replays, TrialRow};
+pub use replays::{EvalRow, ReplayRow, Replays, TrialRow};
 pub use schedules::{FireClaim, FireRow, ScheduleChange, ScheduleRow, Schedules};
 pub use sessions::{Fork, Found, NewBranch, SessionRow, Sessions, DEFAULT_TITLE};
 pub use shares::{ShareRow, Shares};

@@ -16,6 +16,8 @@ pub struct ReplayRow {
     /// The session replayed.
     pub session_id: String,
     pub run_id: String,
+    /// The eval it is one conversation of, if any.
+    pub eval_id: Option<String>,
     /// The request, defaults filled in (JSON).
     pub spec: String,
     /// Where the run lies in its session's log and what it said (JSON).
@@ -24,6 +26,16 @@ pub struct ReplayRow {
     pub status: String,
     pub created_at: i64,
     pub finished_at: Option<i64>,
+}
+
+/// An eval as kept: its request, and the conversations it could not replay (JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalRow {
+    pub id: String,
+    pub owner: UserId,
+    pub spec: String,
+    pub skipped: String,
+    pub created_at: i64,
 }
 
 /// A trial as kept.
@@ -71,6 +83,29 @@ pub trait Replays: Send + Sync + 'static {
         owner: UserId,
         session: &str,
         limit: u32,
+    ) -> impl Future<Output = Result<Vec<ReplayRow>, StoreError>> + Send;
+
+    /// Keeps a new eval (its replays are added after it, naming it).
+    fn add_eval(&self, row: &EvalRow) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// `owner`'s eval `id` (another's is none).
+    fn eval(
+        &self,
+        owner: UserId,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<EvalRow>, StoreError>> + Send;
+
+    /// `owner`'s evals, newest first, at most `limit`.
+    fn evals_of(
+        &self,
+        owner: UserId,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<EvalRow>, StoreError>> + Send;
+
+    /// The replays of eval `id`, oldest first.
+    fn replays_of_eval(
+        &self,
+        id: &str,
     ) -> impl Future<Output = Result<Vec<ReplayRow>, StoreError>> + Send;
 
     /// Whether `session` is a replay's trial (a branch the session list does not show as

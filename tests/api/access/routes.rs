@@ -125,6 +125,13 @@ fn cases() -> HashMap<(&'static str, &'static str), Case> {
         (("GET", "/api/sessions/{id}/replays"), none()),
         (("GET", "/api/replays/{replay}"), none()),
         (("DELETE", "/api/replays/{replay}"), none()),
+        (
+            ("POST", "/api/evals"),
+            body(json!({"filter": {}, "variants": [{"label": "again"}], "k": 1})),
+        ),
+        (("GET", "/api/evals"), none()),
+        (("GET", "/api/evals/{eval}"), none()),
+        (("DELETE", "/api/evals/{eval}"), none()),
         (("GET", "/api/instructions"), none()),
         (
             ("PUT", "/api/instructions"),
@@ -226,6 +233,8 @@ struct Params<'a> {
     schedule: &'a str,
     /// A replay of the person's session.
     replay: &'a str,
+    /// An eval of the person's conversations.
+    eval: &'a str,
 }
 
 fn fill(pattern: &str, params: &Params<'_>) -> String {
@@ -241,6 +250,7 @@ fn fill(pattern: &str, params: &Params<'_>) -> String {
         .replace("{name}", params.tool)
         .replace("{schedule}", params.schedule)
         .replace("{replay}", params.replay)
+        .replace("{eval}", params.eval)
 }
 
 /// A tool `owner` uploads as their own (a WASI command that does nothing); its name.
@@ -290,6 +300,14 @@ async fn replay_of(owner: &TestApp, session: &str) -> String {
     let replay = json!({"variants": [{"label": "again"}], "k": 1});
     let path = format!("/api/sessions/{session}/replays");
     let (status, body) = owner.post(&path, replay).await;
+    assert_eq!(status, 202, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// An eval of `owner`'s `session` (one trial); its id.
+async fn eval_of(owner: &TestApp, session: &str) -> String {
+    let eval = json!({"sessions": [session], "variants": [{"label": "again"}], "k": 1});
+    let (status, body) = owner.post("/api/evals", eval).await;
     assert_eq!(status, 202, "{body}");
     body["id"].as_str().unwrap().to_string()
 }
@@ -353,6 +371,7 @@ async fn every_route_authenticates_and_isolates_users() {
         let tool = own_tool(&alice).await;
         let schedule = schedule_of(&alice).await;
         let replay = replay_of(&alice, &session).await;
+        let eval = eval_of(&alice, &session).await;
         let params = Params {
             session: &session,
             interrupt: &interrupt,
@@ -365,6 +384,7 @@ async fn every_route_authenticates_and_isolates_users() {
             tool: &tool,
             schedule: &schedule,
             replay: &replay,
+            eval: &eval,
         };
         let path = fill(route.path, &params);
         let what = format!("{} {}", route.method, route.path);
@@ -494,6 +514,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
     let tool = own_tool(&alice).await;
     let schedule = schedule_of(&alice).await;
     let replay = replay_of(&alice, &session).await;
+    let eval = eval_of(&alice, &session).await;
     let params = Params {
         session: &session,
         interrupt: &interrupt,
@@ -506,6 +527,7 @@ async fn every_route_refuses_a_query_parameter_it_does_not_take() {
         tool: &tool,
         schedule: &schedule,
         replay: &replay,
+        eval: &eval,
     };
     for route in routes() {
         let case = &cases[&(route.method, route.path)];

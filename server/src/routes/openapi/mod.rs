@@ -14,6 +14,9 @@ use shared::api::{
     SessionListEvent, SessionStatus, SessionSummary,
 };
 use shared::attachments::Attachment;
+use shared::evals::{
+    Eval, EvalCell, EvalConversation, EvalFilter, EvalInput, EvalList, EvalVariant,
+};
 use shared::feedback::{FeedbackEvent, FeedbackList, GiveFeedback, ListedFeedback, Rating};
 use shared::instructions::Instructions;
 use shared::queue::{QueuedList, QueuedMessage, WhileRunning};
@@ -61,7 +64,8 @@ pub use annotation::{Annotated, Annotation};
         ToolList, ToolInfo, ToolSource, Schedule, ScheduleInput, ScheduledMessage, ScheduleList,
         Fire, FireList, FireStatus, SchedulePreview, Misfire, Overlap, ReplayInput, Variant,
         Expect, Judge, ToolsMode, AnswersMode, Replay, ReplayList, ReplayStatus, VariantResult,
-        Trial, TrialStatus, TrialUsage, Verdict
+        Trial, TrialStatus, TrialUsage, Verdict, EvalInput, EvalFilter, Eval, EvalList, EvalVariant,
+        EvalCell, EvalConversation
     )),
     modifiers(&Security),
     security(("bearer" = []), ("cookie" = [])),
@@ -73,7 +77,7 @@ pub use annotation::{Annotated, Annotation};
         (name = "sharing", description = "Read-only share links of a session, and reading through one"),
         (name = "tools", description = "What the person's model may call, and the person's own WebAssembly tools"),
         (name = "schedules", description = "Runs nobody starts by hand: schedules (cron in a time zone, one instant, an interval), each scheduled time fired once, and what became of each"),
-        (name = "replays", description = "A conversation's recorded run sent again on other models, prompts or temperatures, k times each, its tool results and answers served from the record (nothing with a side effect runs again), each trial scored: pass@1 and pass^k"),
+        (name = "replays", description = "A conversation's recorded run sent again on other models, prompts or temperatures, k times each, its tool results and answers served from the record (nothing with a side effect runs again), each trial scored: pass@1 and pass^k; evals do it over many conversations at once"),
         (name = "instructions", description = "What the person tells the model: their own instructions, for all their conversations, and each conversation's"),
         (name = "server", description = "Health and facts about this server"),
     )

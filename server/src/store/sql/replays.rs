@@ -2,7 +2,28 @@
 
 /// A replay's columns, in [`ReplayRow`](crate::store::ReplayRow)'s order.
 pub(crate) const REPLAY_COLUMNS: &str =
-    "id, owner_id, session_id, run_id, spec, record, status, created_at, finished_at";
+    "id, owner_id, session_id, run_id, eval_id, spec, record, status, created_at, finished_at";
+
+/// An eval's columns, in [`EvalRow`](crate::store::EvalRow)'s order.
+pub(crate) const EVAL_COLUMNS: &str = "id, owner_id, spec, skipped, created_at";
+
+/// An eval's row as selected.
+pub(crate) type EvalTuple = (String, String, String, String, i64);
+
+/// An eval from its row.
+pub(crate) fn eval_row(
+    (id, owner, spec, skipped, created_at): EvalTuple,
+) -> Result<crate::store::EvalRow, crate::store::StoreError> {
+    let owner = crate::domain::UserId::parse(&owner)
+        .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?;
+    Ok(crate::store::EvalRow {
+        id,
+        owner,
+        spec,
+        skipped,
+        created_at,
+    })
+}
 
 /// A trial's columns, in [`TrialRow`](crate::store::TrialRow)'s order.
 pub(crate) const TRIAL_COLUMNS: &str = "replay_id, variant, trial, session_id, state, result";
@@ -13,6 +34,7 @@ pub(crate) type ReplayTuple = (
     String,
     String,
     String,
+    Option<String>,
     String,
     String,
     String,
@@ -25,7 +47,7 @@ pub(crate) type TrialTuple = (String, i64, i64, Option<String>, String, Option<S
 
 /// A replay from its row.
 pub(crate) fn replay_row(
-    (id, owner, session_id, run_id, spec, record, status, created_at, finished_at): ReplayTuple,
+    (id, owner, session_id, run_id, eval_id, spec, record, status, created_at, finished_at): ReplayTuple,
 ) -> Result<crate::store::ReplayRow, crate::store::StoreError> {
     let owner = crate::domain::UserId::parse(&owner)
         .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?;
@@ -34,6 +56,7 @@ pub(crate) fn replay_row(
         owner,
         session_id,
         run_id,
+        eval_id,
         spec,
         record,
         status,
@@ -71,13 +94,15 @@ macro_rules! replays_on {
             ) -> Result<(), crate::store::StoreError> {
                 let mut tx = $keeper(self).$writes.begin().await?;
                 sqlx::query(
-                    "INSERT INTO replays (id, owner_id, session_id, run_id, spec, record, status, \
-                       created_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    "INSERT INTO replays (id, owner_id, session_id, run_id, eval_id, spec, record, \
+                       status, created_at, finished_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 )
                 .bind(&row.id)
                 .bind(row.owner.to_string())
                 .bind(&row.session_id)
                 .bind(&row.run_id)
+                .bind(&row.eval_id)
                 .bind(&row.spec)
                 .bind(&row.record)
                 .bind(&row.status)
@@ -147,6 +172,70 @@ macro_rules! replays_on {
                     owner.to_string(),
                     session,
                     i64::from(limit),
+                )
+            }
+
+            async fn add_eval(
+                &self,
+                row: &crate::store::EvalRow,
+            ) -> Result<(), crate::store::StoreError> {
+                sqlx::query(
+                    "INSERT INTO evals (id, owner_id, spec, skipped, created_at) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&row.id)
+                .bind(row.owner.to_string())
+                .bind(&row.spec)
+                .bind(&row.skipped)
+                .bind(row.created_at)
+                .execute(&$keeper(self).$writes)
+                .await?;
+                Ok(())
+            }
+
+            async fn eval(
+                &self,
+                owner: crate::domain::UserId,
+                id: &str,
+            ) -> Result<Option<crate::store::EvalRow>, crate::store::StoreError> {
+                use crate::store::sql::replays::{eval_row, EvalTuple, EVAL_COLUMNS};
+                let row: Option<EvalTuple> = sqlx::query_as(&format!(
+                    "SELECT {EVAL_COLUMNS} FROM evals WHERE id = $1 AND owner_id = $2"
+                ))
+                .bind(id)
+                .bind(owner.to_string())
+                .fetch_optional(&$keeper(self).$writes)
+                .await?;
+                row.map(eval_row).transpose()
+            }
+
+            async fn evals_of(
+                &self,
+                owner: crate::domain::UserId,
+                limit: u32,
+            ) -> Result<Vec<crate::store::EvalRow>, crate::store::StoreError> {
+                use crate::store::sql::replays::{eval_row, EVAL_COLUMNS};
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$writes,
+                    &format!("SELECT {EVAL_COLUMNS} FROM evals WHERE owner_id = $1 \
+                              ORDER BY created_at DESC, id DESC LIMIT $2"),
+                    eval_row,
+                    owner.to_string(),
+                    i64::from(limit),
+                )
+            }
+
+            async fn replays_of_eval(
+                &self,
+                id: &str,
+            ) -> Result<Vec<crate::store::ReplayRow>, crate::store::StoreError> {
+                use crate::store::sql::replays::{replay_row, REPLAY_COLUMNS};
+                crate::store::sql::rows_of!(
+                    &$keeper(self).$writes,
+                    &format!("SELECT {REPLAY_COLUMNS} FROM replays WHERE eval_id = $1 \
+                              ORDER BY created_at, id"),
+                    replay_row,
+                    id,
                 )
             }
 
