@@ -231,8 +231,8 @@ pub struct RecordedRun {
 }
 
 /// The run `run_id` of `parent` (the last one a message of the person's started when
-/// `None`) as a replay sends it again. Refused while it goes on, and for a run no message
-/// of the person's started.
+/// `None`; for a run after an answer, the one whose message began it) as a replay sends it
+/// again. Refused while it goes on, and when no message of the person's started it.
 pub async fn recorded_run<S: Store>(
     store: &S,
     parent: &SessionRow,
@@ -240,10 +240,19 @@ pub async fn recorded_run<S: Store>(
 ) -> Result<RecordedRun, Refusal> {
     let (runs, _) = runs_of(store, parent.id).await?;
     let at = match run_id {
-        Some(run_id) => runs
-            .iter()
-            .position(|run| run.run_id == run_id)
-            .ok_or_else(|| Refusal::NotFound(format!("no run {} in this session", cut(run_id))))?,
+        // A run after an answer is replayed from the message that began its chain.
+        Some(run_id) => {
+            let named = runs
+                .iter()
+                .position(|run| run.run_id == run_id)
+                .ok_or_else(|| {
+                    Refusal::NotFound(format!("no run {} in this session", cut(run_id)))
+                })?;
+            runs[..=named]
+                .iter()
+                .rposition(|run| run.message.is_some())
+                .unwrap_or(named)
+        }
         None => runs
             .iter()
             .rposition(|run| run.message.is_some())

@@ -140,12 +140,14 @@ async fn read(response: reqwest::Response) -> Result<Eval, EvalError> {
 pub fn table(eval: &Eval, bar: f64) -> String {
     let score = |value: Option<f64>| value.map_or("-".to_string(), |v| format!("{v:.2}"));
     let mut out = String::new();
+    let count = match eval.conversations.len() {
+        1 => "1 conversation".to_string(),
+        n => format!("{n} conversations"),
+    };
     let _ = writeln!(
         out,
-        "eval {} · k = {} · {} conversations · bar pass^k >= {bar:.2}",
-        eval.id,
-        eval.k,
-        eval.conversations.len()
+        "eval {} · k = {} · {count} · bar pass^k >= {bar:.2}",
+        eval.id, eval.k
     );
     let _ = writeln!(
         out,

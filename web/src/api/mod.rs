@@ -25,3 +25,14 @@ pub fn client_message_id() -> String {
 pub fn from_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     serde_json::from_value(serde_json::from_str(text)?)
 }
+
+/// Waits `ms` on the page's timers (a dialog that reads something again while it runs).
+pub async fn pause(ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let delay = i32::try_from(ms).unwrap_or(i32::MAX);
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

@@ -18,6 +18,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
+use super::evals_dialog::EvalsDialogHost;
 use super::header_items::{self, HeaderData, HeaderDialogs, Item};
 use super::info_dialog::InfoDialogHost;
 use super::instructions_dialog::InstructionsDialogHost;
@@ -52,6 +53,7 @@ pub fn Header() -> impl IntoView {
             instructions: RwSignal::new(false),
             tools: RwSignal::new(false),
             schedules: RwSignal::new(false),
+            evals: RwSignal::new(false),
         },
         session,
         auth: use_auth(),
@@ -95,6 +97,7 @@ pub fn Header() -> impl IntoView {
         <InstructionsDialogHost open=data.dialogs.instructions />
         <ToolsDialogHost open=data.dialogs.tools />
         <SchedulesDialogHost open=data.dialogs.schedules />
+        <EvalsDialogHost open=data.dialogs.evals />
         {move || info.get().map(|info| view! { <InfoDialogHost info open=data.dialogs.info /> })}
     }
 }

@@ -72,6 +72,8 @@ pub struct HeaderDialogs {
     pub tools: RwSignal<bool>,
     /// The schedules dialog is open.
     pub schedules: RwSignal<bool>,
+    /// The evals dialog is open.
+    pub evals: RwSignal<bool>,
 }
 
 /// What the header's items read besides the session: the server's details and what the

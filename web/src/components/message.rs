@@ -13,7 +13,9 @@ use leptos::prelude::*;
 
 use super::attach::AttachedFiles;
 use super::copy_code::{copy_text, COPIED_FOR};
+use super::on_first_use::warm;
 use super::rating::RateAnswer;
+use super::replay_dialog::{preload_replay_dialog, ReplayDialogHost};
 use super::run_timeline::RunTimeline;
 use super::text_box::submit_keys;
 use crate::api::ConnState;
@@ -256,6 +258,14 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
         })
     };
 
+    // "Replay…": its dialog, for this answer's run.
+    let replay_open = RwSignal::new(false);
+    let replay_host = {
+        let session_id = session.id().get_untracked().unwrap_or_default();
+        run_id
+            .clone()
+            .map(|run| view! { <ReplayDialogHost open=replay_open session=session_id run /> })
+    };
     let continue_answer = move |_| {
         sent.set(true);
         session.continue_stopped();
@@ -281,7 +291,18 @@ fn AnswerActions(item: Signal<Item>) -> impl IntoView {
                     "Regenerate"
                 </button>
                 {model_menu.clone()}
+                <button
+                    type="button"
+                    class="answer-action answer-replay"
+                    aria-haspopup="dialog"
+                    title="Send this answer's message again, k times on the models you pick, and compare"
+                    on:click=move |_| replay_open.set(true)
+                    on:pointerenter=move |_| warm(preload_replay_dialog)
+                >
+                    "Replay…"
+                </button>
             </Show>
+            {replay_host}
             {move || {
                 let rated_here = !session.read_only && item.with(Item::is_last_of_run);
                 run_id.clone().filter(|_| rated_here).map(|run| view! { <RateAnswer item run /> })

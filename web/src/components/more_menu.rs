@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_split_helpers::wasm_split;
 
+use super::evals_dialog::preload_evals_dialog;
 use super::header_items::{self, HeaderData, Item};
 use super::instructions_dialog::preload_instructions_dialog;
 use super::on_first_use::{on_first_use, warm, Loaded};
@@ -140,6 +141,20 @@ fn Entries(data: HeaderData, inline: RwSignal<usize>, menu: NodeRef<Details>) ->
             on:focus=move |_| warm(preload_schedules_dialog)
         >
             "Schedules…"
+        </button>
+        <button
+            type="button"
+            class="more-item"
+            data-testid="evals-button"
+            aria-haspopup="dialog"
+            on:click=move |_| {
+                close();
+                data.dialogs.evals.set(true);
+            }
+            on:pointerenter=move |_| warm(preload_evals_dialog)
+            on:focus=move |_| warm(preload_evals_dialog)
+        >
+            "Evals…"
         </button>
         <label class="more-row">
             <span>"Theme"</span>

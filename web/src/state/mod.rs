@@ -7,6 +7,7 @@
 //! through context. The colour theme ([`theme`]) lives on `<html>` and in `localStorage`.
 
 pub mod answer;
+pub mod answer_diff;
 pub mod approval;
 pub mod attachments;
 pub mod auth;
@@ -21,6 +22,7 @@ pub mod layout;
 pub mod models;
 pub mod refusal;
 pub mod route;
+pub mod scores;
 pub mod session;
 pub mod sessions;
 pub mod shared_state;
