@@ -6,7 +6,8 @@
 // and links to the trials' branches. The sidebar still lists the conversation once. Then an
 // eval of the conversation made over the API shows in the "More" menu's Evals…, with its
 // variant's scores and the conversation linked. Driven by roles and visible text; axe-core
-// checks both colour schemes. Screenshots: target/browser/105-*, 106-*
+// checks both colour schemes. Screenshots: target/browser/105-* (the form, the comparison),
+// 106-*
 // (-<light|dark>-<desktop|phone>.png).
 
 import assert from 'node:assert/strict';
@@ -50,11 +51,13 @@ describe('replaying an answer', () => {
     await idle(page);
     await page.getByRole('button', { name: 'Replay…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Replay this answer' });
-    await dialog.getByRole('textbox', { name: 'Variant 1' }).waitFor();
-    assert.equal(await dialog.getByRole('textbox', { name: 'Variant 1' }).inputValue(), 'again');
+    await dialog.getByRole('textbox', { name: 'Variant 1', exact: true }).waitFor();
+    assert.equal(await dialog.getByRole('textbox', { name: 'Variant 1', exact: true }).inputValue(), 'again');
     await dialog.getByRole('button', { name: 'Add a variant' }).click();
-    await dialog.getByRole('textbox', { name: 'Variant 2' }).fill('alt');
+    await dialog.getByRole('textbox', { name: 'Variant 2', exact: true }).fill('alt');
     await dialog.getByRole('combobox', { name: 'Model of variant 2' }).selectOption('tandem-alt');
+    await dialog.getByRole('textbox', { name: /System prompt of variant 2/ }).fill('Prefer the north.');
+    await shots(page, '105-replay-form');
     await dialog.getByRole('spinbutton', { name: 'Trials per variant (k)' }).fill('2');
     await dialog.getByRole('textbox', { name: /A passing answer contains/ }).fill('Lisbon');
     await dialog.getByRole('button', { name: 'Start replay' }).click();

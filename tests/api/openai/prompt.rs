@@ -38,3 +38,41 @@ async fn the_configured_prompt_and_the_clients_context_lead_every_request() {
         json!({"role": "user", "content": "Plan a weekend"})
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replays_variant_sends_its_own_system_prompt_and_temperature() {
+    let replies = vec![Reply::sse("openai/text.sse"), Reply::sse("openai/text.sse")];
+    let (app, server) = app_with(replies, &["--system-prompt", "The operator's prompt."]).await;
+    let (session, mut socket) = app.open_session().await;
+    app.say(&session, "Plan a weekend").await;
+    socket.until_run_end().await;
+    let body = json!({"k": 1, "variants": [
+        {"label": "terse", "systemPrompt": "Answer in one line.", "temperature": 0.3}]});
+    let (status, started) = app
+        .post(&format!("/api/sessions/{session}/replays"), body)
+        .await;
+    assert_eq!(status, 202, "{started}");
+    let id = started["id"].as_str().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while app.get(&format!("/api/replays/{id}")).await.1["status"] != "done" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replay did not end"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "the run and its one trial");
+    let (recorded, trial) = (&requests[0].body, &requests[1].body);
+    assert_eq!(recorded["messages"][0]["content"], "The operator's prompt.");
+    assert!(recorded.get("temperature").is_none(), "{recorded}");
+    assert_eq!(
+        trial["messages"][0],
+        json!({"role": "system", "content": "Answer in one line."})
+    );
+    assert_eq!(
+        trial["messages"][1],
+        json!({"role": "user", "content": "Plan a weekend"})
+    );
+    assert_eq!(trial["temperature"], json!(0.3));
+}

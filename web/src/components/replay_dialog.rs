@@ -1,5 +1,5 @@
 //! Replaying an answer's run, from the page: pick the variants (a model each, "as
-//! recorded" by default) and k, then watch the comparison fill in: the recorded answer,
+//! recorded" by default, and a system prompt of its own if wanted) and k, then watch the comparison fill in: the recorded answer,
 //! then each variant side by side (stacked on a phone) with its pass^k and pass@1 and each
 //! trial's answer, its words added to and left out of the recorded answer highlighted,
 //! where it first differed from the record, whether it passed, its tokens and cost, and a
@@ -59,6 +59,8 @@ struct Draft {
     label: String,
     /// Empty: the model the run used.
     model: String,
+    /// Empty: the server's system prompt.
+    prompt: String,
 }
 
 #[component]
@@ -75,6 +77,7 @@ fn ReplayDialog(
     let drafts = RwSignal::new(vec![Draft {
         label: "again".into(),
         model: String::new(),
+        prompt: String::new(),
     }]);
     let k = RwSignal::new("3".to_string());
     let contains = RwSignal::new(String::new());
@@ -114,9 +117,15 @@ fn ReplayDialog(
         let variants: Vec<Value> = drafts
             .get_untracked()
             .into_iter()
-            .map(|draft| match draft.model.is_empty() {
-                true => json!({"label": draft.label.trim()}),
-                false => json!({"label": draft.label.trim(), "model": draft.model}),
+            .map(|draft| {
+                let mut variant = json!({"label": draft.label.trim()});
+                if !draft.model.is_empty() {
+                    variant["model"] = json!(draft.model);
+                }
+                if !draft.prompt.trim().is_empty() {
+                    variant["systemPrompt"] = json!(draft.prompt);
+                }
+                variant
             })
             .collect();
         let mut body = json!({
@@ -180,7 +189,7 @@ fn ReplayDialog(
                     <Show when=move || drafts.with(|d| d.len() < MAX_VARIANTS)>
                         <button class="btn btn-quiet" on:click=move |_| drafts.update(|d| {
                             let label = format!("variant {}", d.len() + 1);
-                            d.push(Draft { label, model: String::new() });
+                            d.push(Draft { label, model: String::new(), prompt: String::new() });
                         })>"Add a variant"</button>
                     </Show>
                     <label class="field">
@@ -260,6 +269,11 @@ fn VariantRow(
                     <option value="" selected=draft.model.is_empty()>"As recorded"</option>
                     {options}
                 </select>
+            </label>
+            <label class="field replay-prompt">
+                <span>{format!("System prompt of variant {number} (empty: the server's)")}</span>
+                <textarea class="input" rows="2" prop:value=draft.prompt.clone()
+                    on:input=move |ev| drafts.update(|d| d[at].prompt = event_target_value(&ev)) />
             </label>
         </li>
     }
