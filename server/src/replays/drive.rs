@@ -18,7 +18,7 @@ use super::{result_json, score, shape, skipped, Record, Replayer};
 use crate::agent::{NewMessage, Refusal};
 use crate::domain::{now_ms, SessionId};
 use crate::eventlog::Subscription;
-use crate::store::{ReplayRow, Store, TrialRow};
+use crate::store::{ReplayRow, Store, StoreError, TrialRow};
 
 /// What starting a queued trial came to.
 enum Started {
@@ -30,10 +30,16 @@ enum Started {
     Ended,
 }
 
+/// How long a pass that could not start a trial waits before trying again, when none
+/// runs whose end would wake it.
+const RETRY: Duration = Duration::from_millis(200);
+
 /// What a pass found.
 enum Pass {
     /// Trials run: wait for one to end.
     Wait,
+    /// Nothing runs and a trial could not start yet: try again shortly.
+    Retry,
     /// Nothing runs, but trials wait for their person: let the replay go.
     LetGo,
     /// The replay is over, or held elsewhere.
@@ -69,6 +75,13 @@ impl<S: Store> Replayer<S> {
                     return Ok(());
                 }
                 Pass::Wait => {}
+                Pass::Retry => {
+                    tokio::select! {
+                        () = halting.cancelled() => {}
+                        () = tokio::time::sleep(RETRY) => {}
+                    }
+                    continue;
+                }
             }
             let renew = Duration::from_millis((self.claim_ms / 3).max(1) as u64);
             tokio::select! {
@@ -151,8 +164,11 @@ impl<S: Store> Replayer<S> {
             }
         }
         let left = queued.len();
-        if running > 0 || (left > 0 && waiting == 0) {
+        if running > 0 {
             return Ok(Pass::Wait);
+        }
+        if left > 0 && waiting == 0 {
+            return Ok(Pass::Retry);
         }
         if left > 0 || waiting > 0 {
             // Queued trials wait behind trials that wait for their person, who may take
@@ -321,15 +337,35 @@ impl<S: Store> Replayer<S> {
                 .await?;
             self.runner.post_message(session, row.owner, message).await
         };
-        if let Err(refusal) = started.await {
-            let mut failed = skipped(trial_row.trial, &format!("it could not start: {refusal}"));
-            failed.status = TrialStatus::Stopped;
-            failed.passed = Some(false);
-            let result = result_json(&failed);
-            self.store
-                .end_trial(&row.id, number(trial_row), "ended", &result)
-                .await?;
-            return Ok(Started::Ended);
+        match started.await {
+            Ok(_) => {}
+            // For a while: the database busy or full, the run queues full. The trial goes
+            // back in the queue (its branch, if made, away) and starts at a later pass.
+            Err(
+                Refusal::Store(StoreError::Unavailable(_) | StoreError::Full(_))
+                | Refusal::Saturated
+                | Refusal::TooManyQueuedRuns(_),
+            ) => {
+                tracing::info!(replay = row.id, "a trial could not start yet; it waits");
+                if let Err(error) = self.runner.delete(session).await {
+                    tracing::debug!(%error, "no branch to take away");
+                }
+                self.store
+                    .requeue_trial(&row.id, number(trial_row), &id)
+                    .await?;
+                return Ok(Started::NotNow);
+            }
+            Err(refusal) => {
+                let mut failed =
+                    skipped(trial_row.trial, &format!("it could not start: {refusal}"));
+                failed.status = TrialStatus::Stopped;
+                failed.passed = Some(false);
+                let result = result_json(&failed);
+                self.store
+                    .end_trial(&row.id, number(trial_row), "ended", &result)
+                    .await?;
+                return Ok(Started::Ended);
+            }
         }
         Ok(Started::Running(session, subscription))
     }

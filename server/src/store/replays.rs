@@ -151,6 +151,15 @@ pub trait Replays: Send + Sync + 'static {
         session: &str,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
+    /// Puts a trial started in the branch `session` back in the queue (its start failed
+    /// for a while: the database was busy, the run queues full); false if it moved on.
+    fn requeue_trial(
+        &self,
+        replay: &str,
+        number: (u32, u32),
+        session: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
     /// Ends a trial that is queued or started, as `state` (`ended` or `skipped`), with
     /// its result; false if it had ended already.
     fn end_trial(

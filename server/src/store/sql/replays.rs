@@ -92,7 +92,10 @@ macro_rules! replays_on {
                 variants: u32,
                 trials: u32,
             ) -> Result<(), crate::store::StoreError> {
-                let mut tx = $keeper(self).$writes.begin().await?;
+                // Two statements and no transaction: on SQLite a transaction held across
+                // awaits holds the write lock the log's writer waits for. The replay goes
+                // first (its trials name it); a replay whose trials are missing (a crash
+                // between the two) ends as done with none.
                 sqlx::query(
                     "INSERT INTO replays (id, owner_id, session_id, run_id, eval_id, spec, record, \
                        status, created_at, finished_at) \
@@ -108,22 +111,23 @@ macro_rules! replays_on {
                 .bind(&row.status)
                 .bind(row.created_at)
                 .bind(row.finished_at)
-                .execute(&mut *tx)
+                .execute(&$keeper(self).$writes)
                 .await?;
-                for variant in 0..variants {
-                    for trial in 1..=trials {
-                        sqlx::query(
-                            "INSERT INTO replay_trials (replay_id, variant, trial, state) \
-                             VALUES ($1, $2, $3, 'queued')",
-                        )
-                        .bind(&row.id)
-                        .bind(i64::from(variant))
-                        .bind(i64::from(trial))
-                        .execute(&mut *tx)
-                        .await?;
-                    }
+                let numbers: Vec<(i64, i64)> = (0..variants)
+                    .flat_map(|variant| (1..=trials).map(move |trial| (i64::from(variant), i64::from(trial))))
+                    .collect();
+                let values: Vec<String> = (0..numbers.len())
+                    .map(|at| format!("(${}, ${}, ${}, 'queued')", 3 * at + 1, 3 * at + 2, 3 * at + 3))
+                    .collect();
+                let sql = format!(
+                    "INSERT INTO replay_trials (replay_id, variant, trial, state) VALUES {}",
+                    values.join(", ")
+                );
+                let mut insert = sqlx::query(&sql);
+                for (variant, trial) in &numbers {
+                    insert = insert.bind(&row.id).bind(*variant).bind(*trial);
                 }
-                tx.commit().await?;
+                insert.execute(&$keeper(self).$writes).await?;
                 Ok(())
             }
 
@@ -335,6 +339,26 @@ macro_rules! replays_on {
                 .execute(&$keeper(self).$writes)
                 .await?;
                 Ok(started.rows_affected() == 1)
+            }
+
+            async fn requeue_trial(
+                &self,
+                replay: &str,
+                (variant, trial): (u32, u32),
+                session: &str,
+            ) -> Result<bool, crate::store::StoreError> {
+                let requeued = sqlx::query(
+                    "UPDATE replay_trials SET state = 'queued', session_id = NULL \
+                     WHERE replay_id = $1 AND variant = $2 AND trial = $3 \
+                       AND state = 'started' AND session_id = $4",
+                )
+                .bind(replay)
+                .bind(i64::from(variant))
+                .bind(i64::from(trial))
+                .bind(session)
+                .execute(&$keeper(self).$writes)
+                .await?;
+                Ok(requeued.rows_affected() == 1)
             }
 
             async fn end_trial(
