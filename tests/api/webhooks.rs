@@ -53,8 +53,11 @@ fn flags(dir: &std::path::Path, urls: &[String], extra: &[&str]) -> Vec<String> 
         urls.join(","),
         "--webhook-secret-file".into(),
         secret.display().to_string(),
+        // Long enough that a loaded machine does not time a delivery out: a receiver's
+        // scripted replies are counted, and an attempt given up while the receiver still
+        // answers spends one (the timeout's own test sets 300 ms).
         "--webhook-timeout-ms".into(),
-        "300".into(),
+        "3000".into(),
         "--webhook-retry-ms".into(),
         "50".into(),
         "--public-url".into(),
@@ -113,7 +116,7 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
         reply(204),
     ];
     let mut receiver = ProviderServer::start(replies).await;
-    let flags = flags(dir.path(), &[hook(&receiver)], &[]);
+    let flags = flags(dir.path(), &[hook(&receiver)], &["--webhook-timeout-ms", "300"]);
     let tandem = spawn(dir.path(), &url, asking(), &flags);
     let app = tandem.client();
     let (session, mut socket) = app.open_session().await;
