@@ -116,7 +116,11 @@ async fn a_waiting_session_is_announced_through_failures_and_a_timeout() {
         reply(204),
     ];
     let mut receiver = ProviderServer::start(replies).await;
-    let flags = flags(dir.path(), &[hook(&receiver)], &["--webhook-timeout-ms", "300"]);
+    let flags = flags(
+        dir.path(),
+        &[hook(&receiver)],
+        &["--webhook-timeout-ms", "300"],
+    );
     let tandem = spawn(dir.path(), &url, asking(), &flags);
     let app = tandem.client();
     let (session, mut socket) = app.open_session().await;
