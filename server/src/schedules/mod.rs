@@ -40,6 +40,9 @@ pub use spec::Rules;
 const CLAIM_BATCH: i64 = 256;
 /// How many claimed schedules are handled at once.
 const CONCURRENT: usize = 32;
+/// How long the scheduler waits, in the machine's time, before it handles again the
+/// schedules a pass failed on (their claims handed back).
+const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 /// The longest the scheduler sleeps without looking (a schedule added from the shell to
 /// a SQLite database, which no change feed announces, is seen within this).
 const LONGEST_SLEEP_MS: i64 = 60_000;
@@ -128,13 +131,23 @@ impl<S: Store> Scheduler<S> {
             // hold the schedule from the next instance until it lapsed).
             while !ending.is_cancelled() {
                 let now = scheduler.clock.now_ms();
-                let more = match scheduler.pass(now).await {
-                    Ok(more) => more,
+                let (more, failed) = match scheduler.pass(now).await {
+                    Ok(passed) => passed,
                     Err(error) => {
                         tracing::warn!(%error, "the scheduler could not read its schedules");
-                        false
+                        (false, true)
                     }
                 };
+                if failed {
+                    // A moment of the machine's own time (the schedules' clock may stand
+                    // still), then the failed ones again.
+                    tokio::select! {
+                        biased;
+                        () = ending.cancelled() => return,
+                        () = tokio::time::sleep(RETRY_AFTER) => {}
+                    }
+                    continue;
+                }
                 if more {
                     continue;
                 }
@@ -159,24 +172,34 @@ impl<S: Store> Scheduler<S> {
     }
 
     /// Claims the due schedules no other instance holds and handles their due times;
-    /// true if it claimed as many as it may (more may be due).
-    async fn pass(&self, now: i64) -> Result<bool, StoreError> {
+    /// whether it claimed as many as it may (more may be due), and whether one failed.
+    async fn pass(&self, now: i64) -> Result<(bool, bool), StoreError> {
         let claimed = self
             .store
             .claim_due_schedules(&self.instance, now, now + self.claim_ms, CLAIM_BATCH)
             .await?;
         let full = claimed.len() as i64 == CLAIM_BATCH;
+        let failed = std::sync::atomic::AtomicBool::new(false);
         futures_util::stream::iter(claimed)
-            .for_each_concurrent(CONCURRENT, |row| async move {
-                let id = row.id.clone();
-                if let Err(error) = self.handle(row, now).await {
-                    // Its claim is kept until it lapses: then it is handled again, and
-                    // what it fired meanwhile is not fired twice.
-                    tracing::warn!(%error, schedule = id, "a schedule's due times wait for a retry");
+            .for_each_concurrent(CONCURRENT, |row| {
+                let failed = &failed;
+                async move {
+                    let (id, version, cursor) = (row.id.clone(), row.version, row.next_fire_at);
+                    if let Err(error) = self.handle(row, now).await {
+                        // Handed back as it was (a busy database passes): the next pass
+                        // handles its due times again, and what it fired meanwhile is not
+                        // fired twice (each time's row is unique).
+                        tracing::warn!(%error, schedule = id, "a schedule's due times wait for a retry");
+                        failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                        let release = self.store.settle_schedule(&id, &self.instance, version, cursor);
+                        if let Err(error) = release.await {
+                            tracing::warn!(%error, schedule = id, "a schedule's claim waits to lapse");
+                        }
+                    }
                 }
             })
             .await;
-        Ok(full)
+        Ok((full, failed.into_inner()))
     }
 
     /// Handles the due times of one claimed schedule, then hands it back with its next
