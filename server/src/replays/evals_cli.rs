@@ -96,10 +96,12 @@ pub async fn run(command: &EvalCommand) -> Result<Outcome, EvalError> {
         None => builder,
     };
     let unreachable = |error| EvalError::Unreachable(server.clone(), error);
-    let created = request(http.post(format!("{server}/api/evals")).json(&input))
-        .send()
-        .await
-        .map_err(unreachable)?;
+    let body = serde_json::to_string(&input).expect("an eval request serialises");
+    let post = http
+        .post(format!("{server}/api/evals"))
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body);
+    let created = request(post).send().await.map_err(unreachable)?;
     let mut eval = read(created).await?;
     let started = Instant::now();
     while eval.status == ReplayStatus::Running {
