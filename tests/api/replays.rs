@@ -33,8 +33,8 @@ async fn until(app: &TestApp, id: &str, what: &str, done: impl Fn(&Value) -> boo
     }
 }
 
-/// Reads the replay until it is done.
-async fn until_done(app: &TestApp, id: &str) -> Value {
+/// Reads the replay until it is done (the OpenAI stand-in's test uses it too).
+pub(crate) async fn until_done(app: &TestApp, id: &str) -> Value {
     until(app, id, "the replay to be done", |r| r["status"] == "done").await
 }
 

@@ -52,15 +52,7 @@ async fn a_replays_variant_sends_its_own_system_prompt_and_temperature() {
         .post(&format!("/api/sessions/{session}/replays"), body)
         .await;
     assert_eq!(status, 202, "{started}");
-    let id = started["id"].as_str().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while app.get(&format!("/api/replays/{id}")).await.1["status"] != "done" {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the replay did not end"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::replays::until_done(&app, started["id"].as_str().unwrap()).await;
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "the run and its one trial");
     let (recorded, trial) = (&requests[0].body, &requests[1].body);
